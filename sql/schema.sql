@@ -1,0 +1,215 @@
+-- recon warehouse schema. Idempotent: run on every open of the working file.
+-- Money is BIGINT minor units plus a currency code; never a float.
+-- Each current-state table: one row per id, typed documented columns, `raw` (the record as
+-- received), `first_seen_run`, `last_seen_run`, `gone_in_run` (set when a complete scan no
+-- longer lists the id), `content_hash` (of raw; a change makes a new version in
+-- record_versions).
+
+CREATE TABLE IF NOT EXISTS runs (
+    run_id        VARCHAR PRIMARY KEY,
+    started_at    TIMESTAMPTZ NOT NULL,
+    finished_at   TIMESTAMPTZ,
+    status        VARCHAR NOT NULL,          -- running | complete | incomplete | failed
+    reason        VARCHAR,                   -- one line when failed/incomplete
+    base_url      VARCHAR,                   -- redacted
+    trigger       VARCHAR,                   -- cli | schedule | sandbox | resume
+    loaded_at     TIMESTAMPTZ
+);
+
+CREATE TABLE IF NOT EXISTS resource_scans (
+    run_id        VARCHAR NOT NULL,
+    resource      VARCHAR NOT NULL,          -- payments | refunds | disputes | subscriptions | invoices | payment_intents | payment_methods
+    status        VARCHAR NOT NULL,          -- complete | incomplete | unavailable | skipped
+    reason        VARCHAR,
+    pages         INTEGER NOT NULL DEFAULT 0,
+    records       BIGINT NOT NULL DEFAULT 0, -- distinct ids landed
+    duplicates    BIGINT NOT NULL DEFAULT 0, -- ids seen again while paging (dropped)
+    failed_pages  INTEGER NOT NULL DEFAULT 0,
+    rejects       BIGINT NOT NULL DEFAULT 0,
+    new_records   BIGINT NOT NULL DEFAULT 0,
+    changed_records BIGINT NOT NULL DEFAULT 0,
+    gone_records  BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (run_id, resource)
+);
+
+CREATE TABLE IF NOT EXISTS payments (
+    id             VARCHAR PRIMARY KEY,
+    amount_minor   BIGINT,
+    currency       VARCHAR,
+    status         VARCHAR,
+    reference      VARCHAR,
+    created_at     TIMESTAMPTZ,
+    raw            JSON NOT NULL,
+    content_hash   VARCHAR NOT NULL,
+    first_seen_run VARCHAR NOT NULL,
+    last_seen_run  VARCHAR NOT NULL,
+    gone_in_run    VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS refunds (
+    id             VARCHAR PRIMARY KEY,
+    payment_id     VARCHAR,
+    amount_minor   BIGINT,
+    currency       VARCHAR,
+    status         VARCHAR,
+    created_at     TIMESTAMPTZ,
+    raw            JSON NOT NULL,
+    content_hash   VARCHAR NOT NULL,
+    first_seen_run VARCHAR NOT NULL,
+    last_seen_run  VARCHAR NOT NULL,
+    gone_in_run    VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS disputes (
+    id             VARCHAR PRIMARY KEY,
+    payment_id     VARCHAR,                  -- undocumented `paymentId`, when the record has one
+    amount_minor   BIGINT,                   -- undocumented `amount.amountMinor`
+    currency       VARCHAR,
+    status         VARCHAR,
+    reason         VARCHAR,
+    created_at     TIMESTAMPTZ,
+    raw            JSON NOT NULL,
+    content_hash   VARCHAR NOT NULL,
+    first_seen_run VARCHAR NOT NULL,
+    last_seen_run  VARCHAR NOT NULL,
+    gone_in_run    VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS subscriptions (
+    id             VARCHAR PRIMARY KEY,
+    customer_id    VARCHAR,
+    price_id       VARCHAR,
+    status         VARCHAR,
+    created_at     TIMESTAMPTZ,
+    raw            JSON NOT NULL,
+    content_hash   VARCHAR NOT NULL,
+    first_seen_run VARCHAR NOT NULL,
+    last_seen_run  VARCHAR NOT NULL,
+    gone_in_run    VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS invoices (
+    id               VARCHAR PRIMARY KEY,
+    customer_id      VARCHAR,
+    subscription_id  VARCHAR,                -- undocumented `subscriptionId`
+    status           VARCHAR,
+    amount_due_minor BIGINT,
+    currency         VARCHAR,
+    due_date         DATE,                   -- undocumented `dueDate`, when present
+    created_at       TIMESTAMPTZ,
+    raw              JSON NOT NULL,
+    content_hash     VARCHAR NOT NULL,
+    first_seen_run   VARCHAR NOT NULL,
+    last_seen_run    VARCHAR NOT NULL,
+    gone_in_run      VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS payment_intents (
+    id             VARCHAR PRIMARY KEY,
+    status         VARCHAR,
+    capture_method VARCHAR,                  -- the spec's automatic/manual enum (`captureMethod`)
+    amount_minor   BIGINT,                   -- the spec's integer field that must be >= 0 (`amount`)
+    currency       VARCHAR,
+    created_at     TIMESTAMPTZ,
+    raw            JSON NOT NULL,
+    content_hash   VARCHAR NOT NULL,
+    first_seen_run VARCHAR NOT NULL,
+    last_seen_run  VARCHAR NOT NULL,
+    gone_in_run    VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS payment_methods (
+    id             VARCHAR PRIMARY KEY,
+    customer_id    VARCHAR NOT NULL,
+    type           VARCHAR,
+    raw            JSON NOT NULL,
+    content_hash   VARCHAR NOT NULL,
+    first_seen_run VARCHAR NOT NULL,
+    last_seen_run  VARCHAR NOT NULL,
+    gone_in_run    VARCHAR
+);
+
+-- One row per version of a record: a new row whenever its content changes (or it first
+-- appears, or it is marked gone). "When did this payment become refunded" is a query here.
+CREATE TABLE IF NOT EXISTS record_versions (
+    entity         VARCHAR NOT NULL,         -- the table name: payments, refunds, …
+    id             VARCHAR NOT NULL,
+    version        INTEGER NOT NULL,         -- 1, 2, … per (entity, id)
+    run_id         VARCHAR NOT NULL,         -- the run that saw this version first
+    change         VARCHAR NOT NULL,         -- new | changed | gone | returned
+    status         VARCHAR,
+    amount_minor   BIGINT,
+    currency       VARCHAR,
+    content_hash   VARCHAR,
+    raw            JSON,
+    PRIMARY KEY (entity, id, version)
+);
+
+-- Every HTTP attempt of every run. Secrets are never stored: no headers, redacted query.
+CREATE TABLE IF NOT EXISTS api_calls (
+    run_id        VARCHAR NOT NULL,
+    call_id       BIGINT NOT NULL,           -- one logical call (all its attempts share it)
+    resource      VARCHAR,
+    method        VARCHAR NOT NULL,
+    path          VARCHAR NOT NULL,
+    query         VARCHAR,
+    attempt       INTEGER NOT NULL,
+    http_status   INTEGER,                   -- NULL when no HTTP answer (transport failure)
+    error         VARCHAR,                   -- envelope `error`, or a transport kind
+    message       VARCHAR,
+    request_id    VARCHAR,
+    latency_ms    DOUBLE,
+    outcome       VARCHAR NOT NULL,          -- ok | retry | failed (failed = gave up for good)
+    at            TIMESTAMPTZ NOT NULL
+);
+
+CREATE OR REPLACE VIEW failed_calls AS
+SELECT
+    c.run_id, c.call_id, c.resource, c.method, c.path, c.query, c.http_status, c.error,
+    c.message, c.request_id, c.attempt AS attempts, c.at,
+    (SELECT list(p.request_id ORDER BY p.attempt) FROM api_calls p
+      WHERE p.run_id = c.run_id AND p.call_id = c.call_id AND p.request_id IS NOT NULL)
+        AS request_ids
+FROM api_calls c
+WHERE c.outcome = 'failed';
+
+-- Records that could not be loaded, kept whole with the reason and their page's request id.
+CREATE TABLE IF NOT EXISTS rejects (
+    run_id        VARCHAR NOT NULL,
+    resource      VARCHAR NOT NULL,
+    page_offset   BIGINT,
+    request_id    VARCHAR,
+    reason        VARCHAR NOT NULL,
+    raw           VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS check_runs (
+    run_id         VARCHAR NOT NULL,
+    check_name     VARCHAR NOT NULL,
+    severity       VARCHAR NOT NULL,
+    status         VARCHAR NOT NULL,         -- passed | failed | not_evaluated | errored
+    reason         VARCHAR,                  -- why not_evaluated / errored
+    description    VARCHAR,
+    finding_count  BIGINT NOT NULL DEFAULT 0,
+    opening_count  BIGINT NOT NULL DEFAULT 0,
+    new_count      BIGINT NOT NULL DEFAULT 0,
+    resolved_count BIGINT NOT NULL DEFAULT 0,
+    closing_count  BIGINT NOT NULL DEFAULT 0,
+    duration_ms    DOUBLE,
+    PRIMARY KEY (run_id, check_name)
+);
+
+CREATE TABLE IF NOT EXISTS findings (
+    run_id        VARCHAR NOT NULL,
+    check_name    VARCHAR NOT NULL,
+    severity      VARCHAR NOT NULL,
+    finding_key   VARCHAR NOT NULL,          -- check_name || ':' || entity_id || ':' || issue_type
+    state         VARCHAR NOT NULL,          -- new | open | resolved
+    entity        VARCHAR NOT NULL,
+    entity_id     VARCHAR NOT NULL,
+    currency      VARCHAR,
+    amount_minor  BIGINT,
+    issue_type    VARCHAR NOT NULL,
+    detail        VARCHAR,
+    first_seen_run VARCHAR
+);

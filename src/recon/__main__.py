@@ -1,0 +1,5 @@
+"""`python -m recon` is the `recon` command."""
+
+from recon.cli import main
+
+main()

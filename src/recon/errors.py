@@ -1,0 +1,201 @@
+"""Every error recon raises, in one tree.
+
+    ReconError
+    ├── ConfigError (also ValueError)      a setting or argument is wrong; raised before any request
+    ├── ApiError                           the API answered with an error (or garbage) for good
+    │   └── AuthError                      401/403: the key or token was refused; stops the run
+    ├── RetryAfterTooLongError             the server asked us to wait longer than the cap
+    ├── TransportError                     no usable answer: connect/read failure, timeout, TLS
+    ├── CheckDefinitionError               a sql/checks file is malformed
+    └── WarehouseError                     the DuckDB file cannot be opened, locked or published
+
+`ApiError` instances are built from a response in exactly one place
+(`recon.api.client` via `ApiError.from_response`). All errors pickle: Prefect moves them
+between processes. No error message ever holds a secret: URLs are redacted and headers are
+never part of a message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "ApiError",
+    "AuthError",
+    "CheckDefinitionError",
+    "ConfigError",
+    "ReconError",
+    "RetryAfterTooLongError",
+    "TransportError",
+    "WarehouseError",
+    "redact_url",
+]
+
+# Query parameters whose values are never shown, whatever their case.
+_SECRET_QUERY_KEYS = frozenset(
+    {"api_key", "apikey", "key", "token", "access_token", "client_token", "secret", "password"}
+)
+
+
+def redact_url(url: str) -> str:
+    """Return `url` with any userinfo and secret-looking query values masked."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "***@" + netloc.rsplit("@", 1)[1]
+    query = parts.query
+    if query:
+        pairs = [
+            (k, "***" if k.lower().replace("-", "_") in _SECRET_QUERY_KEYS else v)
+            for k, v in parse_qsl(query, keep_blank_values=True)
+        ]
+        query = urlencode(pairs, safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+class ReconError(Exception):
+    """Base class of every error recon raises on purpose."""
+
+
+class ConfigError(ReconError, ValueError):
+    """A setting or argument is invalid; `setting` names it."""
+
+    def __init__(self, setting: str, problem: str) -> None:
+        self.setting = setting
+        self.problem = problem
+        super().__init__(setting, problem)
+
+    def __str__(self) -> str:
+        return f"{self.setting}: {self.problem}"
+
+
+class ApiError(ReconError):
+    """The API answered with an error status (or an unusable 2xx body) for good."""
+
+    def __init__(
+        self,
+        *,
+        status: int | None,
+        code: str | None,
+        message: str,
+        request_id: str | None,
+        method: str,
+        url: str,
+        retryable: bool,
+        attempts: int = 1,
+    ) -> None:
+        self.status = status
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+        self.method = method
+        self.url = redact_url(url)
+        self.retryable = retryable
+        self.attempts = attempts
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self._fields()))
+
+    def _fields(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "code": self.code,
+            "message": self.message,
+            "request_id": self.request_id,
+            "method": self.method,
+            "url": self.url,
+            "retryable": self.retryable,
+            "attempts": self.attempts,
+        }
+
+    @property
+    def path_and_query(self) -> str:
+        """The request's path and query, as shown in messages."""
+        parts = urlsplit(self.url)
+        return parts.path + (f"?{parts.query}" if parts.query else "")
+
+    def __str__(self) -> str:
+        head = " ".join(str(x) for x in (self.status, self.code) if x is not None) or "error"
+        rid = self.request_id if self.request_id else "none given"
+        return f"{head}: {self.message} (request_id={rid}) {self.method} {self.path_and_query}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
+
+
+class AuthError(ApiError):
+    """401/403: the API key or bearer token was refused. The run stops at once."""
+
+    def __init__(self, *, scheme: str = "api_key", **fields: Any) -> None:
+        self.scheme = scheme  # "api_key" or "bearer": which credential was refused
+        super().__init__(**fields)
+
+    def _fields(self) -> dict[str, Any]:
+        return {**super()._fields(), "scheme": self.scheme}
+
+    def __str__(self) -> str:
+        which = "bearer token (RECON_BEARER_TOKEN)" if self.scheme == "bearer" else (
+            "API key (RECON_API_KEY)"
+        )
+        return f"{super().__str__()} — the {which} was refused; check that it is set and valid"
+
+
+def _rebuild(cls: type[ApiError], fields: dict[str, Any]) -> ApiError:
+    return cls(**fields)
+
+
+class RetryAfterTooLongError(ReconError):
+    """The server asked for a wait longer than the configured cap; the call fails."""
+
+    def __init__(self, *, requested_s: float, cap_s: float, request_id: str | None, what: str):
+        self.requested_s = requested_s
+        self.cap_s = cap_s
+        self.request_id = request_id
+        self.what = what
+        super().__init__(requested_s, cap_s, request_id, what)
+
+    def __str__(self) -> str:
+        rid = self.request_id or "none given"
+        return (
+            f"server asked to wait {self.requested_s:.0f}s before retrying {self.what}, more than "
+            f"the cap of {self.cap_s:.0f}s (RECON_RETRY_AFTER_CAP_S); request_id={rid}"
+        )
+
+
+class TransportError(ReconError):
+    """No usable HTTP answer: connection refused/reset, timeout, TLS failure."""
+
+    def __init__(self, *, kind: str, detail: str, method: str, url: str, retryable: bool):
+        self.kind = kind
+        self.detail = detail
+        self.method = method
+        self.url = redact_url(url)
+        self.retryable = retryable
+        super().__init__(kind, detail, method, self.url, retryable)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _rebuild_transport,
+            (self.kind, self.detail, self.method, self.url, self.retryable),
+        )
+
+    def __str__(self) -> str:
+        path = urlsplit(self.url)
+        shown = path.path + (f"?{path.query}" if path.query else "")
+        return f"{self.kind}: {self.detail} {self.method} {shown}"
+
+
+def _rebuild_transport(
+    kind: str, detail: str, method: str, url: str, retryable: bool
+) -> TransportError:
+    return TransportError(kind=kind, detail=detail, method=method, url=url, retryable=retryable)
+
+
+class CheckDefinitionError(ReconError):
+    """A check file is malformed (bad header, bad SQL); that check is `errored`."""
+
+
+class WarehouseError(ReconError):
+    """The warehouse cannot be opened, locked, written or published."""

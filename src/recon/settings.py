@@ -1,0 +1,200 @@
+"""recon's settings: environment (`RECON_*`), an optional `recon.toml`, then CLI flags.
+
+Every open point of the API spec has a documented default here (DESIGN.md §1). Secrets
+are `SecretStr`: they print as `**********` and are read with `.get_secret_value()` only
+where a request header is built.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from recon.errors import ConfigError
+
+__all__ = ["DEFAULT_REFUND_FAILED_STATUSES", "Settings", "is_loopback", "load_settings"]
+
+DEFAULT_REFUND_FAILED_STATUSES = ("failed", "canceled", "cancelled", "rejected", "reversed")
+API_PREFIX = "/api/v1"
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost and the 127.0.0.0/8 and ::1 addresses."""
+    if host in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class Settings(BaseSettings):
+    """Every knob of recon, with the defaults DESIGN.md §1 settles."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="RECON_",
+        extra="forbid",
+        validate_default=True,
+        toml_file="recon.toml",
+    )
+
+    # The API
+    base_url: str | None = Field(
+        default=None, description="Service base address; recon appends /api/v1/…"
+    )
+    api_key: SecretStr | None = Field(default=None, description="x-api-key (secret)")
+    bearer_token: SecretStr | None = Field(
+        default=None, description="Bearer token for ops 3 and 6 (secret)"
+    )
+    allow_insecure_http: bool = Field(
+        default=False, description="Allow plain http:// to a host other than loopback"
+    )
+    page_size: int = Field(default=200, ge=1, le=200, description="Records per list request")
+    page_size_param: str = Field(default="max-records", min_length=1)
+    skip_param: str = Field(default="skip", min_length=1)
+    status_param: str = Field(default="status", min_length=1)
+    refunds_path: str = Field(default="/refunds", description="Empty: no refunds list offered")
+    invoices_path: str = Field(default="/invoices", description="Empty: no invoices list offered")
+    invoice_ids_file: Path | None = Field(
+        default=None, description="Invoice ids to fetch one by one when no list is offered"
+    )
+    idempotency_header: str = Field(default="Idempotency-Key", min_length=1)
+
+    # Retries
+    max_attempts: int = Field(default=5, ge=1, le=50, description="Attempts per call")
+    timeout_s: float = Field(default=30.0, gt=0, le=600, description="Per-attempt timeout")
+    call_budget_s: float = Field(
+        default=300.0, gt=0, description="Total time one call may take, retries included"
+    )
+    retry_after_cap_s: float = Field(
+        default=120.0, ge=0, description="Longest Retry-After recon will wait"
+    )
+    backoff_initial_s: float = Field(default=0.5, ge=0)
+    backoff_max_s: float = Field(default=30.0, ge=0)
+    concurrency: int = Field(default=2, ge=1, le=32, description="Resources paged at once")
+
+    # Reconciliation
+    refund_failed_statuses: tuple[str, ...] = Field(default=DEFAULT_REFUND_FAILED_STATUSES)
+    stuck_after_days: int = Field(default=7, ge=1, description="Non-final state older than this")
+    volume_anomaly_ratio: float = Field(
+        default=0.5, gt=0, description="Flag a night whose volume moves more than this share"
+    )
+    fail_on: Literal["error", "warn", "info"] | None = None
+    customer_ids: tuple[str, ...] = Field(
+        default=(), description="Customers whose payment methods to list"
+    )
+
+    # Where things go
+    db: Path = Field(default=Path("data/recon.duckdb"), description="Published warehouse file")
+    landing: Path = Field(default=Path("data/landing"), description="Raw landing root")
+    reports: Path = Field(default=Path("reports"), description="Report folders root")
+
+    # Scheduling and logs
+    schedule_cron: str = Field(default="0 2 * * *")
+    timezone: str = Field(default="UTC")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = Path(os.environ.get("RECON_CONFIG", "recon.toml"))
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
+        return (init_settings, env_settings, toml)
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"must be an http(s) URL with a host, got {value!r}")
+        if parts.username or parts.password:
+            raise ValueError("must not carry credentials; use RECON_API_KEY")
+        if parts.query or parts.fragment:
+            raise ValueError("must not carry a query or fragment")
+        path = parts.path.rstrip("/")
+        if path.endswith(API_PREFIX):
+            path = path[: -len(API_PREFIX)]
+        return f"{parts.scheme}://{parts.netloc}{path}"
+
+    @field_validator("refunds_path", "invoices_path")
+    @classmethod
+    def _check_path(cls, value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith("/"):
+            raise ValueError(f"must be empty or start with '/', got {value!r}")
+        return value.rstrip("/") if value != "/" else value
+
+    @field_validator("refund_failed_statuses", mode="before")
+    @classmethod
+    def _split_statuses(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(s.strip().lower() for s in value.split(",") if s.strip())
+        return value
+
+    @field_validator("customer_ids", mode="before")
+    @classmethod
+    def _split_ids(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(s.strip() for s in value.split(",") if s.strip())
+        return value
+
+    @property
+    def api_root(self) -> str:
+        """The base URL with `/api/v1` appended; requires `base_url`."""
+        if not self.base_url:
+            raise ConfigError("RECON_BASE_URL", "is not set (or pass --base-url, or --sandbox)")
+        return self.base_url + API_PREFIX
+
+    def require_remote_ready(self) -> None:
+        """Check what a run against the API needs, before any request is made."""
+        if not self.base_url:
+            raise ConfigError("RECON_BASE_URL", "is not set (or pass --base-url, or --sandbox)")
+        host = urlsplit(self.base_url).hostname or ""
+        if (
+            self.base_url.startswith("http://")
+            and not is_loopback(host)
+            and not self.allow_insecure_http
+        ):
+            raise ConfigError(
+                "RECON_BASE_URL",
+                f"plain http:// to {host} would send the API key unencrypted; use https:// "
+                "or set RECON_ALLOW_INSECURE_HTTP=true",
+            )
+        if self.api_key is None or not self.api_key.get_secret_value():
+            raise ConfigError("RECON_API_KEY", "is not set")
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build settings from env, `recon.toml` and `overrides`; a bad value is a `ConfigError`.
+
+    `overrides` whose value is None are ignored, so CLI flags left unset do not mask the
+    environment.
+    """
+    given = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else "settings"
+        name = f"RECON_{field.upper()}" if field in Settings.model_fields else field
+        # Never echo the offending input: it may be a secret.
+        raise ConfigError(name, str(first["msg"])) from None
