@@ -2,7 +2,10 @@
 
 import typer
 
+from recon.sandbox.cli import app as sandbox_app
+
 app = typer.Typer(no_args_is_help=True, help="recon: reconcile the Merchant Payments API.")
+app.add_typer(sandbox_app, name="sandbox")
 
 
 def main() -> None:

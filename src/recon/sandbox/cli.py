@@ -1,0 +1,5 @@
+"""`recon sandbox …` commands."""
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, help="The bundled sandbox Merchant Payments API.")
