@@ -1,0 +1,54 @@
+-- Merge one staged resource into its current-state table and the version history.
+-- Rendered by recon.warehouse with allow-listed identifiers only: {table} is a warehouse
+-- table, {cols} its typed columns, {set_cols} "col = excluded.col" for each. The run comes
+-- from the one-row temp table load_ctx(run_id, complete).
+
+-- What changed tonight: new ids, changed content, ids that came back after being gone.
+CREATE OR REPLACE TEMP TABLE changes AS
+SELECT s.id,
+       CASE WHEN t.id IS NULL THEN 'new'
+            WHEN t.gone_in_run IS NOT NULL THEN 'returned'
+            ELSE 'changed' END AS change
+FROM stage s
+LEFT JOIN {table} t USING (id)
+WHERE t.id IS NULL OR t.content_hash <> s.content_hash OR t.gone_in_run IS NOT NULL;
+
+CREATE OR REPLACE TEMP TABLE version_base AS
+SELECT id, max(version) AS version FROM record_versions
+WHERE entity = '{table}' AND id IN (SELECT id FROM changes)
+GROUP BY id;
+
+INSERT INTO record_versions
+SELECT '{table}', s.id, coalesce(v.version, 0) + 1, ctx.run_id, c.change,
+       s.v_status, s.v_amount_minor, s.v_currency, s.content_hash, s.raw
+FROM changes c
+JOIN stage s USING (id)
+LEFT JOIN version_base v USING (id)
+CROSS JOIN load_ctx ctx;
+
+INSERT INTO {table} ({cols}, raw, content_hash, first_seen_run, last_seen_run, gone_in_run)
+SELECT {cols}, s.raw, s.content_hash, ctx.run_id, ctx.run_id, NULL
+FROM stage s JOIN changes c USING (id) CROSS JOIN load_ctx ctx
+ON CONFLICT (id) DO UPDATE SET {set_cols}, raw = excluded.raw,
+    content_hash = excluded.content_hash, last_seen_run = excluded.last_seen_run,
+    gone_in_run = NULL;
+
+UPDATE {table} SET last_seen_run = ctx.run_id
+FROM load_ctx ctx
+WHERE {table}.id IN (SELECT id FROM stage) AND {table}.last_seen_run <> ctx.run_id;
+
+-- Only a complete scan can say a record is gone.
+CREATE OR REPLACE TEMP TABLE gone AS
+SELECT t.id FROM {table} t
+WHERE (SELECT complete FROM load_ctx) AND t.gone_in_run IS NULL
+  AND NOT EXISTS (SELECT 1 FROM stage s WHERE s.id = t.id);
+
+INSERT INTO record_versions
+SELECT '{table}', g.id,
+       (SELECT max(version) FROM record_versions r WHERE r.entity = '{table}' AND r.id = g.id) + 1,
+       ctx.run_id, 'gone', NULL, NULL, NULL, NULL, NULL
+FROM gone g CROSS JOIN load_ctx ctx;
+
+UPDATE {table} SET gone_in_run = ctx.run_id
+FROM load_ctx ctx
+WHERE {table}.id IN (SELECT id FROM gone);

@@ -1,0 +1,18 @@
+-- Stage landed payments: one JSON parse per record; documented fields typed.
+-- A value of the wrong JSON type loads as NULL (raw keeps it; check impossible_amounts flags it).
+SELECT
+    id,
+    raw::JSON AS raw,
+    md5(raw) AS content_hash,
+    page_offset,
+    CASE WHEN json_type(j.amountMinor) IN ('BIGINT', 'UBIGINT')
+         THEN TRY_CAST(j.amountMinor::VARCHAR AS BIGINT) END AS amount_minor,
+    j.currency AS currency,
+    j.status AS status,
+    j.reference AS reference,
+    TRY_CAST(j.createdAt AS TIMESTAMPTZ) AS created_at
+FROM (
+    SELECT id, raw, page_offset, json_transform(raw,
+        '{"amountMinor":"JSON","currency":"VARCHAR","status":"VARCHAR","reference":"VARCHAR","createdAt":"VARCHAR"}') AS j
+    FROM read_parquet($files)
+)

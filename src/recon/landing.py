@@ -1,0 +1,335 @@
+"""Raw landing: every fetched page batch is written as Parquet before anything else happens.
+
+Layout under `<landing root>/<run_id>/` (docs/architecture.md):
+
+    run.json                               the run's identity (no secrets)
+    <resource>/batch-<seq:06d>.parquet     id, raw (JSON text), page_offset, request_id
+    <resource>/rejects-<seq:06d>.parquet   records that cannot be keyed, with the reason
+    <resource>/calls-<seq:06d>.parquet     every HTTP attempt since the previous batch
+    <resource>/state.json                  where paging goes on from; rewritten atomically
+
+A batch file is written under a temporary name and renamed, then `state.json` is replaced,
+so a `kill -9` at any point leaves either a batch with its state or neither: a resumed run
+refetches at most the one batch that was in flight.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from recon.errors import ConfigError
+
+__all__ = [
+    "CALL_COLUMNS",
+    "CallBuffer",
+    "ResourceLanding",
+    "ResourceState",
+    "RunLanding",
+    "atomic_write_bytes",
+    "new_run_id",
+    "split_rejects",
+]
+
+_RUN_ID = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{6}$")
+
+PAGE_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("raw", pa.string()),
+        ("page_offset", pa.int64()),
+        ("request_id", pa.string()),
+        ("scope", pa.string()),  # the customer id of a payment-methods page, else NULL
+    ]
+)
+_REJECT_SCHEMA = pa.schema(
+    [
+        ("raw", pa.string()),
+        ("reason", pa.string()),
+        ("page_offset", pa.int64()),
+        ("request_id", pa.string()),
+    ]
+)
+CALL_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("call_id", pa.int64()),
+    ("resource", pa.string()),
+    ("method", pa.string()),
+    ("path", pa.string()),
+    ("query", pa.string()),
+    ("attempt", pa.int32()),
+    ("http_status", pa.int32()),
+    ("error", pa.string()),
+    ("message", pa.string()),
+    ("request_id", pa.string()),
+    ("latency_ms", pa.float64()),
+    ("outcome", pa.string()),
+    ("at", pa.timestamp("us", tz="UTC")),
+)
+_CALL_SCHEMA = pa.schema(list(CALL_COLUMNS))
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A sortable, unique run id like `20261121T020000Z-3fa2c1`."""
+    now = now or datetime.now(UTC)
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{os.urandom(3).hex()}"
+
+
+def check_run_id(run_id: str) -> str:
+    """Refuse anything that is not a run id (it becomes a folder name)."""
+    if not _RUN_ID.match(run_id):
+        raise ConfigError("RUN_ID", f"{run_id!r} is not a recon run id (like 20261121T020000Z-3fa2c1)")
+    return run_id
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file, fsync'd, then renamed."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _atomic_write_table(table: pa.Table, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    # Landing is read once by the loader on the same machine: speed over size.
+    pq.write_table(table, tmp, compression="none", use_dictionary=False, write_statistics=False)
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def split_rejects(
+    records: Iterable[Any],
+) -> tuple[list[tuple[str, dict[str, Any]]], list[tuple[Any, str]]]:
+    """Split page records into (id, record) pairs and (record, reason) rejects.
+
+    Only records that cannot be keyed are rejected: everything else loads, and the checks
+    flag bad values (a float amount, an unknown currency) with the raw record intact.
+    """
+    good: list[tuple[str, dict[str, Any]]] = []
+    bad: list[tuple[Any, str]] = []
+    for rec in records:
+        if not isinstance(rec, dict):
+            bad.append((rec, f"record is a JSON {type(rec).__name__}, not an object"))
+            continue
+        rid = rec.get("id")
+        if rid is None:
+            bad.append((rec, "record has no id"))
+        elif not isinstance(rid, str):
+            bad.append((rec, f"id is a JSON {type(rid).__name__}, not a string"))
+        elif not rid.strip():
+            bad.append((rec, "id is empty"))
+        else:
+            good.append((rid, rec))
+    return good, bad
+
+
+@dataclass
+class ResourceState:
+    """Where paging of one resource stands; persisted as state.json."""
+
+    resource: str
+    next_offset: int = 0
+    pages: int = 0
+    records: int = 0
+    duplicates: int = 0
+    rejects: int = 0
+    batches: int = 0
+    done: bool = False
+    status: str = "running"  # running | complete | incomplete | unavailable | skipped
+    reason: str | None = None
+    failed_pages: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(asdict(self), option=orjson.OPT_INDENT_2)
+
+    @classmethod
+    def from_json(cls, data: bytes) -> ResourceState:
+        return cls(**orjson.loads(data))
+
+
+class CallBuffer:
+    """Thread-safe collector of call records, drained per resource into landing files."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._rows: dict[str, list[Mapping[str, Any]]] = {}
+
+    def add(self, resource: str, row: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._rows.setdefault(resource, []).append(row)
+
+    def drain(self, resource: str) -> list[Mapping[str, Any]]:
+        with self._lock:
+            return self._rows.pop(resource, [])
+
+
+class ResourceLanding:
+    """Lands one resource's pages in batches and keeps its resumable state."""
+
+    def __init__(self, folder: Path, resource: str, *, batch_records: int = 20_000) -> None:
+        self.folder = folder
+        self.resource = resource
+        self.batch_records = batch_records
+        folder.mkdir(parents=True, exist_ok=True)
+        state_file = folder / "state.json"
+        self.state = (
+            ResourceState.from_json(state_file.read_bytes())
+            if state_file.exists()
+            else ResourceState(resource=resource)
+        )
+        self._ids: list[str] = []
+        self._raws: list[str] = []
+        self._offsets: list[int] = []
+        self._rids: list[str | None] = []
+        self._scopes: list[str | None] = []
+        self._rejects: list[tuple[str, str, int, str | None]] = []
+        self._pending_pages = 0
+        self._pending_next_offset = self.state.next_offset
+
+    def landed_ids(self) -> frozenset[str]:
+        """Ids already landed by earlier attempts of this run (for resume)."""
+        files = sorted(self.folder.glob("batch-*.parquet"))
+        if not files:
+            return frozenset()
+        ids: set[str] = set()
+        for f in files:
+            ids.update(pq.read_table(f, columns=["id"]).column("id").to_pylist())
+        return frozenset(ids)
+
+    def add_page(
+        self,
+        *,
+        offset: int,
+        next_offset: int,
+        records: Sequence[Any],
+        request_id: str | None,
+        duplicates: int = 0,
+        scope: str | None = None,
+    ) -> None:
+        """Buffer one page; write a batch when enough records are waiting."""
+        good, bad = split_rejects(records)
+        dumps = orjson.dumps
+        for rid, rec in good:
+            self._ids.append(rid)
+            self._raws.append(dumps(rec).decode())
+            self._offsets.append(offset)
+            self._rids.append(request_id)
+            self._scopes.append(scope)
+        for rec, reason in bad:
+            self._rejects.append((dumps(rec).decode(), reason, offset, request_id))
+        self._pending_pages += 1
+        self._pending_next_offset = next_offset
+        self.state.duplicates += duplicates
+        if len(self._ids) + len(self._rejects) >= self.batch_records:
+            self.flush()
+
+    def record_failed_page(self, failure: Mapping[str, Any]) -> None:
+        """Remember a page that failed for good (kept in state.json)."""
+        self.state.failed_pages.append(dict(failure))
+
+    def flush(self, calls: Sequence[Mapping[str, Any]] = (), *, always: bool = False) -> None:
+        """Write buffered pages (and call records) and advance the persisted state.
+
+        With `always`, a batch file is written even when empty, so that a finished
+        resource always has one and the loader never needs a special case.
+        """
+        seq = self.state.batches
+        wrote = False
+        if self._ids or (always and not any(self.folder.glob("batch-*.parquet"))):
+            table = pa.table(
+                [self._ids, self._raws, self._offsets, self._rids, self._scopes], schema=PAGE_SCHEMA
+            )
+            _atomic_write_table(table, self.folder / f"batch-{seq:06d}.parquet")
+            wrote = True
+        if self._rejects:
+            cols = list(zip(*self._rejects, strict=True))
+            table = pa.table([list(c) for c in cols], schema=_REJECT_SCHEMA)
+            _atomic_write_table(table, self.folder / f"rejects-{seq:06d}.parquet")
+            wrote = True
+        if calls:
+            write_calls(calls, self.folder / f"calls-{seq:06d}.parquet")
+            wrote = True
+        self.state.records += len(self._ids)
+        self.state.rejects += len(self._rejects)
+        self.state.pages += self._pending_pages
+        self.state.next_offset = self._pending_next_offset
+        if wrote:
+            self.state.batches += 1
+        self._ids, self._raws, self._offsets, self._rids, self._scopes = [], [], [], [], []
+        self._rejects = []
+        self._pending_pages = 0
+        self.save_state()
+
+    def finish(self, *, status: str, reason: str | None, calls: Sequence[Mapping[str, Any]]) -> None:
+        """Flush what is left and mark the resource done with its final status."""
+        self.state.status = status
+        self.state.reason = reason
+        self.state.done = True
+        self.flush(calls, always=True)
+
+    def save_state(self) -> None:
+        atomic_write_bytes(self.folder / "state.json", self.state.to_json())
+
+
+def write_calls(calls: Sequence[Mapping[str, Any]], path: Path) -> None:
+    """Write call records (CALL_COLUMNS) as one Parquet file, atomically."""
+    columns = [[c.get(name) for c in calls] for name, _ in CALL_COLUMNS]
+    _atomic_write_table(pa.table(columns, schema=_CALL_SCHEMA), path)
+
+
+class RunLanding:
+    """The landing folder of one run."""
+
+    def __init__(self, root: Path, run_id: str) -> None:
+        self.run_id = check_run_id(run_id)
+        self.root = root
+        self.folder = root / run_id
+
+    @property
+    def exists(self) -> bool:
+        return (self.folder / "run.json").exists()
+
+    def create(self, meta: Mapping[str, Any]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(
+            self.folder / "run.json",
+            orjson.dumps({"run_id": self.run_id, **meta}, option=orjson.OPT_INDENT_2),
+        )
+
+    def meta(self) -> dict[str, Any]:
+        data: dict[str, Any] = orjson.loads((self.folder / "run.json").read_bytes())
+        return data
+
+    def resource(self, resource: str, *, batch_records: int = 20_000) -> ResourceLanding:
+        return ResourceLanding(self.folder / resource, resource, batch_records=batch_records)
+
+    def states(self) -> dict[str, ResourceState]:
+        """The persisted state of every resource landed so far."""
+        out: dict[str, ResourceState] = {}
+        for f in sorted(self.folder.glob("*/state.json")):
+            st = ResourceState.from_json(f.read_bytes())
+            out[st.resource] = st
+        return out
+
+    def files(self, resource: str, kind: str) -> list[Path]:
+        """Landed Parquet files of one kind (`batch`, `rejects`, `calls`) for a resource."""
+        return sorted((self.folder / resource).glob(f"{kind}-*.parquet"))
+
+    @staticmethod
+    def latest(root: Path) -> str | None:
+        """The newest run id under `root`, if any."""
+        runs = sorted(p.name for p in root.glob("*") if _RUN_ID.match(p.name))
+        return runs[-1] if runs else None

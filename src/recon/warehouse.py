@@ -1,0 +1,321 @@
+"""The DuckDB warehouse: a private working copy, one load transaction, publish by rename.
+
+DuckDB lets one process open a file read-write, and a reader holding it read-only makes a
+read-write open fail (FACTS.md). So a run never opens the published file for writing: it
+copies it to a working file next to it, works there, checkpoints, and renames the working
+file over the published one. A reader keeps the snapshot it opened until it reconnects; a
+run never fails because somebody is reading. A lock file keeps two runs apart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+
+from recon.errors import WarehouseError
+from recon.landing import RunLanding
+from recon.sql import read_sql, sql_statements
+
+__all__ = [
+    "RESOURCES",
+    "LoadResult",
+    "Warehouse",
+    "load_run",
+    "open_readonly",
+]
+
+# resource -> (table, version columns: status, amount, currency)
+RESOURCES: dict[str, tuple[str, str, str]] = {
+    "payments": ("status", "amount_minor", "currency"),
+    "refunds": ("status", "amount_minor", "currency"),
+    "disputes": ("status", "amount_minor", "currency"),
+    "subscriptions": ("status", "NULL::BIGINT", "NULL::VARCHAR"),
+    "invoices": ("status", "amount_due_minor", "currency"),
+    "payment_intents": ("status", "amount_minor", "currency"),
+    "payment_methods": ("NULL::VARCHAR", "NULL::BIGINT", "NULL::VARCHAR"),
+}
+_BOOKKEEPING = {"id", "raw", "content_hash", "first_seen_run", "last_seen_run", "gone_in_run"}
+
+
+def _connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"cannot open the warehouse {path}: {exc}") from None
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
+    """Open the published warehouse read-only (what reports and exports use)."""
+    if not path.exists():
+        raise WarehouseError(f"no warehouse at {path}: run `recon nightly` first")
+    return _connect(path, read_only=True)
+
+
+@dataclass(frozen=True)
+class Warehouse:
+    """The published file and its private working copy and lock beside it."""
+
+    path: Path
+
+    @property
+    def work_path(self) -> Path:
+        return self.path.with_name(f".{self.path.name}.work")
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(f".{self.path.name}.lock")
+
+    # -- the lock -------------------------------------------------------------------
+    def acquire(self, owner: str) -> None:
+        """Take the run lock; a lock left by a dead process is taken over."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WarehouseError(f"cannot create {self.path.parent}: {exc.strerror}") from None
+        if not os.access(self.path.parent, os.W_OK):
+            raise WarehouseError(f"the warehouse folder {self.path.parent} is not writable")
+        payload = orjson.dumps({"owner": owner, "pid": os.getpid()})
+        for _ in range(2):
+            try:
+                fd = os.open(self.lock_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                holder = self._holder()
+                if holder and holder.get("owner") == owner and holder.get("pid") == os.getpid():
+                    return
+                if holder and _alive(int(holder.get("pid", 0))):
+                    raise WarehouseError(
+                        f"another recon run ({holder.get('owner')}, pid {holder.get('pid')}) "
+                        f"is writing {self.path}; try again when it ends"
+                    ) from None
+                self.lock_path.unlink(missing_ok=True)  # stale: its process is gone
+                continue
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(payload)
+            return
+        raise WarehouseError(f"cannot take the lock {self.lock_path}")
+
+    def release(self) -> None:
+        holder = self._holder()
+        if holder and holder.get("pid") == os.getpid():
+            self.lock_path.unlink(missing_ok=True)
+
+    def _holder(self) -> dict[str, Any] | None:
+        try:
+            data: dict[str, Any] = orjson.loads(self.lock_path.read_bytes())
+            return data
+        except (OSError, orjson.JSONDecodeError):
+            return None
+
+    # -- the working copy --------------------------------------------------------------
+    def open_work(self, *, fresh: bool) -> duckdb.DuckDBPyConnection:
+        """Open the working copy (a fresh copy of the published file when `fresh`)."""
+        wal = Path(f"{self.work_path}.wal")
+        if fresh or not self.work_path.exists():
+            self.work_path.unlink(missing_ok=True)
+            wal.unlink(missing_ok=True)
+            if self.path.exists():
+                try:
+                    shutil.copyfile(self.path, self.work_path)
+                except OSError as exc:
+                    raise WarehouseError(f"cannot copy {self.path}: {exc.strerror}") from None
+        con = _connect(self.work_path)
+        con.execute(read_sql("schema.sql"))
+        return con
+
+    def publish(self) -> None:
+        """Rename the (closed, checkpointed) working copy over the published file."""
+        if Path(f"{self.work_path}.wal").exists():
+            # A WAL means the copy was not closed cleanly: fold it in before publishing.
+            _connect(self.work_path).close()
+        stale_wal = Path(f"{self.path}.wal")
+        stale_wal.unlink(missing_ok=True)  # a leftover .wal would block the next open
+        os.replace(self.work_path, self.path)
+        dir_fd = os.open(self.path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+    def discard(self) -> None:
+        self.work_path.unlink(missing_ok=True)
+        Path(f"{self.work_path}.wal").unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def session(self, owner: str, *, fresh: bool, publish: bool) -> Iterator[duckdb.DuckDBPyConnection]:
+        """Lock, open the working copy, yield it; on success close (and publish)."""
+        self.acquire(owner)
+        try:
+            con = self.open_work(fresh=fresh)
+            try:
+                yield con
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+            if publish:
+                self.publish()
+        except BaseException:
+            if publish:
+                self.discard()
+            raise
+        finally:
+            if publish:
+                self.release()
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """What one load did, per resource."""
+
+    run_id: str
+    status: str
+    skipped: bool
+    resources: Mapping[str, Mapping[str, Any]]
+
+
+def _run_status(states: Mapping[str, Any]) -> tuple[str, str | None]:
+    bad = {r: s for r, s in states.items() if s.status not in ("complete", "skipped")}
+    if not bad:
+        return "complete", None
+    parts = [f"{r} {s.status}" + (f" ({s.reason})" if s.reason else "") for r, s in bad.items()]
+    return "incomplete", "; ".join(sorted(parts))
+
+
+def load_run(con: duckdb.DuckDBPyConnection, landing: RunLanding) -> LoadResult:
+    """Load one run's landing folder into the warehouse, in one transaction.
+
+    Loading the same run twice is a no-op (the run is recorded as loaded).
+    """
+    run_id = landing.run_id
+    done = con.execute(
+        "SELECT 1 FROM runs WHERE run_id = ? AND loaded_at IS NOT NULL", [run_id]
+    ).fetchone()
+    if done:
+        return LoadResult(run_id=run_id, status="already_loaded", skipped=True, resources={})
+    meta = landing.meta()
+    states = landing.states()
+    status, reason = _run_status(states)
+    per_resource: dict[str, dict[str, Any]] = {}
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
+        con.execute(
+            "INSERT INTO runs (run_id, started_at, status, reason, base_url, trigger) "
+            "VALUES (?, ?, 'running', NULL, ?, ?)",
+            [run_id, meta["started_at"], meta.get("base_url"), meta.get("trigger")],
+        )
+        for resource, state in states.items():
+            per_resource[resource] = _load_resource(con, landing, resource, state)
+        con.execute(
+            "UPDATE runs SET status = ?, reason = ?, loaded_at = ? WHERE run_id = ?",
+            [status, reason, datetime.now(UTC), run_id],
+        )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
+
+
+def _load_resource(
+    con: duckdb.DuckDBPyConnection, landing: RunLanding, resource: str, state: Any
+) -> dict[str, Any]:
+    if resource not in RESOURCES:
+        raise WarehouseError(f"unknown resource in landing: {resource!r}")
+    run_id = landing.run_id
+    batches = [str(p) for p in landing.files(resource, "batch")]
+    counts = {"new": 0, "changed": 0, "returned": 0, "gone": 0}
+    if batches:  # a finished resource always has one (possibly empty) batch
+        _stage(con, resource, batches)
+        complete = state.status == "complete"
+        con.execute("CREATE OR REPLACE TEMP TABLE load_ctx AS SELECT ? AS run_id, ? AS complete",
+                    [run_id, complete])
+        for stmt in _merge_statements(con, resource):
+            con.execute(stmt)
+        for change, n in con.execute(
+            "SELECT change, count(*) FROM changes GROUP BY change"
+        ).fetchall():
+            counts[change] = n
+        counts["gone"] = _count(con, "SELECT count(*) FROM gone")
+    rejects = [str(p) for p in landing.files(resource, "rejects")]
+    if rejects:
+        con.execute(
+            "INSERT INTO rejects SELECT ?, ?, page_offset, request_id, reason, raw "
+            "FROM read_parquet(?)",
+            [run_id, resource, rejects],
+        )
+    calls = [str(p) for p in landing.files(resource, "calls")]
+    if calls:
+        con.execute(read_sql("load/api_calls.sql"), {"run_id": run_id, "files": calls})
+    con.execute(
+        read_sql("load/resource_scan.sql"),
+        {
+            "run_id": run_id,
+            "resource": resource,
+            "status": state.status,
+            "reason": state.reason,
+            "pages": state.pages,
+            "records": state.records,
+            "duplicates": state.duplicates,
+            "failed_pages": len(state.failed_pages),
+            "rejects": state.rejects,
+            "new_records": counts["new"],
+            "changed_records": counts["changed"] + counts["returned"],
+            "gone_records": counts["gone"],
+        },
+    )
+    return {"status": state.status, "records": state.records, **counts}
+
+
+def _count(con: duckdb.DuckDBPyConnection, sql: str) -> int:
+    row = con.execute(sql).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _stage(con: duckdb.DuckDBPyConnection, resource: str, batches: list[str]) -> None:
+    v_status, v_amount, v_currency = RESOURCES[resource]
+    select = read_sql(f"load/{resource}.sql")
+    sql = read_sql("load/stage.sql").format(
+        select=select, v_status=v_status, v_amount=v_amount, v_currency=v_currency
+    )
+    con.execute(sql, {"files": batches})
+
+
+def _merge_statements(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    cols = [
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_name = ? ORDER BY ordinal_position",
+            [table],
+        ).fetchall()
+        if r[0] not in _BOOKKEEPING
+    ]
+    rendered = read_sql("load/merge.sql").format(
+        table=table,
+        cols=", ".join(["id", *cols]),
+        set_cols=", ".join(f"{c} = excluded.{c}" for c in cols),
+    )
+    return sql_statements(rendered)
