@@ -17,8 +17,12 @@ never part of a message.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "ApiError",
@@ -110,6 +114,53 @@ class ApiError(ReconError):
             "attempts": self.attempts,
         }
 
+    @classmethod
+    def from_response(
+        cls,
+        response: httpx.Response,
+        *,
+        retryable: bool,
+        attempts: int = 1,
+        scheme: str = "api_key",
+        secrets: Iterable[str] = (),
+        code: str | None = None,
+        message: str | None = None,
+    ) -> ApiError:
+        """Build the error for `response`: the one place an `ApiError` is made from HTTP.
+
+        The envelope (`error`, `message`, `requestId`) is read when the body is JSON; the
+        request id falls back to the `X-Request-Id` / `Request-Id` headers. 401/403 give an
+        `AuthError`. `code`/`message` override the envelope (used for unusable 2xx bodies).
+        Any of `secrets` echoed by the server is masked.
+        """
+        env = _envelope(response)
+        env_code = env.get("error")
+        env_msg = env.get("message")
+        env_rid = env.get("requestId")
+        request_id = (
+            env_rid
+            if isinstance(env_rid, str) and env_rid
+            else response.headers.get("x-request-id") or response.headers.get("request-id")
+        )
+        final_code = code if code is not None else (env_code if isinstance(env_code, str) else None)
+        if message is None:
+            message = env_msg if isinstance(env_msg, str) and env_msg else response.reason_phrase
+            message = message or f"HTTP {response.status_code}"
+        message = _scrub(message[:500], secrets)
+        fields: dict[str, Any] = {
+            "status": response.status_code,
+            "code": _scrub(final_code, secrets) if final_code else None,
+            "message": message,
+            "request_id": _scrub(request_id, secrets) if request_id else None,
+            "method": response.request.method,
+            "url": _scrub(str(response.request.url), secrets),
+            "retryable": retryable,
+            "attempts": attempts,
+        }
+        if response.status_code in (401, 403):
+            return AuthError(scheme=scheme, **{**fields, "retryable": False})
+        return cls(**fields)
+
     @property
     def path_and_query(self) -> str:
         """The request's path and query, as shown in messages."""
@@ -136,10 +187,30 @@ class AuthError(ApiError):
         return {**super()._fields(), "scheme": self.scheme}
 
     def __str__(self) -> str:
-        which = "bearer token (RECON_BEARER_TOKEN)" if self.scheme == "bearer" else (
-            "API key (RECON_API_KEY)"
+        which = (
+            "bearer token (RECON_BEARER_TOKEN)"
+            if self.scheme == "bearer"
+            else ("API key (RECON_API_KEY)")
         )
         return f"{super().__str__()} — the {which} was refused; check that it is set and valid"
+
+
+def _envelope(response: httpx.Response) -> dict[str, Any]:
+    """The error envelope of `response`, or {} when the body is not a JSON object."""
+    try:
+        import orjson
+
+        body = orjson.loads(response.content)
+    except Exception:  # any unreadable body simply has no envelope
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _scrub(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
 
 
 def _rebuild(cls: type[ApiError], fields: dict[str, Any]) -> ApiError:

@@ -1,0 +1,362 @@
+"""Paging that loses nothing: small paginator strategies and the `Scan` that drives them.
+
+In the style of dlt's paginators (one base with hooks; each strategy a short subclass), but
+where dlt loses records, recon does not:
+
+- `OffsetPaginator` (every list but payments) advances by the number of records actually
+  returned, never by the page size asked for (a server capping pages at 100 must not lose
+  half the list), and ends only on an empty page (a short page is not proof of the end).
+  Each page overlaps the previous one by one record: if that record is not the first one
+  back, records were deleted before the offset while we paged and some may have slid
+  behind us, so the paginator steps back until it finds known ground again.
+- `NextOffsetPaginator` (payments) follows the server's `hasMore` / `nextOffset`; a
+  `nextOffset` that does not advance is an error, never an endless loop.
+
+`Scan` deduplicates by `id` across the whole scan (inserts while paging shift records onto
+the next page) and counts the duplicates; a page that fails for good is recorded as a
+`FailedPage` (offset, request ids, error) and paging goes on with the next offset, the
+scan then being `incomplete`. A list that answers 404/405 on its first page is
+`unavailable`, never an empty success. Records stay plain dicts (parsed once per page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from recon.errors import ApiError, AuthError, ConfigError, ReconError, TransportError
+
+__all__ = [
+    "RESOURCES",
+    "BasePaginator",
+    "FailedPage",
+    "FetchedPage",
+    "NextOffsetPaginator",
+    "OffsetPaginator",
+    "Page",
+    "PagingError",
+    "Scan",
+    "ScanReport",
+]
+
+# resource -> list path (refunds/invoices are the assumed lists; their paths are settings).
+RESOURCES: dict[str, str] = {
+    "payments": "/payments",
+    "refunds": "/refunds",
+    "disputes": "/disputes",
+    "subscriptions": "/subscriptions",
+    "invoices": "/invoices",
+    "payment_intents": "/payment-intents",
+    "payment_methods": "/customers/{customer_id}/payment-methods",
+}
+
+ScanStatus = Literal["complete", "incomplete", "unavailable"]
+
+
+class PagingError(ReconError):
+    """The list's paging fields make no sense (e.g. a `nextOffset` that does not advance)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FetchedPage:
+    """A list body as parsed from one successful request (internal to client and scan)."""
+
+    body: dict[str, Any]
+    request_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One fetched page: its new (not yet seen) records, as dicts straight from the JSON.
+
+    `offset` is the skip it was fetched at; `next_offset` where the scan goes next (None at
+    the end). `raw_count` counts the records the server sent, duplicates included. `seq`
+    numbers the pages of a scan: an offset can be fetched twice when the scan steps back,
+    `seq` never repeats.
+    """
+
+    resource: str
+    offset: int
+    next_offset: int | None
+    records: list[dict[str, Any]]
+    request_id: str | None
+    raw_count: int
+    seq: int = 0
+    customer_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FailedPage:
+    """A page that failed for good: where, with which request ids, and why."""
+
+    resource: str
+    offset: int
+    error: str
+    request_ids: tuple[str, ...] = ()
+    http_status: int | None = None
+    code: str | None = None
+    customer_id: str | None = None
+
+
+@dataclass(slots=True)
+class ScanReport:
+    """How a scan went: `complete`, `incomplete` (failed pages) or `unavailable`."""
+
+    resource: str
+    status: ScanStatus = "incomplete"
+    pages: int = 0
+    records: int = 0
+    duplicates: int = 0
+    failed_pages: list[FailedPage] = field(default_factory=list)
+    reason: str | None = "scan not finished"
+    customer_id: str | None = None
+    rewinds: int = 0  # times the scan stepped back because the list shrank under it
+    unkeyed: int = 0  # records without a usable string `id` (passed on, not deduplicated)
+
+
+def _record_id(record: Any) -> str | None:
+    if isinstance(record, dict):
+        rid = record.get("id")
+        if isinstance(rid, str) and rid:
+            return rid
+    return None
+
+
+class BasePaginator:
+    """Holds the next offset; `update_state` moves it after a page, `on_failure` after a loss."""
+
+    def __init__(self, page_size: int, start_offset: int = 0) -> None:
+        self.page_size = page_size
+        self.offset = start_offset
+        self.has_next_page = True
+        self.expects_anchor = False  # True when the next page should start with a known record
+        self.rewinds = 0
+
+    def update_state(
+        self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
+    ) -> None:
+        """Move to the next offset after the page fetched at `offset` returned `data`."""
+        raise NotImplementedError
+
+    def on_failure(self, offset: int) -> None:
+        """The page at `offset` failed for good: go on after it (records there are lost)."""
+        self.offset = offset + self.page_size
+        self.expects_anchor = False
+
+
+class OffsetPaginator(BasePaginator):
+    """`{"data": [...]}`: advance by the records returned (less one of overlap); end when empty.
+
+    Example: asked `skip=0&max-records=200`, a server capping at 100 answers 100 records;
+    the next request is `skip=99`, whose first record must be the last one seen.
+    """
+
+    max_rewinds = 30
+
+    def __init__(self, page_size: int, start_offset: int = 0) -> None:
+        super().__init__(page_size, start_offset)
+        self._back = page_size
+        self._rewinds_in_a_row = 0
+
+    def update_state(
+        self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
+    ) -> None:
+        """Advance, or step back if the overlap record is missing (records were deleted)."""
+        if self.expects_anchor and offset > 0 and not first_known:
+            self._rewinds_in_a_row += 1
+            if self._rewinds_in_a_row > self.max_rewinds:
+                raise PagingError(f"the list kept shrinking under the scan near offset {offset}")
+            self.rewinds += 1
+            self.offset = max(0, offset - self._back)
+            self._back *= 2
+            self.expects_anchor = self.offset > 0
+            return
+        self._back = self.page_size
+        self._rewinds_in_a_row = 0
+        if not data:
+            self.has_next_page = False
+            return
+        overlap = 1 if len(data) >= 2 else 0
+        self.offset = offset + len(data) - overlap
+        self.expects_anchor = overlap == 1
+
+
+class NextOffsetPaginator(OffsetPaginator):
+    """`{"data": [...], "hasMore": true, "nextOffset": 200}`: follow the server.
+
+    A body without a boolean `hasMore` falls back to `OffsetPaginator`'s rules.
+    """
+
+    def update_state(
+        self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
+    ) -> None:
+        """Follow `nextOffset` while `hasMore`; a `nextOffset` that does not advance is an error."""
+        has_more = body.get("hasMore")
+        if not isinstance(has_more, bool):
+            super().update_state(offset, data, body, first_known)
+            return
+        self.expects_anchor = False
+        if not has_more:
+            self.has_next_page = False
+            return
+        nxt = body.get("nextOffset")
+        if isinstance(nxt, bool) or not isinstance(nxt, int) or nxt <= offset:
+            raise PagingError(
+                f"hasMore is true but nextOffset {nxt!r} does not advance past {offset}"
+            )
+        self.offset = nxt
+
+
+Fetch = Callable[[int, list[str]], FetchedPage]
+
+
+class Scan:
+    """Iterate to get `Page`s; then `report` says whether the list is complete."""
+
+    def __init__(
+        self,
+        resource: str,
+        fetch: Fetch,
+        *,
+        page_size: int,
+        follow_next_offset: bool = False,
+        start_offset: int = 0,
+        seen_ids: frozenset[str] | set[str] = frozenset(),
+        customer_id: str | None = None,
+        unavailable_reason: str | None = None,
+        max_consecutive_failures: int = 3,
+    ) -> None:
+        self.resource = resource
+        self._fetch = fetch
+        cls = NextOffsetPaginator if follow_next_offset else OffsetPaginator
+        self.paginator: BasePaginator = cls(page_size, start_offset)
+        self._start_offset = start_offset
+        self._seen: set[str] = set(seen_ids)
+        self._customer_id = customer_id
+        self._unavailable_reason = unavailable_reason
+        self._max_failures = max_consecutive_failures
+        self._started = False
+        self.report = ScanReport(resource, customer_id=customer_id)
+
+    @property
+    def seen_ids(self) -> frozenset[str]:
+        """Every id seen so far (including the `seen_ids` the scan was started with)."""
+        return frozenset(self._seen)
+
+    def __iter__(self) -> Iterator[Page]:
+        if self._started:
+            raise RuntimeError("a Scan can be iterated only once")
+        self._started = True
+        return self._run()
+
+    def _run(self) -> Iterator[Page]:
+        report = self.report
+        if self._unavailable_reason is not None:
+            report.status, report.reason = "unavailable", self._unavailable_reason
+            return
+        pag = self.paginator
+        failures_in_a_row = 0
+        seq = 0
+        while pag.has_next_page:
+            offset = pag.offset
+            request_ids: list[str] = []
+            try:
+                fetched = self._fetch(offset, request_ids)
+            except (AuthError, ConfigError):
+                raise
+            except ApiError as exc:
+                if exc.status in (404, 405) and report.pages == 0 and not report.failed_pages:
+                    report.status = "unavailable"
+                    report.reason = f"the list answered {exc.status}: not offered ({exc})"
+                    return
+                self._fail(offset, exc, request_ids)
+            except TransportError as exc:
+                if exc.kind == "tls":
+                    raise
+                self._fail(offset, exc, request_ids)
+            except ReconError as exc:
+                self._fail(offset, exc, request_ids)
+            else:
+                page, paging_failed = self._take(fetched, offset, seq)
+                seq += 1
+                yield page
+                if not paging_failed:
+                    failures_in_a_row = 0
+                    continue
+            failures_in_a_row += 1
+            if failures_in_a_row >= self._max_failures:
+                report.status = "incomplete"
+                report.reason = (
+                    f"gave up after {failures_in_a_row} failed pages in a row (last at offset "
+                    f"{offset}); the rest of the list was not read"
+                )
+                return
+            pag.on_failure(offset)
+        report.rewinds = pag.rewinds
+        if report.failed_pages:
+            report.status = "incomplete"
+            report.reason = f"{len(report.failed_pages)} page(s) failed for good"
+        else:
+            report.status, report.reason = "complete", None
+
+    def _take(self, fetched: FetchedPage, offset: int, seq: int) -> tuple[Page, bool]:
+        """Dedupe the page's records, move the paginator, count; return the `Page`."""
+        data: list[Any] = fetched.body["data"]
+        pag = self.paginator
+        seen = self._seen
+        overlap_expected = pag.expects_anchor
+        first_id = _record_id(data[0]) if data else None
+        first_known = first_id is not None and first_id in seen
+        new: list[dict[str, Any]] = []
+        duplicates = 0
+        unkeyed = 0
+        for record in data:
+            rid = _record_id(record)
+            if rid is None:
+                unkeyed += 1
+                new.append(record)
+            elif rid in seen:
+                duplicates += 1
+            else:
+                seen.add(rid)
+                new.append(record)
+        if overlap_expected and first_known:
+            duplicates -= 1  # the one record of overlap we asked for is not a duplicate
+        report = self.report
+        failed = False
+        try:
+            pag.update_state(offset, data, fetched.body, first_known)
+        except PagingError as exc:
+            self._fail(offset, exc, [fetched.request_id] if fetched.request_id else [])
+            pag.on_failure(offset)
+            failed = True
+        report.pages += 1
+        report.records += len(new)
+        report.duplicates += duplicates
+        report.unkeyed += unkeyed
+        report.rewinds = pag.rewinds
+        page = Page(
+            resource=self.resource,
+            offset=offset,
+            next_offset=pag.offset if pag.has_next_page else None,
+            records=new,
+            request_id=fetched.request_id,
+            raw_count=len(data),
+            seq=seq,
+            customer_id=self._customer_id,
+        )
+        return page, failed
+
+    def _fail(self, offset: int, exc: ReconError, request_ids: list[str]) -> None:
+        self.report.failed_pages.append(
+            FailedPage(
+                resource=self.resource,
+                offset=offset,
+                error=str(exc),
+                request_ids=tuple(dict.fromkeys(request_ids)),
+                http_status=getattr(exc, "status", None),
+                code=getattr(exc, "code", None) or getattr(exc, "kind", None),
+                customer_id=self._customer_id,
+            )
+        )
