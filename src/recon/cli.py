@@ -1,13 +1,423 @@
-"""The `recon` command line."""
+"""The `recon` command line.
+
+Library errors become one-line messages and exit codes here, and only here:
+2 for a bad setting or argument, 1 for an aborted run (auth refused, warehouse unusable),
+3 for a run that finished incomplete, 0 for a complete one (DESIGN.md §3).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
 
 import typer
+from rich.console import Console
 
+from recon.errors import AuthError, ConfigError, ReconError
 from recon.sandbox.cli import app as sandbox_app
 
-app = typer.Typer(no_args_is_help=True, help="recon: reconcile the Merchant Payments API.")
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    help="recon: reconcile the Merchant Payments API into DuckDB, check it, report it.",
+)
 app.add_typer(sandbox_app, name="sandbox")
+
+out = Console()
+err = Console(stderr=True)
+T = TypeVar("T")
+
+# Prefect's local mode: no analytics calls, and room for a cold start (FACTS.md).
+_PREFECT_DEFAULTS = {
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+}
+
+BaseUrl = Annotated[
+    str | None, typer.Option("--base-url", help="API base address (RECON_BASE_URL).")
+]
+DbPath = Annotated[
+    Path | None, typer.Option("--db", help="Warehouse file (RECON_DB).", dir_okay=False)
+]
+ReportsDir = Annotated[
+    Path | None, typer.Option("--reports", help="Reports folder (RECON_REPORTS).", file_okay=False)
+]
+LandingDir = Annotated[
+    Path | None, typer.Option("--landing", help="Landing folder (RECON_LANDING).", file_okay=False)
+]
+RunId = Annotated[
+    str | None, typer.Option("--run", help="Run id (default: the newest loaded run).")
+]
+
+
+def _overrides(**values: Any) -> dict[str, Any]:
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in values.items() if v is not None}
+
+
+def _fail(code: int, message: str) -> typer.Exit:
+    err.print(f"recon: {message}", markup=False, highlight=False)
+    return typer.Exit(code)
+
+
+def _guard(fn: Callable[[], T]) -> T:
+    """Run `fn`, turning recon's errors into one line and the right exit code."""
+    try:
+        return fn()
+    except ConfigError as exc:
+        raise _fail(2, f"bad setting {exc}") from None
+    except AuthError as exc:
+        raise _fail(1, f"aborted: {exc}") from None
+    except ReconError as exc:
+        raise _fail(1, f"aborted: {exc}") from None
+
+
+def _configure_logging(verbose: bool) -> None:
+    level = logging.DEBUG if verbose else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "httpcore", "uvicorn", "uvicorn.access", "uvicorn.error"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+@contextlib.contextmanager
+def _progress_display(enabled: bool) -> Iterator[None]:
+    from recon import progress
+
+    if enabled and sys.stderr.isatty():
+        with progress.RichProgress() as display:
+            progress.use(display)
+            try:
+                yield
+            finally:
+                progress.use(None)
+    else:
+        progress.use(progress.LogProgress())
+        try:
+            yield
+        finally:
+            progress.use(None)
+
+
+@contextlib.contextmanager
+def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
+    """Start the bundled sandbox on 127.0.0.1 and point the run's credentials at it."""
+    from recon.sandbox.app import SandboxConfig
+    from recon.sandbox.server import serve_in_thread
+
+    config = SandboxConfig(seed=seed, payments=payments, faults=faults)
+    err.print(
+        f"sandbox: {payments:,} payments, faults={faults}, seed={seed} on 127.0.0.1",
+        highlight=False,
+    )
+    with serve_in_thread(config) as base_url:
+        saved = {k: os.environ.get(k) for k in ("RECON_API_KEY", "RECON_BEARER_TOKEN")}
+        os.environ["RECON_API_KEY"] = config.api_key
+        os.environ["RECON_BEARER_TOKEN"] = config.bearer_token
+        try:
+            yield base_url
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
+@app.command()
+def nightly(
+    base_url: BaseUrl = None,
+    db: DbPath = None,
+    reports: ReportsDir = None,
+    landing: LandingDir = None,
+    sandbox: Annotated[
+        bool, typer.Option("--sandbox", help="Run against the bundled sandbox API on 127.0.0.1.")
+    ] = False,
+    sandbox_payments: Annotated[
+        int, typer.Option(help="Payments in the sandbox (with --sandbox).", min=1)
+    ] = 20_000,
+    sandbox_faults: Annotated[
+        str, typer.Option(help="Sandbox fault profile (with --sandbox).")
+    ] = "flaky",
+    sandbox_seed: Annotated[int, typer.Option(help="Sandbox data seed (with --sandbox).")] = 7,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            help="Resume a killed run without refetching its landed pages: "
+            "`--resume` (the newest) or `--resume RUN_ID`.",
+        ),
+    ] = None,
+    fail_on: Annotated[
+        Literal["error", "warn", "info"] | None,
+        typer.Option(help="Exit 4 when a check of this severity or worse finds something."),
+    ] = None,
+    payment_methods: Annotated[
+        bool, typer.Option("--payment-methods", help="Also list customers' payment methods.")
+    ] = False,
+    task_runner: Annotated[
+        Literal["threads", "dask"],
+        typer.Option(help="Run extraction on local threads or on a Dask cluster."),
+    ] = "threads",
+    dask_address: Annotated[
+        str | None,
+        typer.Option(help="Dask scheduler address (default: a local cluster)."),
+    ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+) -> None:
+    """Run the whole nightly job: extract, land, load, check, report.
+
+    Exit codes: 0 complete, 3 finished but incomplete (failed calls; the report is still
+    written), 1 aborted (auth refused, warehouse unusable, …), 2 bad setting or argument,
+    4 findings at or above --fail-on.
+    """
+    _configure_logging(verbose)
+    for key, value in _PREFECT_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+    overrides = _overrides(base_url=base_url, db=db, reports=reports, landing=landing)
+
+    def run() -> int:
+        from recon.nightly import settings_for
+
+        settings_for(overrides)  # a bad setting stops here, before Prefect or any request
+        with contextlib.ExitStack() as stack:
+            if sandbox:
+                url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
+                overrides["base_url"] = url
+            stack.enter_context(_progress_display(enabled=True))
+            summary = _run_flow(
+                overrides,
+                resume=resume,
+                fail_on=fail_on,
+                payment_methods=payment_methods,
+                task_runner=task_runner,
+                dask_address=dask_address,
+                trigger="sandbox" if sandbox else "cli",
+            )
+        _print_summary(summary)
+        return summary.exit_code
+
+    code = _guard(run)
+    raise typer.Exit(code)
+
+
+def _run_flow(
+    overrides: dict[str, Any],
+    *,
+    resume: str | None,
+    fail_on: str | None,
+    payment_methods: bool,
+    task_runner: str,
+    dask_address: str | None,
+    trigger: str,
+) -> Any:
+    from pipelines.nightly import nightly as flow
+
+    if task_runner == "dask":
+        from prefect_dask import DaskTaskRunner
+
+        runner = DaskTaskRunner(address=dask_address) if dask_address else DaskTaskRunner()
+        flow = flow.with_options(task_runner=runner)
+    return flow(
+        overrides=overrides,
+        resume=resume,
+        trigger=trigger,
+        fail_on=fail_on,
+        payment_methods=payment_methods,
+        distributed=task_runner == "dask",
+    )
+
+
+def _print_summary(summary: Any) -> None:
+    colour = {"complete": "green", "incomplete": "yellow"}.get(summary.status, "red")
+    out.print(f"\nrun {summary.run_id}: [bold {colour}]{summary.status}[/]", highlight=False)
+    if summary.reason:
+        out.print(f"  {summary.reason}", markup=False, highlight=False)
+    for line in summary.lines:
+        out.print(line, markup=False, highlight=False)
+    out.print(f"\nwarehouse: {summary.db_path}", highlight=False)
+    if summary.report_dir:
+        out.print(f"report:    {summary.report_dir / 'report.html'}", highlight=False)
+        out.print(f"summary:   {summary.report_dir / 'summary.json'}", highlight=False)
+    out.print(
+        f'query it:  .venv/bin/python -c "import duckdb; '
+        f"print(duckdb.connect('{summary.db_path}', read_only=True)"
+        f".sql('SELECT * FROM check_runs ORDER BY run_id DESC, check_name LIMIT 25'))\"",
+        highlight=False,
+        markup=False,
+    )
+
+
+@app.command()
+def extract(
+    base_url: BaseUrl = None,
+    landing: LandingDir = None,
+    resume: Annotated[
+        str | None, typer.Option("--resume", help="Go on with a landed run (RUN_ID or latest).")
+    ] = None,
+    payment_methods: Annotated[bool, typer.Option("--payment-methods")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+) -> None:
+    """Extract and land every resource (no load); prints the run id to load."""
+    from recon import nightly as steps
+
+    _configure_logging(verbose)
+    overrides = _overrides(base_url=base_url, landing=landing)
+
+    def run() -> int:
+        run_id = steps.start_step(overrides, resume=resume)
+        with _progress_display(enabled=True):
+            outcomes = steps.extract_step(overrides, run_id, payment_methods=payment_methods)
+        for o in outcomes:
+            out.print(
+                f"  {o.resource:<16} {o.status:<11} {o.records:>9,} records", highlight=False
+            )
+        out.print(f"run {run_id} landed; load it with: recon load --run {run_id}")
+        if any(o.auth_error for o in outcomes):
+            return 1
+        return 0 if all(o.status in ("complete", "skipped") for o in outcomes) else 3
+
+    raise typer.Exit(_guard(run))
+
+
+@app.command()
+def load(
+    run: Annotated[str, typer.Option("--run", help="The landed run to load.")],
+    db: DbPath = None,
+    landing: LandingDir = None,
+) -> None:
+    """Load a landed run into the warehouse (one transaction) and publish it."""
+    from recon import nightly as steps
+
+    def go() -> int:
+        result = steps.load_step(_overrides(db=db, landing=landing), run, publish=True)
+        out.print(f"run {run}: {result.status}", highlight=False)
+        return 0
+
+    raise typer.Exit(_guard(go))
+
+
+@app.command()
+def check(run: RunId = None, db: DbPath = None) -> None:
+    """Run every sql/checks file for a run and publish the findings."""
+    from recon import nightly as steps
+
+    def go() -> int:
+        results = steps.check_step(_overrides(db=db), run, publish=True, fresh=True)
+        for r in results:
+            out.print(
+                f"  {r.check_name:<36} {r.status:<14} {r.finding_count:>7}", highlight=False
+            )
+        return 0
+
+    raise typer.Exit(_guard(go))
+
+
+@app.command()
+def report(
+    run: RunId = None,
+    db: DbPath = None,
+    reports: ReportsDir = None,
+    fail_on: Annotated[Literal["error", "warn", "info"] | None, typer.Option()] = None,
+) -> None:
+    """Write reports/<run_id>/ from the published warehouse."""
+    from recon import nightly as steps
+
+    def go() -> int:
+        summary = steps.report_step(_overrides(db=db, reports=reports), run, fail_on=fail_on)
+        _print_summary(summary)
+        return int(summary.exit_code)
+
+    raise typer.Exit(_guard(go))
+
+
+@app.command()
+def export(
+    out_path: Annotated[Path, typer.Argument(metavar="OUT", help="Output file (.csv/.parquet).")],
+    table: Annotated[str | None, typer.Option(help="A warehouse table.")] = None,
+    view: Annotated[str | None, typer.Option(help="A warehouse view.")] = None,
+    query: Annotated[str | None, typer.Option(help="A SELECT; values via --param.")] = None,
+    param: Annotated[
+        list[str] | None, typer.Option(help="NAME=VALUE bound as $NAME (repeatable).")
+    ] = None,
+    fmt: Annotated[
+        Literal["csv", "parquet"] | None, typer.Option("--format", help="Default: from OUT.")
+    ] = None,
+    db: DbPath = None,
+) -> None:
+    """Export a table, a view or a query to CSV (spreadsheet-safe) or Parquet."""
+    from recon.export import export as do_export
+    from recon.settings import load_settings
+
+    def go() -> int:
+        params: dict[str, object] = {}
+        for item in param or []:
+            name, sep, value = item.partition("=")
+            if not sep or not name.isidentifier():
+                raise ConfigError("--param", f"{item!r} is not NAME=VALUE")
+            params[name] = value
+        settings = load_settings(**_overrides(db=db))
+        result = do_export(
+            settings.db,
+            table=table,
+            view=view,
+            query=query,
+            params=params,
+            out=out_path,
+            fmt=fmt,
+            base_dir=Path.cwd(),
+        )
+        out.print(f"wrote {result.rows:,} rows to {result.path}", highlight=False)
+        return 0
+
+    raise typer.Exit(_guard(go))
+
+
+@app.command()
+def schedule(
+    cron: Annotated[str | None, typer.Option(help="Cron line (RECON_SCHEDULE_CRON).")] = None,
+    timezone: Annotated[str | None, typer.Option(help="IANA zone (RECON_TIMEZONE).")] = None,
+    show: Annotated[
+        bool, typer.Option("--show", help="Print the schedule and its next runs, then exit.")
+    ] = False,
+) -> None:
+    """Serve the nightly flow on a cron schedule (default 02:00, DST-safe, in RECON_TIMEZONE)."""
+    for key, value in _PREFECT_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+
+    def go() -> int:
+        from pipelines import schedule as sched
+        from recon.settings import load_settings
+
+        settings = load_settings(**_overrides(schedule_cron=cron, timezone=timezone))
+        plan = sched.plan(settings.schedule_cron, settings.timezone)
+        out.print(plan.describe(), highlight=False, markup=False)
+        if show:
+            return 0
+        sched.serve(plan, say=lambda m: out.print(m, highlight=False, markup=False))
+        return 0
+
+    raise typer.Exit(_guard(go))
+
+
+def _normalise_resume(argv: list[str]) -> list[str]:
+    """`--resume` with no value means the newest run (typer needs the value spelt out)."""
+    fixed: list[str] = []
+    for i, arg in enumerate(argv):
+        fixed.append(arg)
+        if arg == "--resume":
+            nxt = argv[i + 1] if i + 1 < len(argv) else None
+            if nxt is None or nxt.startswith("-"):
+                fixed.append("latest")
+    return fixed
 
 
 def main() -> None:
     """Entry point of the `recon` console script."""
+    sys.argv[1:] = _normalise_resume(sys.argv[1:])
     app()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -198,6 +198,18 @@ class ResourceLanding:
         self._rejects: list[tuple[str, str, int, str | None]] = []
         self._pending_pages = 0
         self._pending_next_offset = self.state.next_offset
+        # Where call records come from at each flush (set by extraction).
+        self.drain_calls: Callable[[], Sequence[Mapping[str, Any]]] = lambda: ()
+
+    @property
+    def pending_pages(self) -> int:
+        """Pages buffered but not yet written."""
+        return self._pending_pages
+
+    @property
+    def pending_records(self) -> int:
+        """Records buffered but not yet written."""
+        return len(self._ids)
 
     def landed_ids(self) -> frozenset[str]:
         """Ids already landed by earlier attempts of this run (for resume)."""
@@ -240,12 +252,16 @@ class ResourceLanding:
         """Remember a page that failed for good (kept in state.json)."""
         self.state.failed_pages.append(dict(failure))
 
-    def flush(self, calls: Sequence[Mapping[str, Any]] = (), *, always: bool = False) -> None:
+    def flush(
+        self, calls: Sequence[Mapping[str, Any]] | None = None, *, always: bool = False
+    ) -> None:
         """Write buffered pages (and call records) and advance the persisted state.
 
         With `always`, a batch file is written even when empty, so that a finished
         resource always has one and the loader never needs a special case.
         """
+        if calls is None:
+            calls = self.drain_calls()
         seq = self.state.batches
         wrote = False
         if self._ids or (always and not any(self.folder.glob("batch-*.parquet"))):

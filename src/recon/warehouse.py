@@ -196,11 +196,15 @@ class LoadResult:
 
 
 def _run_status(states: Mapping[str, Any]) -> tuple[str, str | None]:
+    """complete / incomplete / failed (an auth refusal or unfinished scan fails the run)."""
     bad = {r: s for r, s in states.items() if s.status not in ("complete", "skipped")}
+    if not states:
+        return "failed", "nothing was extracted"
     if not bad:
         return "complete", None
     parts = [f"{r} {s.status}" + (f" ({s.reason})" if s.reason else "") for r, s in bad.items()]
-    return "incomplete", "; ".join(sorted(parts))
+    fatal = any(s.status in ("failed", "running") for s in bad.values())
+    return ("failed" if fatal else "incomplete"), "; ".join(sorted(parts))
 
 
 def load_run(con: duckdb.DuckDBPyConnection, landing: RunLanding) -> LoadResult:

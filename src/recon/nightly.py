@@ -1,0 +1,286 @@
+"""The nightly run's steps, without Prefect: start → extract → load → check → publish → report.
+
+`pipelines/nightly.py` wraps each step in a Prefect task with a one-line call; the CLI's
+single-step commands (`recon extract`, `recon load`, …) call them directly. Settings are
+read inside each step from the environment plus the non-secret overrides given, so that
+no secret is ever an argument (Prefect stores arguments).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from recon.errors import ConfigError, WarehouseError
+from recon.extract import Progress, ResourceOutcome, extract_all, extract_resource, resources_for
+from recon.landing import RunLanding, check_run_id, new_run_id
+from recon.settings import Settings, load_settings
+from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
+
+__all__ = [
+    "EXIT_ABORTED",
+    "EXIT_COMPLETE",
+    "EXIT_FINDINGS",
+    "EXIT_INCOMPLETE",
+    "EXIT_USAGE",
+    "RunSummary",
+    "check_step",
+    "exit_code_for",
+    "extract_one_step",
+    "extract_step",
+    "load_step",
+    "publish_step",
+    "report_step",
+    "settings_for",
+    "start_step",
+]
+
+log = logging.getLogger("recon")
+
+EXIT_COMPLETE = 0
+EXIT_ABORTED = 1
+EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
+EXIT_FINDINGS = 4  # only with --fail-on: a check at or above that severity found something
+
+_SEVERITY_RANK = {"info": 0, "warn": 1, "error": 2}
+
+
+def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
+    """Settings from env + recon.toml + these non-secret overrides."""
+    return load_settings(**dict(overrides or {}))
+
+
+def start_step(
+    overrides: Mapping[str, Any] | None, *, resume: str | None = None, trigger: str = "cli"
+) -> str:
+    """Validate settings (before any request) and create or reopen the run's landing folder.
+
+    `resume` is a run id, or "latest" for the newest landing folder. Returns the run id.
+    """
+    settings = settings_for(overrides)
+    settings.require_remote_ready()
+    _check_writable(settings)
+    if resume:
+        run_id = RunLanding.latest(settings.landing) if resume == "latest" else resume
+        if not run_id:
+            raise ConfigError("--resume", f"no earlier run to resume under {settings.landing}")
+        landing = RunLanding(settings.landing, check_run_id(run_id))
+        if not landing.exists:
+            raise ConfigError("--resume", f"no landed run {run_id} under {settings.landing}")
+        log.info("resuming run %s from %s", run_id, landing.folder)
+        return run_id
+    run_id = new_run_id()
+    landing = RunLanding(settings.landing, run_id)
+    landing.create(
+        {
+            "started_at": datetime.now(UTC).isoformat(),
+            "base_url": settings.base_url,
+            "trigger": trigger,
+            "page_size": settings.page_size,
+        }
+    )
+    return run_id
+
+
+def _check_writable(settings: Settings) -> None:
+    for name, folder in (
+        ("RECON_DB", settings.db.parent),
+        ("RECON_LANDING", settings.landing),
+        ("RECON_REPORTS", settings.reports),
+    ):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(name, f"cannot create {folder}: {exc.strerror}") from None
+        probe = folder / f".recon-write-probe-{datetime.now(UTC).timestamp()}"
+        try:
+            probe.touch()
+            probe.unlink()
+        except OSError as exc:
+            raise ConfigError(name, f"{folder} is not writable: {exc.strerror}") from None
+    if settings.db.exists() and settings.db.is_dir():
+        raise ConfigError("RECON_DB", f"{settings.db} is a folder, not a DuckDB file")
+
+
+def extract_step(
+    overrides: Mapping[str, Any] | None,
+    run_id: str,
+    *,
+    progress: Progress | None = None,
+    payment_methods: bool = False,
+    transport: Any = None,
+) -> list[ResourceOutcome]:
+    """Extract every resource of the run on local threads (resumable)."""
+    settings = settings_for(overrides)
+    landing = RunLanding(settings.landing, run_id)
+    return extract_all(
+        settings,
+        landing,
+        resources_for(settings, payment_methods=payment_methods),
+        progress=progress,
+        transport=transport,
+    )
+
+
+def extract_one_step(
+    overrides: Mapping[str, Any] | None, run_id: str, resource: str
+) -> ResourceOutcome:
+    """Extract one resource (the unit a Dask worker runs); builds its own client."""
+    settings = settings_for(overrides)
+    return extract_resource(settings, RunLanding(settings.landing, run_id), resource)
+
+
+def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool) -> LoadResult:
+    """Load the run's landing into a fresh working copy (published at once if `publish`)."""
+    settings = settings_for(overrides)
+    wh = Warehouse(settings.db)
+    with wh.session(run_id, fresh=True, publish=publish) as con:
+        return load_run(con, RunLanding(settings.landing, run_id))
+
+
+def check_step(
+    overrides: Mapping[str, Any] | None, run_id: str | None, *, publish: bool, fresh: bool
+) -> list[Any]:
+    """Run every check for `run_id` (default: the newest loaded run) in the working copy."""
+    from recon.checks import CheckParams, run_checks
+
+    settings = settings_for(overrides)
+    wh = Warehouse(settings.db)
+    owner = run_id or "check"
+    with wh.session(owner, fresh=fresh, publish=publish) as con:
+        run_id = run_id or _latest_loaded_run(con)
+        row = con.execute("SELECT started_at FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        if row is None:
+            raise WarehouseError(f"run {run_id} is not in the warehouse")
+        as_of: datetime = row[0]
+        params = CheckParams(
+            stuck_days=settings.stuck_after_days,
+            volume_ratio=settings.volume_anomaly_ratio,
+            failed_statuses=tuple(settings.refund_failed_statuses),
+        )
+        return list(run_checks(con, run_id=run_id, as_of=as_of, params=params))
+
+
+def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
+    """Publish the working copy and release the run's lock."""
+    settings = settings_for(overrides)
+    wh = Warehouse(settings.db)
+    wh.acquire(run_id)
+    try:
+        wh.publish()
+    finally:
+        wh.release()
+    return settings.db
+
+
+def abandon_step(overrides: Mapping[str, Any] | None) -> None:
+    """Drop the working copy and the lock after a failed run (the published file is untouched)."""
+    settings = settings_for(overrides)
+    wh = Warehouse(settings.db)
+    wh.discard()
+    wh.release()
+
+
+def _latest_loaded_run(con: Any) -> str:
+    row = con.execute(
+        "SELECT run_id FROM runs WHERE loaded_at IS NOT NULL ORDER BY started_at DESC LIMIT 1"
+    ).fetchone()
+    if row is None:
+        raise WarehouseError("the warehouse holds no run yet: run `recon nightly` first")
+    return str(row[0])
+
+
+@dataclass
+class RunSummary:
+    """What the morning needs to know about one run."""
+
+    run_id: str
+    status: str
+    reason: str | None
+    db_path: Path
+    report_dir: Path | None
+    exit_code: int
+    lines: list[str] = field(default_factory=list)
+
+
+def report_step(
+    overrides: Mapping[str, Any] | None, run_id: str | None, *, fail_on: str | None = None
+) -> RunSummary:
+    """Render reports/<run_id>/ from the published warehouse and sum the run up."""
+    from recon.report import render_report
+
+    settings = settings_for(overrides)
+    con = open_readonly(settings.db)
+    try:
+        run_id = run_id or _latest_loaded_run(con)
+        paths = render_report(con, run_id=run_id, reports_dir=settings.reports)
+        row = con.execute("SELECT status, reason FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        status, reason = (str(row[0]), row[1]) if row else ("failed", "run not in warehouse")
+        lines = _headline(con, run_id)
+        worst = _worst_failed_severity(con, run_id)
+    finally:
+        con.close()
+    code = exit_code_for(status, worst_failed=worst, fail_on=fail_on or settings.fail_on)
+    report_dir = Path(getattr(paths, "folder", settings.reports / run_id))
+    return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines)
+
+
+def exit_code_for(status: str, *, worst_failed: str | None, fail_on: str | None) -> int:
+    """DESIGN §3: 0 complete, 3 incomplete, 1 failed; `--fail-on` turns findings into 4."""
+    if status == "failed":
+        return EXIT_ABORTED
+    if status != "complete":
+        return EXIT_INCOMPLETE
+    if fail_on and worst_failed and _SEVERITY_RANK[worst_failed] >= _SEVERITY_RANK[fail_on]:
+        return EXIT_FINDINGS
+    return EXIT_COMPLETE
+
+
+def _worst_failed_severity(con: Any, run_id: str) -> str | None:
+    rows = con.execute(
+        "SELECT DISTINCT severity FROM check_runs WHERE run_id = ? AND status = 'failed'",
+        [run_id],
+    ).fetchall()
+    found = [r[0] for r in rows if r[0] in _SEVERITY_RANK]
+    return max(found, key=_SEVERITY_RANK.__getitem__) if found else None
+
+
+def _headline(con: Any, run_id: str) -> list[str]:
+    lines: list[str] = []
+    for resource, status, records, failed in con.execute(
+        "SELECT resource, status, records, failed_pages FROM resource_scans "
+        "WHERE run_id = ? ORDER BY resource",
+        [run_id],
+    ).fetchall():
+        extra = f", {failed} page(s) failed" if failed else ""
+        lines.append(f"  {resource:<16} {status:<11} {records:>9,} records{extra}")
+    counts = dict(
+        con.execute(
+            "SELECT status, count(*) FROM check_runs WHERE run_id = ? GROUP BY status", [run_id]
+        ).fetchall()
+    )
+    if counts:
+        lines.append(
+            "  checks: "
+            + ", ".join(
+                f"{counts.get(s, 0)} {s.replace('_', ' ')}"
+                for s in ("failed", "passed", "not_evaluated", "errored")
+            )
+        )
+    failed_calls = con.execute(
+        "SELECT method, path, query, http_status, error, request_id FROM failed_calls "
+        "WHERE run_id = ? ORDER BY at LIMIT 5",
+        [run_id],
+    ).fetchall()
+    for method, path, query, status, error, rid in failed_calls:
+        q = f"?{query}" if query else ""
+        lines.append(
+            f"  FAILED {method} {path}{q} → {status or '-'} {error or ''} "
+            f"(request_id={rid or 'none given'})"
+        )
+    return lines
