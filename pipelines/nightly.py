@@ -121,7 +121,7 @@ def _failed_calls_artifact(summary: steps.RunSummary) -> None:
         cols = ["method", "path", "query", "http_status", "error", "message", "request_id"]
         rows = con.execute(
             "SELECT method, path, query, http_status, error, message, request_id "
-            "FROM failed_calls WHERE run_id = ? ORDER BY at",
+            "FROM failed_calls WHERE run_id = ? ORDER BY attempted_at",
             [summary.run_id],
         ).fetchall()
     finally:

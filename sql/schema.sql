@@ -160,13 +160,13 @@ CREATE TABLE IF NOT EXISTS api_calls (
     request_id    VARCHAR,
     latency_ms    DOUBLE,
     outcome       VARCHAR NOT NULL,          -- ok | retry | failed (failed = gave up for good)
-    at            TIMESTAMPTZ NOT NULL
+    attempted_at  TIMESTAMPTZ NOT NULL
 );
 
 CREATE OR REPLACE VIEW failed_calls AS
 SELECT
     c.run_id, c.call_id, c.resource, c.method, c.path, c.query, c.http_status, c.error,
-    c.message, c.request_id, c.attempt AS attempts, c.at,
+    c.message, c.request_id, c.attempt AS attempts, c.attempted_at,
     (SELECT list(p.request_id ORDER BY p.attempt) FROM api_calls p
       WHERE p.run_id = c.run_id AND p.call_id = c.call_id AND p.request_id IS NOT NULL)
         AS request_ids

@@ -274,7 +274,7 @@ def _headline(con: Any, run_id: str) -> list[str]:
         )
     failed_calls = con.execute(
         "SELECT method, path, query, http_status, error, request_id FROM failed_calls "
-        "WHERE run_id = ? ORDER BY at LIMIT 5",
+        "WHERE run_id = ? ORDER BY attempted_at LIMIT 5",
         [run_id],
     ).fetchall()
     for method, path, query, status, error, rid in failed_calls:
