@@ -1,0 +1,215 @@
+"""Check files: parse the `--` YAML header and validate the one SELECT below it.
+
+A check file (`sql/checks/<name>.sql`)::
+
+    -- name: refunded_amount_mismatch            (must equal the file stem)
+    -- description: One line that says what a finding means.
+    -- severity: error                          (error | warn | info)
+    -- requires: [payments, refunds]            (resources that must be complete this run)
+    -- tags: [refunds]
+    -- per_resource: [payments, refunds]        (optional: evaluated per complete resource)
+    -- evaluable_when: SELECT count(*) > 0 FROM …   (optional: a boolean SELECT)
+    -- not_evaluated_reason: why, when it is false  (optional)
+    SELECT … AS entity, … AS entity_id, … AS currency, … AS amount_minor,
+           … AS issue_type, … AS detail
+    FROM …
+
+Parsing never touches the caller's transaction: `extract_statements` only parses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import yaml
+
+from recon.errors import CheckDefinitionError
+
+__all__ = [
+    "KNOWN_PARAMETERS",
+    "OUTPUT_COLUMNS",
+    "RESOURCES",
+    "SEVERITIES",
+    "CheckDefinition",
+    "parse_check",
+    "parse_check_text",
+    "used_parameters",
+]
+
+SEVERITIES = ("error", "warn", "info")
+RESOURCES = (
+    "payments",
+    "refunds",
+    "disputes",
+    "subscriptions",
+    "invoices",
+    "payment_intents",
+    "payment_methods",
+)
+KNOWN_PARAMETERS = frozenset({"run_id", "as_of", "stuck_days", "volume_ratio", "failed_statuses"})
+OUTPUT_COLUMNS = ("entity", "entity_id", "currency", "amount_minor", "issue_type", "detail")
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+_REQUIRED_KEYS = frozenset({"name", "description", "severity", "requires"})
+_OPTIONAL_KEYS = frozenset({"tags", "per_resource", "evaluable_when", "not_evaluated_reason"})
+# String literals and comments are skipped, so '$.amountMinor' (a JSON path) and a `$x` in a
+# comment are not parameters.
+_TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass(frozen=True)
+class CheckDefinition:
+    """One parsed, validated check file."""
+
+    name: str
+    description: str
+    severity: str
+    requires: tuple[str, ...]
+    tags: tuple[str, ...]
+    sql: str
+    parameters: frozenset[str]
+    path: Path | None = None
+    per_resource: tuple[str, ...] = ()
+    evaluable_when: str | None = None
+    evaluable_parameters: frozenset[str] = frozenset()
+    not_evaluated_reason: str | None = None
+
+
+def used_parameters(sql: str) -> frozenset[str]:
+    """The `$name` parameters that `sql` uses, outside string literals and comments."""
+    return frozenset(m.group(1) for m in _TOKENS.finditer(sql) if m.group(1))
+
+
+def parse_check(path: Path) -> CheckDefinition:
+    """Read and validate one check file; any problem is a `CheckDefinitionError`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CheckDefinitionError(f"{path.name}: cannot be read: {exc}") from exc
+    return parse_check_text(text, name=path.stem, path=path)
+
+
+def parse_check_text(text: str, *, name: str, path: Path | None = None) -> CheckDefinition:
+    """Validate the text of a check named `name` (the file stem)."""
+    where = path.name if path is not None else name
+    header_lines: list[str] = []
+    lines = text.splitlines()
+    index = 0
+    for index, line in enumerate(lines):  # noqa: B007 - index is used after the loop
+        stripped = line.strip()
+        if stripped.startswith("--"):
+            header_lines.append(stripped[2:].removeprefix(" "))
+        elif stripped:
+            break
+    else:
+        index = len(lines)
+    body = "\n".join(lines[index:]).strip()
+    header = _parse_header(header_lines, where)
+    if header.get("name") != name:
+        raise CheckDefinitionError(
+            f"{where}: header name {header.get('name')!r} must equal the file stem {name!r}"
+        )
+    if not _NAME.match(name):
+        raise CheckDefinitionError(f"{where}: name must be lower_snake_case (a-z, 0-9, _)")
+    description = header["description"]
+    if not isinstance(description, str) or not description.strip():
+        raise CheckDefinitionError(f"{where}: description must be a non-empty string")
+    severity = header["severity"]
+    if severity not in SEVERITIES:
+        raise CheckDefinitionError(
+            f"{where}: severity must be one of {', '.join(SEVERITIES)}, not {severity!r}"
+        )
+    requires = _resource_list(header, "requires", where)
+    per_resource = _resource_list(header, "per_resource", where)
+    tags = header.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise CheckDefinitionError(f"{where}: tags must be a list of strings")
+    evaluable_when = header.get("evaluable_when")
+    if evaluable_when is not None:
+        if not isinstance(evaluable_when, str):
+            raise CheckDefinitionError(f"{where}: evaluable_when must be a SELECT (a string)")
+        _validate_select(evaluable_when, f"{where} (evaluable_when)")
+    reason = header.get("not_evaluated_reason")
+    if reason is not None and not isinstance(reason, str):
+        raise CheckDefinitionError(f"{where}: not_evaluated_reason must be a string")
+    _validate_select(body, where)
+    parameters = used_parameters(body)
+    evaluable_parameters = used_parameters(evaluable_when) if evaluable_when else frozenset()
+    unknown = (parameters | evaluable_parameters) - KNOWN_PARAMETERS
+    if unknown:
+        raise CheckDefinitionError(
+            f"{where}: unknown parameter(s) {', '.join('$' + u for u in sorted(unknown))}; "
+            f"known: {', '.join('$' + k for k in sorted(KNOWN_PARAMETERS))}"
+        )
+    return CheckDefinition(
+        name=name,
+        description=" ".join(description.split()),
+        severity=severity,
+        requires=requires,
+        tags=tuple(tags),
+        sql=body,
+        parameters=parameters,
+        path=path,
+        per_resource=per_resource,
+        evaluable_when=evaluable_when,
+        evaluable_parameters=evaluable_parameters,
+        not_evaluated_reason=reason,
+    )
+
+
+def _parse_header(lines: list[str], where: str) -> dict[str, Any]:
+    if not lines:
+        raise CheckDefinitionError(f"{where}: no `--` YAML header at the top of the file")
+    try:
+        header = yaml.safe_load("\n".join(lines))
+    except yaml.YAMLError as exc:
+        raise CheckDefinitionError(f"{where}: header is not valid YAML: {exc}") from exc
+    if not isinstance(header, dict):
+        raise CheckDefinitionError(f"{where}: header must be a YAML mapping (key: value lines)")
+    missing = _REQUIRED_KEYS - header.keys()
+    if missing:
+        raise CheckDefinitionError(f"{where}: header lacks {', '.join(sorted(missing))}")
+    extra = header.keys() - _REQUIRED_KEYS - _OPTIONAL_KEYS
+    if extra:
+        raise CheckDefinitionError(f"{where}: unknown header key(s) {', '.join(sorted(extra))}")
+    return header
+
+
+def _resource_list(header: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = header.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise CheckDefinitionError(f"{where}: {key} must be a list of resource names")
+    unknown = [v for v in value if v not in RESOURCES]
+    if unknown:
+        raise CheckDefinitionError(
+            f"{where}: {key} names unknown resource(s) {', '.join(unknown)}; "
+            f"known: {', '.join(RESOURCES)}"
+        )
+    return tuple(value)
+
+
+def _validate_select(sql: str, where: str) -> None:
+    if not sql:
+        raise CheckDefinitionError(f"{where}: no SELECT after the header")
+    if sql.rstrip().endswith(";"):
+        raise CheckDefinitionError(f"{where}: the SELECT must not end with ';'")
+    # Parsing only (no binding, no execution): safe inside any transaction.
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise CheckDefinitionError(f"{where}: SQL does not parse: {_first_line(exc)}") from exc
+    if len(statements) != 1:
+        raise CheckDefinitionError(
+            f"{where}: must hold exactly one statement, not {len(statements)}"
+        )
+    if statements[0].type != duckdb.StatementType.SELECT:
+        raise CheckDefinitionError(f"{where}: the statement must be a SELECT")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,386 @@
+"""Run the check files against the warehouse and record `check_runs` and `findings`.
+
+Transactions. DuckDB aborts the whole open transaction on *any* failed statement (a parser
+or binder error included, measured on DuckDB 2.0), and it has no savepoints. So a broken
+check must never run inside the transaction that holds the night's load. `run_checks`
+therefore needs a connection with no open transaction (the load committed to the
+unpublished working copy) and works in two phases:
+
+1. evaluate — each check's SELECT runs in autocommit into a TEMP table; a failing check
+   rolls back only its own statement and is recorded as `errored`;
+2. record — one transaction owned by `run_checks` writes `findings` and `check_runs` with
+   set-based SQL (`lifecycle.sql`), replacing earlier rows of this run for these checks.
+
+Readers never see a half-written night either way: they read the published file, which the
+nightly run replaces by rename after the checks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from recon.checks.definition import (
+    OUTPUT_COLUMNS,
+    CheckDefinition,
+    parse_check,
+    used_parameters,
+)
+from recon.currency import create_currencies_table
+from recon.errors import CheckDefinitionError, ConfigError, WarehouseError
+from recon.settings import DEFAULT_REFUND_FAILED_STATUSES, Settings
+
+__all__ = [
+    "CheckParams",
+    "CheckRun",
+    "default_checks_dir",
+    "default_sql_dir",
+    "ensure_reference_tables",
+    "load_checks",
+    "run_checks",
+]
+
+_EVALUATED = ("passed", "failed")
+_RESULTS_DDL = """
+CREATE OR REPLACE TEMP TABLE _recon_results (
+    check_name   VARCHAR NOT NULL,
+    entity       VARCHAR NOT NULL,
+    entity_id    VARCHAR NOT NULL,
+    currency     VARCHAR,
+    amount_minor BIGINT,
+    issue_type   VARCHAR NOT NULL,
+    detail       VARCHAR
+)
+"""
+_STATUS_DDL = """
+CREATE OR REPLACE TEMP TABLE _recon_status (
+    check_name    VARCHAR NOT NULL,
+    severity      VARCHAR NOT NULL,
+    status        VARCHAR NOT NULL,
+    reason        VARCHAR,
+    description   VARCHAR,
+    finding_count BIGINT NOT NULL,
+    duration_ms   DOUBLE
+)
+"""
+
+
+@dataclass(frozen=True)
+class CheckParams:
+    """The settings the check SQL may use as `$stuck_days`, `$volume_ratio`, `$failed_statuses`."""
+
+    stuck_days: int = 7
+    volume_ratio: float = 0.5
+    failed_statuses: tuple[str, ...] = DEFAULT_REFUND_FAILED_STATUSES
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> CheckParams:
+        """The parameters of `settings` (RECON_STUCK_AFTER_DAYS, …)."""
+        return cls(
+            stuck_days=settings.stuck_after_days,
+            volume_ratio=settings.volume_anomaly_ratio,
+            failed_statuses=tuple(settings.refund_failed_statuses),
+        )
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """The outcome of one check in one run, as stored in `check_runs`."""
+
+    run_id: str
+    check_name: str
+    severity: str
+    status: str  # passed | failed | not_evaluated | errored
+    reason: str | None
+    description: str | None
+    finding_count: int
+    opening_count: int
+    new_count: int
+    resolved_count: int
+    closing_count: int
+    duration_ms: float | None
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    name: str
+    severity: str
+    status: str
+    reason: str | None
+    description: str | None
+    finding_count: int
+    duration_ms: float
+
+
+def default_sql_dir() -> Path:
+    """The repository's `sql/` folder, found from the source tree (`<repo>/src/recon/…`).
+
+    The wheel packages `src/recon` only, so an installed recon has no `sql/`: then the
+    `sql/` folder of the current directory is used, and failing that the caller must pass
+    `checks_dir`.
+    """
+    here = Path(__file__).resolve()
+    candidates = [here.parents[3] / "sql", Path.cwd() / "sql"]
+    for candidate in candidates:
+        if (candidate / "checks").is_dir():
+            return candidate
+    raise ConfigError(
+        "checks_dir",
+        f"no sql/checks folder found (looked in {', '.join(str(c) for c in candidates)})",
+    )
+
+
+def default_checks_dir() -> Path:
+    """`<repo>/sql/checks`."""
+    return default_sql_dir() / "checks"
+
+
+def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None = None) -> None:
+    """Create or refresh `currencies`, `status_values`, `status_transitions` and the
+    `recon_money` macro (idempotent; `sql/reference/*.sql` in name order)."""
+    create_currencies_table(con)
+    reference = (sql_dir or default_sql_dir()) / "reference"
+    for path in sorted(reference.glob("*.sql")):
+        con.execute(path.read_text(encoding="utf-8"))
+
+
+def load_checks(
+    checks_dir: Path | None = None, only: Sequence[str] | None = None
+) -> list[CheckDefinition | tuple[str, CheckDefinitionError]]:
+    """Parse every `*.sql` in `checks_dir` (name order); a malformed file yields
+    `(name, error)` in its place instead of raising."""
+    folder = checks_dir if checks_dir is not None else default_checks_dir()
+    paths = sorted(folder.glob("*.sql"))
+    if only is not None:
+        known = {p.stem for p in paths}
+        unknown = sorted(set(only) - known)
+        if unknown:
+            raise ConfigError("only", f"unknown check(s): {', '.join(unknown)}")
+        paths = [p for p in paths if p.stem in set(only)]
+    loaded: list[CheckDefinition | tuple[str, CheckDefinitionError]] = []
+    for path in paths:
+        try:
+            loaded.append(parse_check(path))
+        except CheckDefinitionError as exc:
+            loaded.append((path.stem, exc))
+    return loaded
+
+
+def run_checks(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    run_id: str,
+    as_of: datetime,
+    params: CheckParams,
+    checks_dir: Path | None = None,
+    only: Sequence[str] | None = None,
+) -> list[CheckRun]:
+    """Evaluate the checks for `run_id` and record `check_runs` and `findings`.
+
+    `con` must have no open transaction (see the module docstring): `run_checks` commits its
+    own. Re-running for the same `run_id` replaces that run's rows for these checks. A naive
+    `as_of` is taken as UTC. Returns one `CheckRun` per check, in name order.
+    """
+    if _in_transaction(con):
+        raise WarehouseError(
+            "run_checks needs a connection with no open transaction: DuckDB aborts the whole "
+            "transaction on any failed statement, so a broken check would undo the load. "
+            "COMMIT the load first."
+        )
+    if as_of.tzinfo is None:
+        as_of = as_of.replace(tzinfo=UTC)
+    values: dict[str, Any] = {
+        "run_id": run_id,
+        "as_of": as_of,
+        "stuck_days": int(params.stuck_days),
+        "volume_ratio": float(params.volume_ratio),
+        "failed_statuses": [s.lower() for s in params.failed_statuses],
+    }
+    ensure_reference_tables(con)
+    definitions = load_checks(checks_dir, only)
+    scans = _resource_scans(con, run_id)
+    con.execute(_RESULTS_DDL)
+    con.execute(_STATUS_DDL)
+    try:
+        outcomes = [_evaluate(con, item, scans, values) for item in definitions]
+        _record(con, outcomes, values)
+        return _read_check_runs(con, run_id, [o.name for o in outcomes])
+    finally:
+        for table in ("_recon_results", "_recon_status", "_recon_opening"):
+            con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+
+
+def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
+    # In autocommit every statement gets a new transaction id; inside BEGIN … COMMIT the id
+    # stays the same. (An aborted transaction makes this raise, which is right too.)
+    first = con.execute("SELECT txid_current()").fetchone()
+    second = con.execute("SELECT txid_current()").fetchone()
+    return first == second
+
+
+@dataclass(frozen=True)
+class _Scan:
+    status: str
+    reason: str | None
+    failed_pages: int
+
+    def describe(self, resource: str) -> str:
+        detail = self.reason
+        if not detail and self.failed_pages:
+            detail = f"{self.failed_pages} page{'s' if self.failed_pages != 1 else ''} failed"
+        return f"{resource} {self.status}" + (f": {detail}" if detail else "")
+
+
+def _resource_scans(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, _Scan]:
+    rows = con.execute(
+        "SELECT resource, status, reason, failed_pages FROM resource_scans WHERE run_id = ?",
+        [run_id],
+    ).fetchall()
+    return {r[0]: _Scan(status=r[1], reason=r[2], failed_pages=int(r[3] or 0)) for r in rows}
+
+
+def _not_complete(resources: Sequence[str], scans: Mapping[str, _Scan]) -> list[str]:
+    reasons = []
+    for resource in resources:
+        scan = scans.get(resource)
+        if scan is None:
+            reasons.append(f"{resource} not scanned in this run")
+        elif scan.status != "complete":
+            reasons.append(scan.describe(resource))
+    return reasons
+
+
+def _bind(sql: str, values: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Any:
+    # DuckDB rejects named parameters that the statement does not use: pass only those used.
+    bound = {k: v for k, v in values.items() if k in used_parameters(sql)}
+    if extra:
+        bound.update(extra)
+    return bound
+
+
+def _evaluate(
+    con: duckdb.DuckDBPyConnection,
+    item: CheckDefinition | tuple[str, CheckDefinitionError],
+    scans: Mapping[str, _Scan],
+    values: Mapping[str, Any],
+) -> _Outcome:
+    started = time.perf_counter()
+
+    def outcome(status: str, reason: str | None, count: int = 0) -> _Outcome:
+        elapsed = (time.perf_counter() - started) * 1000.0
+        if isinstance(item, tuple):
+            return _Outcome(item[0], "error", status, reason, None, count, elapsed)
+        return _Outcome(item.name, item.severity, status, reason, item.description, count, elapsed)
+
+    if isinstance(item, tuple):
+        return outcome("errored", str(item[1]))
+    check = item
+    missing = _not_complete(check.requires, scans)
+    if missing:
+        return outcome("not_evaluated", "; ".join(missing))
+    note = None
+    if check.per_resource:
+        skipped = _not_complete(check.per_resource, scans)
+        if len(skipped) == len(check.per_resource):
+            return outcome("not_evaluated", "no resource complete: " + "; ".join(skipped))
+        if skipped:
+            note = "evaluated over complete resources only; not evaluated: " + "; ".join(skipped)
+    if check.evaluable_when is not None:
+        try:
+            row = con.execute(check.evaluable_when, _bind(check.evaluable_when, values)).fetchone()
+        except duckdb.Error as exc:
+            return outcome("errored", f"evaluable_when failed: {_first_line(exc)}")
+        if row is None or not row[0]:
+            return outcome("not_evaluated", check.not_evaluated_reason or "evaluable_when is false")
+    try:
+        count = _run_select(con, check, values)
+    except (duckdb.Error, CheckDefinitionError) as exc:
+        con.execute("DELETE FROM _recon_results WHERE check_name = ?", [check.name])
+        return outcome("errored", _first_line(exc))
+    return outcome("failed" if count else "passed", note, count)
+
+
+def _run_select(
+    con: duckdb.DuckDBPyConnection, check: CheckDefinition, values: Mapping[str, Any]
+) -> int:
+    """Insert the check's rows into `_recon_results` in one autocommit statement; count them."""
+    bound = _bind(check.sql, values)
+    # The SQL comes from a check file (trusted, reviewed like code); values are bound.
+    columns = [d[0] for d in con.execute(f"DESCRIBE {check.sql}\n", bound).fetchall()]
+    if tuple(columns) != OUTPUT_COLUMNS:
+        raise CheckDefinitionError(
+            f"the SELECT must return exactly {', '.join(OUTPUT_COLUMNS)} (in this order); "
+            f"it returns {', '.join(columns)}"
+        )
+    con.execute(
+        "INSERT INTO _recon_results "  # noqa: S608 - the check's SQL is trusted; values bound
+        "SELECT $recon_check_name, entity, entity_id, currency, amount_minor, issue_type, detail "
+        f"FROM (\n{check.sql}\n) AS _check",
+        {**bound, "recon_check_name": check.name},
+    )
+    duplicate = con.execute(
+        "SELECT entity_id, issue_type, count(*) FROM _recon_results WHERE check_name = ? "
+        "GROUP BY entity_id, issue_type HAVING count(*) > 1 LIMIT 1",
+        [check.name],
+    ).fetchone()
+    if duplicate is not None:
+        raise CheckDefinitionError(
+            f"returned {duplicate[2]} rows for the finding key "
+            f"{check.name}:{duplicate[0]}:{duplicate[1]}; (entity_id, issue_type) must be unique"
+        )
+    row = con.execute(
+        "SELECT count(*) FROM _recon_results WHERE check_name = ?", [check.name]
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _lifecycle_statements() -> list[str]:
+    text = resources.files("recon.checks").joinpath("lifecycle.sql").read_text(encoding="utf-8")
+    parts = text.split("\n-- statement\n")[1:]  # the first part is the file's comment
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _record(
+    con: duckdb.DuckDBPyConnection, outcomes: Sequence[_Outcome], values: Mapping[str, Any]
+) -> None:
+    if not outcomes:
+        return
+    con.executemany(
+        "INSERT INTO _recon_status VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            [o.name, o.severity, o.status, o.reason, o.description, o.finding_count, o.duration_ms]
+            for o in outcomes
+        ],
+    )
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for statement in _lifecycle_statements():
+            con.execute(statement, _bind(statement, values))
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def _read_check_runs(
+    con: duckdb.DuckDBPyConnection, run_id: str, names: Sequence[str]
+) -> list[CheckRun]:
+    rows = con.execute(
+        "SELECT run_id, check_name, severity, status, reason, description, finding_count, "
+        "opening_count, new_count, resolved_count, closing_count, duration_ms "
+        "FROM check_runs WHERE run_id = ? AND list_contains(?, check_name) ORDER BY check_name",
+        [run_id, list(names)],
+    ).fetchall()
+    return [CheckRun(*row) for row in rows]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
