@@ -19,42 +19,41 @@ from recon.extract import ResourceOutcome, resources_for
 from recon.warehouse import LoadResult
 
 Overrides = dict[str, Any] | None
-_TASK = {"cache_policy": NO_CACHE, "persist_result": False, "retries": 0}
 
 
-@task(name="start", **_TASK)
+@task(name="start", cache_policy=NO_CACHE, persist_result=False)
 def start(overrides: Overrides, resume: str | None, trigger: str) -> str:
     return steps.start_step(overrides, resume=resume, trigger=trigger)
 
 
-@task(name="extract", **_TASK)
+@task(name="extract", cache_policy=NO_CACHE, persist_result=False)
 def extract(overrides: Overrides, run_id: str, payment_methods: bool) -> list[ResourceOutcome]:
     return steps.extract_step(
         overrides, run_id, progress=progress.current(), payment_methods=payment_methods
     )
 
 
-@task(name="extract-resource", **_TASK)
+@task(name="extract-resource", cache_policy=NO_CACHE, persist_result=False)
 def extract_resource(overrides: Overrides, run_id: str, resource: str) -> ResourceOutcome:
     return steps.extract_one_step(overrides, run_id, resource)
 
 
-@task(name="load", **_TASK)
+@task(name="load", cache_policy=NO_CACHE, persist_result=False)
 def load(overrides: Overrides, run_id: str) -> LoadResult:
     return steps.load_step(overrides, run_id, publish=False)
 
 
-@task(name="check", **_TASK)
+@task(name="check", cache_policy=NO_CACHE, persist_result=False)
 def check(overrides: Overrides, run_id: str) -> int:
     return len(steps.check_step(overrides, run_id, publish=False, fresh=False))
 
 
-@task(name="publish", **_TASK)
+@task(name="publish", cache_policy=NO_CACHE, persist_result=False)
 def publish(overrides: Overrides, run_id: str) -> str:
     return str(steps.publish_step(overrides, run_id))
 
 
-@task(name="report", **_TASK)
+@task(name="report", cache_policy=NO_CACHE, persist_result=False)
 def report(overrides: Overrides, run_id: str, fail_on: str | None) -> steps.RunSummary:
     return steps.report_step(overrides, run_id, fail_on=fail_on)
 
@@ -83,7 +82,7 @@ def nightly(
     except BaseException:
         steps.abandon_step(overrides)
         raise
-    summary = report(overrides, run_id, fail_on)
+    summary: steps.RunSummary = report(overrides, run_id, fail_on)
     _artifacts(summary, outcomes)
     return summary
 
@@ -96,7 +95,6 @@ def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> No
     create_markdown_artifact(
         key="recon-summary", markdown=markdown, description=f"recon run {summary.run_id}"
     )
-    failed = [line for line in summary.lines if line.strip().startswith("FAILED")]
     table = [
         {
             "resource": o.resource,
@@ -108,7 +106,7 @@ def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> No
         for o in outcomes
     ]
     create_table_artifact(
-        key="recon-resources", table=table, description=f"{len(failed)} failed call(s) shown"
+        key="recon-resources", table=table, description="How complete each resource's scan was"
     )
     _failed_calls_artifact(summary)
 

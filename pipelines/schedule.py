@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import httpx
@@ -110,11 +110,3 @@ def serve(p: Plan, *, say: Callable[[str], None]) -> None:
         if server is not None:
             server.terminate()
             server.wait(timeout=30)
-
-
-def dst_example(p: Plan, year: int) -> list[datetime]:
-    """Runs around the spring-forward and fall-back nights of `year` (for docs and tests)."""
-    zone = ZoneInfo(p.timezone)
-    start = datetime(year, 3, 1, tzinfo=zone)
-    runs = p.next_runs(400, after=start)
-    return [t for t in runs if (t.utcoffset() or timedelta()) != (runs[0].utcoffset())][:2]

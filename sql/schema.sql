@@ -148,7 +148,7 @@ CREATE TABLE IF NOT EXISTS record_versions (
 -- Every HTTP attempt of every run. Secrets are never stored: no headers, redacted query.
 CREATE TABLE IF NOT EXISTS api_calls (
     run_id        VARCHAR NOT NULL,
-    call_id       BIGINT NOT NULL,           -- one logical call (all its attempts share it)
+    call_id       VARCHAR NOT NULL,          -- one logical call (all its attempts share it)
     resource      VARCHAR,
     method        VARCHAR NOT NULL,
     path          VARCHAR NOT NULL,
@@ -168,7 +168,8 @@ SELECT
     c.run_id, c.call_id, c.resource, c.method, c.path, c.query, c.http_status, c.error,
     c.message, c.request_id, c.attempt AS attempts, c.attempted_at,
     (SELECT list(p.request_id ORDER BY p.attempt) FROM api_calls p
-      WHERE p.run_id = c.run_id AND p.call_id = c.call_id AND p.request_id IS NOT NULL)
+      WHERE p.run_id = c.run_id AND p.call_id = c.call_id
+        AND p.resource IS NOT DISTINCT FROM c.resource AND p.request_id IS NOT NULL)
         AS request_ids
 FROM api_calls c
 WHERE c.outcome = 'failed';

@@ -1,7 +1,7 @@
 -- Merge one staged resource into its current-state table and the version history.
--- Rendered by recon.warehouse with allow-listed identifiers only: {table} is a warehouse
--- table, {cols} its typed columns, {set_cols} "col = excluded.col" for each. The run comes
--- from the one-row temp table load_ctx(run_id, complete).
+-- Rendered by recon.warehouse with allow-listed identifiers only (the table name, its typed
+-- columns, and "col = excluded.col" for each). The run comes from the one-row temp table
+-- load_ctx(run_id, complete).
 
 -- What changed tonight: new ids, changed content, ids that came back after being gone.
 CREATE OR REPLACE TEMP TABLE changes AS

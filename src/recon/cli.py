@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
+import duckdb
 import typer
 from rich.console import Console
 
@@ -200,7 +201,7 @@ def nightly(
                 trigger="sandbox" if sandbox else "cli",
             )
         _print_summary(summary)
-        return summary.exit_code
+        return int(summary.exit_code)
 
     code = _guard(run)
     raise typer.Exit(code)
@@ -219,10 +220,10 @@ def _run_flow(
     from pipelines.nightly import nightly as flow
 
     if task_runner == "dask":
-        from prefect_dask import DaskTaskRunner
+        from prefect_dask.task_runners import DaskTaskRunner
 
         runner = DaskTaskRunner(address=dask_address) if dask_address else DaskTaskRunner()
-        flow = flow.with_options(task_runner=runner)
+        flow = flow.with_options(task_runner=runner)  # type: ignore[arg-type]
     return flow(
         overrides=overrides,
         resume=resume,
@@ -245,9 +246,8 @@ def _print_summary(summary: Any) -> None:
         out.print(f"report:    {summary.report_dir / 'report.html'}", highlight=False)
         out.print(f"summary:   {summary.report_dir / 'summary.json'}", highlight=False)
     out.print(
-        f'query it:  .venv/bin/python -c "import duckdb; '
-        f"print(duckdb.connect('{summary.db_path}', read_only=True)"
-        f".sql('SELECT * FROM check_runs ORDER BY run_id DESC, check_name LIMIT 25'))\"",
+        'query it:  .venv/bin/recon query "SELECT check_name, status, finding_count '
+        'FROM check_runs WHERE run_id = (SELECT max(run_id) FROM runs) ORDER BY check_name"',
         highlight=False,
         markup=False,
     )
@@ -274,11 +274,9 @@ def extract(
         with _progress_display(enabled=True):
             outcomes = steps.extract_step(overrides, run_id, payment_methods=payment_methods)
         for o in outcomes:
-            out.print(
-                f"  {o.resource:<16} {o.status:<11} {o.records:>9,} records", highlight=False
-            )
+            out.print(f"  {o.resource:<16} {o.status:<11} {o.records:>9,} records", highlight=False)
         out.print(f"run {run_id} landed; load it with: recon load --run {run_id}")
-        if any(o.auth_error for o in outcomes):
+        if any(o.fatal for o in outcomes):
             return 1
         return 0 if all(o.status in ("complete", "skipped") for o in outcomes) else 3
 
@@ -310,9 +308,7 @@ def check(run: RunId = None, db: DbPath = None) -> None:
     def go() -> int:
         results = steps.check_step(_overrides(db=db), run, publish=True, fresh=True)
         for r in results:
-            out.print(
-                f"  {r.check_name:<36} {r.status:<14} {r.finding_count:>7}", highlight=False
-            )
+            out.print(f"  {r.check_name:<36} {r.status:<14} {r.finding_count:>7}", highlight=False)
         return 0
 
     raise typer.Exit(_guard(go))
@@ -332,6 +328,34 @@ def report(
         summary = steps.report_step(_overrides(db=db, reports=reports), run, fail_on=fail_on)
         _print_summary(summary)
         return int(summary.exit_code)
+
+    raise typer.Exit(_guard(go))
+
+
+@app.command()
+def query(
+    sql: Annotated[str, typer.Argument(help="A SELECT to run on the published warehouse.")],
+    db: DbPath = None,
+    max_rows: Annotated[int, typer.Option(help="Rows to show.", min=1)] = 100,
+) -> None:
+    """Run a read-only query on the published warehouse and print the result."""
+    from recon.settings import load_settings
+    from recon.warehouse import open_readonly
+
+    def go() -> int:
+        settings = load_settings(**_overrides(db=db))
+        con = open_readonly(settings.db)
+        try:
+            con.execute("SET enable_external_access = false")
+            rel = con.sql(sql)
+            if rel is None:
+                raise ConfigError("SQL", "is not a query that returns rows")
+            rel.show(max_rows=max_rows, max_width=200)
+        except duckdb.Error as exc:
+            raise ConfigError("SQL", str(exc).splitlines()[0]) from None
+        finally:
+            con.close()
+        return 0
 
     raise typer.Exit(_guard(go))
 
@@ -392,6 +416,7 @@ def schedule(
 
     def go() -> int:
         from pipelines import schedule as sched
+
         from recon.settings import load_settings
 
         settings = load_settings(**_overrides(schedule_cron=cron, timezone=timezone))

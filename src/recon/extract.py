@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import pyarrow.parquet as pq
 
 from recon.api import ApiClient, ClientConfig
-from recon.errors import AuthError
+from recon.errors import AuthError, TransportError
 from recon.landing import CallBuffer, ResourceLanding, RunLanding
 from recon.settings import Settings
 
@@ -74,12 +74,12 @@ class ResourceOutcome:
     duplicates: int
     failed_pages: int
     rejects: int
-    auth_error: str | None = None
+    fatal: str | None = None  # auth refused or TLS failure: the whole run must stop
 
 
 def resources_for(settings: Settings, *, payment_methods: bool = False) -> list[str]:
     """The resources a run extracts under these settings, in extraction order."""
-    out = [r for r in LISTED_RESOURCES]
+    out = list(LISTED_RESOURCES)
     if payment_methods or settings.customer_ids:
         out.append("payment_methods")
     return out
@@ -110,7 +110,7 @@ class _Attempts:
                 self.retries[resource] = self.retries.get(resource, 0) + 1
 
 
-def _outcome(landing: ResourceLanding, auth_error: str | None = None) -> ResourceOutcome:
+def _outcome(landing: ResourceLanding, fatal: str | None = None) -> ResourceOutcome:
     st = landing.state
     return ResourceOutcome(
         resource=st.resource,
@@ -121,7 +121,7 @@ def _outcome(landing: ResourceLanding, auth_error: str | None = None) -> Resourc
         duplicates=st.duplicates,
         failed_pages=len(st.failed_pages),
         rejects=st.rejects,
-        auth_error=auth_error,
+        fatal=fatal,
     )
 
 
@@ -184,10 +184,12 @@ def extract_resource(
                     records=rl.state.records + rl.pending_records,
                     retries=attempts.retries.get(resource, 0),
                 )
-        except AuthError as exc:
+        except (AuthError, TransportError) as exc:
+            if isinstance(exc, TransportError) and exc.retryable:
+                raise
             rl.finish(status="failed", reason=str(exc), calls=buffer.drain(resource))
             progress.done(resource, status="failed")
-            return _outcome(rl, auth_error=str(exc))
+            return _outcome(rl, fatal=str(exc))
         report = scan.report
         for failure in report.failed_pages[known_failures:]:
             rl.record_failed_page(_failure_row(failure))
@@ -226,7 +228,7 @@ def _extract_payment_methods(
                 next_offset=page.next_offset,
                 records=page.records,
                 request_id=page.request_id,
-                scope=cid,
+                scope=page.customer_id or cid,
             )
             progress.update(
                 "payment_methods",
@@ -247,7 +249,9 @@ def _extract_payment_methods(
     if not ids:
         status, reasons = "skipped", ["no customer ids (set RECON_CUSTOMER_IDS)"]
     rl.state.duplicates += duplicates
-    rl.finish(status=status, reason="; ".join(reasons) or None, calls=buffer.drain("payment_methods"))
+    rl.finish(
+        status=status, reason="; ".join(reasons) or None, calls=buffer.drain("payment_methods")
+    )
     progress.done("payment_methods", status=status)
     return _outcome(rl)
 
@@ -281,12 +285,11 @@ def extract_all(
     *,
     progress: Progress | None = None,
     transport: Any = None,
-    on_auth_error: Callable[[str], None] | None = None,
+    on_fatal: Callable[[str], None] | None = None,
 ) -> list[ResourceOutcome]:
     """Extract every resource on up to `settings.concurrency` threads, one shared client.
 
-    An auth refusal on any resource stops the others at their next page: the client is
-    closed and the remaining resources are not started.
+    An auth refusal (or TLS failure) on any resource means the others are not started.
     """
     resources = list(resources)
     attempts = _Attempts(CallBuffer())
@@ -304,10 +307,10 @@ def extract_all(
         out = extract_resource(
             settings, landing, resource, client=shared, attempts=attempts, progress=progress
         )
-        if out.auth_error:
+        if out.fatal:
             stop.set()
-            if on_auth_error:
-                on_auth_error(out.auth_error)
+            if on_fatal:
+                on_fatal(out.fatal)
         return out
 
     last = [r for r in resources if r == "payment_methods"]
@@ -321,4 +324,3 @@ def extract_all(
     finally:
         shared.close()
     return [outcomes[r] for r in resources if r in outcomes]
-

@@ -61,7 +61,7 @@ _REJECT_SCHEMA = pa.schema(
     ]
 )
 CALL_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
-    ("call_id", pa.int64()),
+    ("call_id", pa.string()),
     ("resource", pa.string()),
     ("method", pa.string()),
     ("path", pa.string()),
@@ -87,7 +87,9 @@ def new_run_id(now: datetime | None = None) -> str:
 def check_run_id(run_id: str) -> str:
     """Refuse anything that is not a run id (it becomes a folder name)."""
     if not _RUN_ID.match(run_id):
-        raise ConfigError("RUN_ID", f"{run_id!r} is not a recon run id (like 20261121T020000Z-3fa2c1)")
+        raise ConfigError(
+            "RUN_ID", f"{run_id!r} is not a recon run id (like 20261121T020000Z-3fa2c1)"
+        )
     return run_id
 
 
@@ -110,6 +112,14 @@ def _atomic_write_table(table: pa.Table, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    return {dict: "object", list: "array", str: "string", int: "number", float: "number"}.get(
+        type(value), "null" if value is None else type(value).__name__
+    )
+
+
 def split_rejects(
     records: Iterable[Any],
 ) -> tuple[list[tuple[str, dict[str, Any]]], list[tuple[Any, str]]]:
@@ -122,13 +132,13 @@ def split_rejects(
     bad: list[tuple[Any, str]] = []
     for rec in records:
         if not isinstance(rec, dict):
-            bad.append((rec, f"record is a JSON {type(rec).__name__}, not an object"))
+            bad.append((rec, f"record is a JSON {_json_type(rec)}, not an object"))
             continue
         rid = rec.get("id")
         if rid is None:
             bad.append((rec, "record has no id"))
         elif not isinstance(rid, str):
-            bad.append((rec, f"id is a JSON {type(rid).__name__}, not a string"))
+            bad.append((rec, f"id is a JSON {_json_type(rid)}, not a string"))
         elif not rid.strip():
             bad.append((rec, "id is empty"))
         else:
@@ -225,7 +235,7 @@ class ResourceLanding:
         self,
         *,
         offset: int,
-        next_offset: int,
+        next_offset: int | None,
         records: Sequence[Any],
         request_id: str | None,
         duplicates: int = 0,
@@ -243,7 +253,10 @@ class ResourceLanding:
         for rec, reason in bad:
             self._rejects.append((dumps(rec).decode(), reason, offset, request_id))
         self._pending_pages += 1
-        self._pending_next_offset = next_offset
+        # None: the list ended here; a resume would start past this page.
+        self._pending_next_offset = (
+            next_offset if next_offset is not None else offset + len(records)
+        )
         self.state.duplicates += duplicates
         if len(self._ids) + len(self._rejects) >= self.batch_records:
             self.flush()
@@ -289,7 +302,9 @@ class ResourceLanding:
         self._pending_pages = 0
         self.save_state()
 
-    def finish(self, *, status: str, reason: str | None, calls: Sequence[Mapping[str, Any]]) -> None:
+    def finish(
+        self, *, status: str, reason: str | None, calls: Sequence[Mapping[str, Any]]
+    ) -> None:
         """Flush what is left and mark the resource done with its final status."""
         self.state.status = status
         self.state.reason = reason

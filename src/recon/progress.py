@@ -90,7 +90,12 @@ class RichProgress:
         with self._lock:
             if resource not in self._tasks:
                 self._tasks[resource] = self._progress.add_task(
-                    resource, total=None, resource=resource, pages=0, records=0, retries=0,
+                    resource,
+                    total=None,
+                    resource=resource,
+                    pages=0,
+                    records=0,
+                    retries=0,
                     status="",
                 )
             return self._tasks[resource]

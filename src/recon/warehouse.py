@@ -152,7 +152,9 @@ class Warehouse:
         Path(f"{self.work_path}.wal").unlink(missing_ok=True)
 
     @contextlib.contextmanager
-    def session(self, owner: str, *, fresh: bool, publish: bool) -> Iterator[duckdb.DuckDBPyConnection]:
+    def session(
+        self, owner: str, *, fresh: bool, publish: bool
+    ) -> Iterator[duckdb.DuckDBPyConnection]:
         """Lock, open the working copy, yield it; on success close (and publish)."""
         self.acquire(owner)
         try:
@@ -254,8 +256,10 @@ def _load_resource(
     if batches:  # a finished resource always has one (possibly empty) batch
         _stage(con, resource, batches)
         complete = state.status == "complete"
-        con.execute("CREATE OR REPLACE TEMP TABLE load_ctx AS SELECT ? AS run_id, ? AS complete",
-                    [run_id, complete])
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE load_ctx AS SELECT ? AS run_id, ? AS complete",
+            [run_id, complete],
+        )
         for stmt in _merge_statements(con, resource):
             con.execute(stmt)
         for change, n in con.execute(
