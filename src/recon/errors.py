@@ -227,12 +227,26 @@ class RetryAfterTooLongError(ReconError):
         self.what = what
         super().__init__(requested_s, cap_s, request_id, what)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            _rebuild_retry_after,
+            (self.requested_s, self.cap_s, self.request_id, self.what),
+        )
+
     def __str__(self) -> str:
         rid = self.request_id or "none given"
         return (
             f"server asked to wait {self.requested_s:.0f}s before retrying {self.what}, more than "
             f"the cap of {self.cap_s:.0f}s (RECON_RETRY_AFTER_CAP_S); request_id={rid}"
         )
+
+
+def _rebuild_retry_after(
+    requested_s: float, cap_s: float, request_id: str | None, what: str
+) -> RetryAfterTooLongError:
+    return RetryAfterTooLongError(
+        requested_s=requested_s, cap_s=cap_s, request_id=request_id, what=what
+    )
 
 
 class TransportError(ReconError):

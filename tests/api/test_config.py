@@ -1,0 +1,95 @@
+"""ClientConfig: validated before any request, built from Settings."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import SecretStr
+
+from recon.api import ClientConfig
+from recon.errors import ConfigError
+from recon.settings import Settings
+
+
+@pytest.mark.parametrize(
+    ("root", "expected"),
+    [
+        ("https://payments.example.com", "https://payments.example.com/api/v1"),
+        ("https://payments.example.com/", "https://payments.example.com/api/v1"),
+        ("https://payments.example.com/api/v1", "https://payments.example.com/api/v1"),
+        ("http://127.0.0.1:8123", "http://127.0.0.1:8123/api/v1"),
+        ("http://localhost:8123/api/v1/", "http://localhost:8123/api/v1"),
+        ("http://[::1]:80", "http://[::1]:80/api/v1"),
+    ],
+)
+def test_api_root_is_normalised(root: str, expected: str) -> None:
+    assert ClientConfig(api_root=root).api_root == expected
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "setting"),
+    [
+        ({"api_root": "ftp://h"}, "RECON_BASE_URL"),
+        ({"api_root": "payments.example.com"}, "RECON_BASE_URL"),
+        ({"api_root": "http://payments.example.com"}, "RECON_BASE_URL"),
+        ({"api_root": "https://u:p@h"}, "RECON_BASE_URL"),
+        ({"page_size": 0}, "RECON_PAGE_SIZE"),
+        ({"page_size": 201}, "RECON_PAGE_SIZE"),
+        ({"max_attempts": 0}, "RECON_MAX_ATTEMPTS"),
+        ({"timeout_s": 0}, "RECON_TIMEOUT_S"),
+        ({"call_budget_s": -1}, "RECON_CALL_BUDGET_S"),
+        ({"retry_after_cap_s": -1}, "RECON_RETRY_AFTER_CAP_S"),
+        ({"skip_param": ""}, "RECON_SKIP_PARAM"),
+        ({"refunds_path": "refunds"}, "RECON_REFUNDS_PATH"),
+    ],
+)
+def test_bad_config_names_the_setting(kwargs: dict[str, object], setting: str) -> None:
+    args: dict[str, object] = {"api_root": "https://h", **kwargs}
+    with pytest.raises(ConfigError) as info:
+        ClientConfig(**args)  # type: ignore[arg-type]
+    assert info.value.setting == setting
+
+
+def test_plain_http_to_a_remote_host_needs_the_explicit_setting() -> None:
+    config = ClientConfig(api_root="http://payments.internal", allow_insecure_http=True)
+    assert config.api_root == "http://payments.internal/api/v1"
+
+
+def test_from_settings_carries_every_knob() -> None:
+    settings = Settings(
+        base_url="https://pay.example.com/api/v1",
+        api_key=SecretStr("k"),
+        bearer_token=SecretStr("t"),
+        page_size=50,
+        page_size_param="limit",
+        skip_param="offset",
+        status_param="state",
+        refunds_path="",
+        invoices_path="/billing/invoices",
+        idempotency_header="X-Idem",
+        max_attempts=7,
+        timeout_s=5,
+        call_budget_s=60,
+        retry_after_cap_s=30,
+        backoff_initial_s=0.1,
+        backoff_max_s=2,
+    )
+    config = ClientConfig.from_settings(settings)
+    assert config.api_root == "https://pay.example.com/api/v1"
+    assert config.api_key == SecretStr("k")
+    assert config.bearer_token == SecretStr("t")
+    assert (config.page_size, config.page_size_param, config.skip_param) == (50, "limit", "offset")
+    assert config.status_param == "state"
+    assert (config.refunds_path, config.invoices_path) == ("", "/billing/invoices")
+    assert config.idempotency_header == "X-Idem"
+    assert (config.max_attempts, config.timeout_s, config.call_budget_s) == (7, 5, 60)
+    assert (config.retry_after_cap_s, config.backoff_initial_s, config.backoff_max_s) == (
+        30,
+        0.1,
+        2,
+    )
+
+
+def test_from_settings_without_base_url_names_it() -> None:
+    with pytest.raises(ConfigError) as info:
+        ClientConfig.from_settings(Settings(base_url=None))
+    assert info.value.setting == "RECON_BASE_URL"
