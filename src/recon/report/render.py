@@ -1,0 +1,472 @@
+"""Write `reports/<run_id>/` from the warehouse: summary.json, report.html, report.md,
+findings.csv/.parquet, failed_calls.csv, manifest.json; then `reports/index.html` and
+`reports/latest`.
+
+Reads only the warehouse tables (never the environment). Every file is written to a
+temporary name in its folder and renamed into place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from recon.errors import ConfigError
+from recon.report._money import format_amount, is_iso_currency
+from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
+from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
+from recon.spreadsheet import atomic_path, atomic_write_bytes, atomic_write_text, write_csv
+from recon.spreadsheet import write_parquet as write_parquet_file
+
+__all__ = ["SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"]
+
+SCHEMA_VERSION = 1
+_TEMPLATES = Path(__file__).parent / "templates"
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$")
+
+FINDINGS_COLUMNS = (
+    "run_id, check_name, severity, state, entity, entity_id, currency, amount_minor, "
+    "issue_type, detail, first_seen_run, finding_key"
+)
+FAILED_CALL_COLUMNS = (
+    "method, path, query, http_status AS status, error, message, request_id, attempts, "
+    "request_ids, resource, call_id, attempted_at"
+)
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    """Where `render_report` wrote each file."""
+
+    folder: Path
+    summary_json: Path
+    report_html: Path
+    report_md: Path
+    findings_csv: Path
+    findings_parquet: Path
+    failed_calls_csv: Path
+    manifest_json: Path
+    index_html: Path
+    latest: Path
+
+
+def _check_run_id(run_id: str) -> None:
+    if not _RUN_ID.match(run_id) or ".." in run_id:
+        raise ConfigError("run_id", f"{run_id!r} is not usable as a report folder name")
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(_TEMPLATES),
+        autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["money"] = format_amount
+    env.filters["md"] = md_escape
+    env.filters["num"] = lambda n: "—" if n is None else f"{n:,}"
+    env.filters["when"] = _when
+    return env
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+
+
+def md_escape(value: object) -> str:
+    """Text safe inside a Markdown table cell: one line, markup characters escaped."""
+    if value is None:
+        return ""
+    text = " ".join(str(value).split())
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _when(iso: str | None) -> str:
+    if not iso:
+        return "—"
+    return iso.replace("T", " ").replace("Z", " UTC")
+
+
+def _duration(started: str, finished: str | None) -> str | None:
+    if not finished:
+        return None
+    seconds = int(
+        (datetime.fromisoformat(finished) - datetime.fromisoformat(started)).total_seconds()
+    )
+    minutes, sec = divmod(max(seconds, 0), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {sec:02d} s"
+
+
+# ---------------------------------------------------------------------------------------
+# summary.json
+
+
+def build_summary(data: ReportData, generated_at: str) -> dict[str, Any]:
+    """The machine-readable summary (its JSON Schema: `summary.schema.json`)."""
+    run = data.run
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generated_at": generated_at,
+        "run": {
+            "run_id": run.run_id,
+            "status": run.status,
+            "reason": run.reason,
+            "started_at": run.started_at,
+            "finished_at": run.finished_at,
+            "trigger": run.trigger,
+        },
+        "resources": [
+            {
+                "resource": r.resource,
+                "status": r.status,
+                "reason": r.reason,
+                "pages": r.pages,
+                "records": r.records,
+                "duplicates": r.duplicates,
+                "failed_pages": r.failed_pages,
+                "rejects": r.rejects,
+                "new_records": r.new_records,
+                "changed_records": r.changed_records,
+                "gone_records": r.gone_records,
+            }
+            for r in data.resources
+        ],
+        "checks": [
+            {
+                "check_name": c.check_name,
+                "severity": c.severity,
+                "status": c.status,
+                "reason": c.reason,
+                "description": c.description,
+                "finding_count": c.finding_count,
+                "opening_count": c.opening_count,
+                "new_count": c.new_count,
+                "resolved_count": c.resolved_count,
+                "closing_count": c.closing_count,
+                "amounts_at_risk": [
+                    {"currency": a.currency, "amount_minor": a.amount_minor, "findings": a.findings}
+                    for a in c.amounts
+                ],
+            }
+            for c in data.checks
+        ],
+        "open_invoice_aging": [
+            {
+                "currency": a.currency,
+                "bucket": a.bucket,
+                "invoices": a.invoices,
+                "amount_minor": a.amount_minor,
+            }
+            for a in data.aging
+        ],
+        "failed_calls": [
+            {
+                "resource": f.resource,
+                "method": f.method,
+                "path": f.path,
+                "query": f.query,
+                "http_status": f.http_status,
+                "error": f.error,
+                "message": f.message,
+                "request_id": f.request_id,
+                "request_ids": f.request_ids,
+                "attempts": f.attempts,
+                "attempted_at": f.attempted_at,
+            }
+            for f in data.failed_calls
+        ],
+        "totals": {
+            "findings_open": data.findings_open,
+            "findings_new": data.findings_new,
+            "findings_resolved": data.findings_resolved,
+            "failed_calls": len(data.failed_calls),
+            "checks": data.check_status_counts,
+        },
+    }
+
+
+# ---------------------------------------------------------------------------------------
+# the view model shared by report.html and report.md
+
+_STATUS_WORDS = {
+    "complete": "Complete",
+    "incomplete": "Incomplete",
+    "failed": "Failed",
+    "running": "Still running",
+}
+
+
+def _headline(data: ReportData) -> str:
+    run = data.run
+    counts = data.check_status_counts
+    n_calls = len(data.failed_calls)
+    parts: list[str] = []
+    if run.status == "complete":
+        parts.append("All data was fetched: the results below cover everything the API lists.")
+    elif run.status == "incomplete":
+        bad = [r.resource for r in data.resources if r.status != "complete"]
+        parts.append(
+            f"Data is incomplete: {n_calls} API call{'s' if n_calls != 1 else ''} failed for "
+            f"good after retries"
+            + (f" ({', '.join(bad)} not complete)" if bad else "")
+            + ". Checks that need the missing data were not evaluated; "
+            "quote the request ids below to the payments provider."
+        )
+    elif run.status == "failed":
+        parts.append("The run failed; the results below are partial.")
+    else:
+        parts.append("The run has not finished; the results below are partial.")
+    parts.append(
+        f"{counts['failed']} check{'s' if counts['failed'] != 1 else ''} found problems, "
+        f"{counts['passed']} passed, {counts['not_evaluated']} not evaluated, "
+        f"{counts['errored']} errored."
+    )
+    return " ".join(parts)
+
+
+def _trend_charts(data: ReportData) -> list[Markup]:
+    points = data.trend
+    labels = [p.started_at[5:10] for p in points]
+    tips = [f"{p.run_id} ({p.started_at[:10]}, {p.status})" for p in points]
+    markers = [p.status != "complete" for p in points]
+    severities = [("error", "Errors", "#dc2626"), ("warn", "Warnings", "#f59e0b")]
+    severities.append(("info", "Info", "#94a3b8"))
+    findings = stacked_bar_chart(
+        "Open findings per night, by severity",
+        labels,
+        tips,
+        [
+            Series(label, color, [p.open_by_severity.get(key, 0) for p in points])
+            for key, label, color in severities
+        ],
+        markers=markers,
+    )
+    moves = stacked_bar_chart(
+        "New and resolved findings per night",
+        labels,
+        tips,
+        [
+            Series("New", "#2563eb", [p.new for p in points]),
+            Series("Resolved", "#059669", [p.resolved for p in points]),
+        ],
+        markers=markers,
+    )
+    resources = sorted({r for p in points for r in p.records_by_resource})
+    records = line_chart(
+        "Records per resource per night",
+        labels,
+        tips,
+        [
+            Series(r, PALETTE[i % len(PALETTE)], [p.records_by_resource.get(r, 0) for p in points])
+            for i, r in enumerate(resources)
+        ],
+        width=1160,
+        wide=True,
+    )
+    return [findings, moves, records]
+
+
+def _view(data: ReportData, summary: dict[str, Any], top_n: int) -> dict[str, Any]:
+    currencies = data.currencies
+    amounts = [
+        {
+            "check": c,
+            "cells": {a.currency: a for a in c.amounts},
+        }
+        for c in data.checks
+        if c.amounts
+    ]
+    aging: list[dict[str, Any]] = []
+    for currency in sorted({a.currency for a in data.aging}, key=lambda c: (c is None, c or "")):
+        rows = {a.bucket: a for a in data.aging if a.currency == currency}
+        aging.append(
+            {
+                "currency": currency,
+                "buckets": rows,
+                "extra": [a for b, a in rows.items() if b not in AGING_BUCKETS],
+                "invoices": sum(a.invoices for a in rows.values()),
+                "amount_minor": sum(a.amount_minor for a in rows.values()),
+            }
+        )
+    incomplete_resources = [r for r in data.resources if r.status != "complete"]
+    return {
+        "data": data,
+        "run": data.run,
+        "summary": summary,
+        "status_word": _STATUS_WORDS.get(data.run.status, data.run.status.title()),
+        "headline": _headline(data),
+        "duration": _duration(data.run.started_at, data.run.finished_at),
+        "counts": data.check_status_counts,
+        "currencies": currencies,
+        "amounts": amounts,
+        "aging": aging,
+        "aging_buckets": AGING_BUCKETS,
+        "incomplete_resources": incomplete_resources,
+        "top_n": top_n,
+        "is_iso": is_iso_currency,
+    }
+
+
+# ---------------------------------------------------------------------------------------
+# files
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> pa.Table:
+    rel = con.sql(sql, params=params)
+    assert rel is not None
+    table: pa.Table = rel.to_arrow_table()
+    return table
+
+
+def render_report(
+    con: duckdb.DuckDBPyConnection, *, run_id: str, reports_dir: Path, top_n: int = 200
+) -> ReportPaths:
+    """Write the report folder of `run_id` under `reports_dir` and refresh the index.
+
+    Reads only the warehouse tables through `con` (read-only use). Raises ConfigError for a
+    run id that is unknown or unusable as a folder name.
+    """
+    _check_run_id(run_id)
+    if top_n < 1:
+        raise ConfigError("top_n", f"must be at least 1, got {top_n}")
+    data = load_report_data(con, run_id, top_n)
+    folder = reports_dir / run_id
+    folder.mkdir(parents=True, exist_ok=True)
+    generated_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    p = {"run_id": run_id}
+
+    findings = _arrow(
+        con,
+        f"SELECT {FINDINGS_COLUMNS} FROM findings WHERE run_id = $run_id "  # noqa: S608
+        "ORDER BY check_name, entity_id, issue_type",
+        p,
+    )
+    calls = _arrow(
+        con,
+        f"SELECT {FAILED_CALL_COLUMNS} FROM failed_calls WHERE run_id = $run_id "  # noqa: S608
+        "ORDER BY attempted_at, call_id",
+        p,
+    )
+    paths = ReportPaths(
+        folder=folder,
+        summary_json=folder / "summary.json",
+        report_html=folder / "report.html",
+        report_md=folder / "report.md",
+        findings_csv=folder / "findings.csv",
+        findings_parquet=folder / "findings.parquet",
+        failed_calls_csv=folder / "failed_calls.csv",
+        manifest_json=folder / "manifest.json",
+        index_html=reports_dir / "index.html",
+        latest=reports_dir / "latest",
+    )
+    rows: dict[str, int | None] = {}
+    rows["findings.parquet"] = write_parquet_file(findings, paths.findings_parquet)
+    rows["findings.csv"] = write_csv(findings, paths.findings_csv)
+    rows["failed_calls.csv"] = write_csv(calls, paths.failed_calls_csv)
+
+    summary = build_summary(data, generated_at)
+    env = _env()
+    view = _view(data, summary, top_n)
+    atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
+    rows["report.md"] = None
+    charts = _trend_charts(data)
+    html = env.get_template("report.html.j2").render(
+        **view, charts=charts, generated_at=generated_at
+    )
+    atomic_write_text(paths.report_html, html)
+    rows["report.html"] = None
+    atomic_write_bytes(
+        paths.summary_json, orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n"
+    )
+    rows["summary.json"] = None
+
+    manifest = {
+        "run_id": run_id,
+        "generated_at": generated_at,
+        "files": [
+            {
+                "name": name,
+                "bytes": (folder / name).stat().st_size,
+                "sha256": _sha256(folder / name),
+                "rows": n,
+            }
+            for name, n in rows.items()
+        ],
+    }
+    atomic_write_bytes(
+        paths.manifest_json, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n"
+    )
+    render_index(reports_dir)
+    return paths
+
+
+# ---------------------------------------------------------------------------------------
+# reports/index.html and reports/latest
+
+
+def _read_summaries(reports_dir: Path) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for child in reports_dir.iterdir():
+        if child.is_symlink() or not child.is_dir():
+            continue
+        try:
+            summary = orjson.loads((child / "summary.json").read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            continue
+        run = summary.get("run") if isinstance(summary, dict) else None
+        if not isinstance(run, dict) or run.get("run_id") != child.name:
+            continue
+        found.append(summary)
+    found.sort(key=lambda s: (str(s["run"].get("started_at") or ""), s["run"]["run_id"]))
+    found.reverse()
+    return found
+
+
+def _point_latest(reports_dir: Path, run_id: str) -> None:
+    latest = reports_dir / "latest"
+    tmp = reports_dir / f".latest.{os.getpid()}.tmp"
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    try:
+        tmp.symlink_to(run_id, target_is_directory=True)
+        os.replace(tmp, latest)
+    except OSError:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        if latest.is_dir() and not latest.is_symlink():
+            return  # someone put a real folder there; leave it alone
+        atomic_write_text(latest, run_id + "\n")
+
+
+def render_index(reports_dir: Path) -> Path:
+    """Rewrite `reports_dir/index.html` (runs, newest first) and point `latest` at the newest."""
+    summaries = _read_summaries(reports_dir)
+    html = _env().get_template("index.html.j2").render(runs=summaries)
+    target = reports_dir / "index.html"
+    with atomic_path(target) as tmp:
+        tmp.write_text(html, encoding="utf-8")
+    if summaries:
+        _point_latest(reports_dir, summaries[0]["run"]["run_id"])
+    return target

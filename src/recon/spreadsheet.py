@@ -1,0 +1,172 @@
+"""Spreadsheet-safe tabular files, written atomically.
+
+Shared by the reports (`recon.report`) and `recon export`.
+
+Formula injection: a spreadsheet treats a cell that begins with ``=``, ``+``, ``-``, ``@``,
+tab, CR or LF as a formula (or strips the control character and then does). Every *text*
+cell that starts with one of those is prefixed with ``'`` and written quoted. Numeric
+columns are never touched: a refund of -12.50 stays the number -12.50.
+
+Atomic writes: every file is written to a temporary name in the target's folder and renamed
+over the target (`os.replace`), so a reader never sees half a file and a killed writer
+leaves at most a stray ``.*.tmp`` file, never a truncated CSV or an unreadable Parquet file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
+import pyarrow.parquet as pq  # type: ignore[import-untyped,unused-ignore]
+
+__all__ = [
+    "FORMULA_PREFIXES",
+    "atomic_path",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "neutralise",
+    "neutralise_table",
+    "write_csv",
+    "write_csv_batches",
+    "write_parquet",
+    "write_parquet_batches",
+]
+
+# The characters that make a spreadsheet cell a formula (FACTS.md, "Security").
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
+_FORMULA_REGEX = r"^[=+\-@\t\r\n]"
+
+
+def neutralise(value: str) -> str:
+    """Return `value` prefixed with ``'`` when a spreadsheet would read it as a formula."""
+    if value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def _neutralise_array(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    if arr.type == pa.large_string():
+        arr = pc.cast(arr, pa.string())
+    hit = pc.match_substring_regex(arr, _FORMULA_REGEX)
+    prefixed = pc.binary_join_element_wise(pa.scalar("'"), arr, "")
+    return pc.if_else(hit, prefixed, arr)
+
+
+def _flatten_lists(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A list column (e.g. request ids) becomes one text cell, items joined by a space."""
+    values = arr.to_pylist()
+    joined = [
+        None if v is None else " ".join("" if x is None else str(x) for x in v) for v in values
+    ]
+    return pa.array(joined, type=pa.string())
+
+
+def neutralise_table(table: pa.Table) -> pa.Table:
+    """Neutralise every text column of `table`; list columns are joined into text first.
+
+    Numeric, boolean and temporal columns are returned unchanged.
+    """
+    columns: list[pa.Array | pa.ChunkedArray] = []
+    for field, column in zip(table.schema, table.columns, strict=True):
+        col: pa.Array | pa.ChunkedArray = column
+        if pa.types.is_list(field.type) or pa.types.is_large_list(field.type):
+            col = _flatten_lists(col)
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            col = _neutralise_array(col)
+        elif pa.types.is_dictionary(col.type):
+            col = _neutralise_array(pc.cast(col, pa.string()))
+        columns.append(col)
+    return pa.Table.from_arrays(columns, names=table.column_names)
+
+
+@contextlib.contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """Yield a temporary path next to `target`; on success rename it over `target`.
+
+    On an exception the temporary file is removed and `target` is left as it was.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o644)  # reports are meant to be read by the team
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def atomic_write_bytes(target: Path, data: bytes) -> None:
+    """Write `data` to `target` through a temporary file and a rename."""
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(data)
+
+
+def atomic_write_text(target: Path, text: str) -> None:
+    """Write UTF-8 `text` to `target` through a temporary file and a rename."""
+    atomic_write_bytes(target, text.encode("utf-8"))
+
+
+def write_csv(table: pa.Table, target: Path) -> int:
+    """Write `table` as spreadsheet-safe CSV (UTF-8, header row) to `target`; return rows.
+
+    Text cells that would start a formula get a ``'`` prefix; every text cell is quoted,
+    numbers are not; NULL is an empty unquoted cell.
+    """
+    safe = neutralise_table(table)
+    frame = pl.from_arrow(safe)
+    assert isinstance(frame, pl.DataFrame)
+    with atomic_path(target) as tmp:
+        frame.write_csv(tmp, quote_style="non_numeric")
+    return int(safe.num_rows)
+
+
+def write_csv_batches(reader: pa.RecordBatchReader, target: Path) -> int:
+    """Stream `reader` into a spreadsheet-safe CSV at `target` (atomically); return rows.
+
+    Same cell rules as `write_csv`; memory stays bounded by one batch.
+    """
+    rows = 0
+    with atomic_path(target) as tmp, tmp.open("wb") as fh:
+        header = True
+        for batch in reader:
+            safe = neutralise_table(pa.Table.from_batches([batch]))
+            frame = pl.from_arrow(safe)
+            assert isinstance(frame, pl.DataFrame)
+            frame.write_csv(fh, include_header=header, quote_style="non_numeric")
+            header = False
+            rows += int(safe.num_rows)
+        if header:  # no batch at all: still write the header row
+            empty = pl.from_arrow(neutralise_table(reader.schema.empty_table()))
+            assert isinstance(empty, pl.DataFrame)
+            empty.write_csv(fh, include_header=True, quote_style="non_numeric")
+    return rows
+
+
+def write_parquet_batches(reader: pa.RecordBatchReader, target: Path) -> int:
+    """Stream `reader` into a Parquet file (zstd) at `target` (atomically); return rows."""
+    rows = 0
+    with (
+        atomic_path(target) as tmp,
+        pq.ParquetWriter(tmp, reader.schema, compression="zstd") as writer,
+    ):
+        for batch in reader:
+            writer.write_batch(batch)
+            rows += int(batch.num_rows)
+    return rows
+
+
+def write_parquet(table: pa.Table, target: Path) -> int:
+    """Write `table` as Parquet (zstd) to `target` atomically; return rows."""
+    with atomic_path(target) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+    return int(table.num_rows)
