@@ -15,6 +15,7 @@ refetches at most the one batch that was in flight.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -110,6 +111,14 @@ def _atomic_write_table(table: pa.Table, path: Path) -> None:
     with open(tmp, "rb") as fh:
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+
+
+def _dumps(record: Any) -> str:
+    """JSON text of a record; the stdlib takes what orjson cannot (integers over 64 bits)."""
+    try:
+        return orjson.dumps(record).decode()
+    except TypeError:
+        return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
 
 
 def _json_type(value: Any) -> str:
@@ -243,15 +252,15 @@ class ResourceLanding:
     ) -> None:
         """Buffer one page; write a batch when enough records are waiting."""
         good, bad = split_rejects(records)
-        dumps = orjson.dumps
+        dumps = _dumps
         for rid, rec in good:
             self._ids.append(rid)
-            self._raws.append(dumps(rec).decode())
+            self._raws.append(dumps(rec))
             self._offsets.append(offset)
             self._rids.append(request_id)
             self._scopes.append(scope)
         for rec, reason in bad:
-            self._rejects.append((dumps(rec).decode(), reason, offset, request_id))
+            self._rejects.append((dumps(rec), reason, offset, request_id))
         self._pending_pages += 1
         # None: the list ended here; a resume would start past this page.
         self._pending_next_offset = (

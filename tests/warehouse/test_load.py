@@ -1,0 +1,236 @@
+"""Loading landed runs: typed columns, versions, gone records, rejects, idempotency."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from recon.landing import RunLanding
+from recon.warehouse import Warehouse, load_run
+
+PAY = {
+    "id": "pay_1",
+    "amountMinor": 1000,
+    "currency": "EUR",
+    "status": "confirmed",
+    "reference": "ord-1",
+    "createdAt": "2026-11-20T10:00:00Z",
+    "customer": {"id": "cus_1", "email": "a@example.com"},
+}
+REF = {
+    "id": "re_1",
+    "paymentId": "pay_1",
+    "amount": {"amountMinor": 250, "currency": "EUR"},
+    "status": "pending",
+}
+
+
+def _db(tmp_path: Path) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(tmp_path / "wh.duckdb"), read_only=True)
+
+
+def test_documented_fields_are_typed_and_raw_is_kept(tmp_path: Path, land_night) -> None:
+    land_night({"payments": [PAY], "refunds": [REF]})
+    con = _db(tmp_path)
+    row = con.execute(
+        "SELECT amount_minor, currency, status, reference, created_at, raw->>'$.customer.email' "
+        "FROM payments"
+    ).fetchone()
+    assert row == (
+        1000,
+        "EUR",
+        "confirmed",
+        "ord-1",
+        datetime(2026, 11, 20, 10, tzinfo=UTC),
+        "a@example.com",
+    )
+    assert con.execute("SELECT payment_id, amount_minor, currency FROM refunds").fetchone() == (
+        "pay_1",
+        250,
+        "EUR",
+    )
+    types = dict(
+        con.execute(
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_name = 'payments'"
+        ).fetchall()
+    )
+    assert types["amount_minor"] == "BIGINT"
+
+
+def test_wrong_json_types_load_as_null_with_raw_intact(tmp_path: Path, land_night) -> None:
+    bad = [
+        {**PAY, "id": "pay_float", "amountMinor": 12.5},
+        {**PAY, "id": "pay_str", "amountMinor": "1250"},
+        {**PAY, "id": "pay_huge", "amountMinor": 1e20},  # what orjson makes of 10**20
+    ]
+    land_night({"payments": bad})
+    rows = (
+        _db(tmp_path)
+        .execute("SELECT id, amount_minor, raw->>'$.amountMinor' FROM payments ORDER BY id")
+        .fetchall()
+    )
+    assert rows == [
+        ("pay_float", None, "12.5"),
+        ("pay_huge", None, "100000000000000000000.0"),
+        ("pay_str", None, "1250"),
+    ]
+
+
+def test_unkeyable_records_go_to_rejects_with_reason_and_request_id(
+    tmp_path: Path, land_night
+) -> None:
+    land_night({"payments": [PAY, {"amountMinor": 5}, {"id": 7}, {"id": " "}, [1, 2]]})
+    con = _db(tmp_path)
+    rejects = con.execute("SELECT reason, request_id, raw FROM rejects ORDER BY reason").fetchall()
+    assert rejects == [
+        ("id is a JSON number, not a string", "req_page", '{"id":7}'),
+        ("id is empty", "req_page", '{"id":" "}'),
+        ("record has no id", "req_page", '{"amountMinor":5}'),
+        ("record is a JSON array, not an object", "req_page", "[1,2]"),
+    ]
+    assert con.execute("SELECT records, rejects FROM resource_scans").fetchone() == (1, 4)
+
+
+def test_rerun_over_unchanged_data_changes_only_run_bookkeeping(tmp_path: Path, land_night) -> None:
+    land_night({"payments": [PAY], "refunds": [REF]})
+    con = _db(tmp_path)
+    before = con.execute("SELECT id, raw, content_hash, first_seen_run FROM payments").fetchall()
+    versions = con.execute("SELECT count(*) FROM record_versions").fetchone()
+    con.close()
+    _, result = land_night({"payments": [PAY], "refunds": [REF]})
+    con = _db(tmp_path)
+    after = con.execute("SELECT id, raw, content_hash, first_seen_run FROM payments").fetchall()
+    assert before == after
+    assert con.execute("SELECT count(*) FROM record_versions").fetchone() == versions
+    assert result.resources["payments"]["new"] == 0
+    assert result.resources["payments"]["changed"] == 0
+
+
+def test_changes_make_versions_and_history_answers_when(tmp_path: Path, land_night) -> None:
+    first, _ = land_night({"payments": [PAY]})
+    second, _ = land_night({"payments": [{**PAY, "status": "refunded"}]})
+    con = _db(tmp_path)
+    history = con.execute(
+        "SELECT version, run_id, change, status FROM record_versions "
+        "WHERE entity = 'payments' AND id = 'pay_1' ORDER BY version"
+    ).fetchall()
+    assert history == [(1, first, "new", "confirmed"), (2, second, "changed", "refunded")]
+    became = con.execute(
+        "SELECT min(run_id) FROM record_versions WHERE id = 'pay_1' AND status = 'refunded'"
+    ).fetchone()
+    assert became == (second,)
+
+
+def test_complete_scan_marks_missing_records_gone(tmp_path: Path, land_night) -> None:
+    land_night({"payments": [PAY, {**PAY, "id": "pay_2"}]})
+    run2, result = land_night({"payments": [PAY]})
+    con = _db(tmp_path)
+    assert con.execute("SELECT id, gone_in_run FROM payments ORDER BY id").fetchall() == [
+        ("pay_1", None),
+        ("pay_2", run2),
+    ]
+    assert result.resources["payments"]["gone"] == 1
+
+
+def test_incomplete_scan_never_marks_records_gone(tmp_path: Path, land_night) -> None:
+    land_night({"payments": [PAY, {**PAY, "id": "pay_2"}]})
+    _, result = land_night({"payments": [PAY]}, status={"payments": "incomplete"})
+    con = _db(tmp_path)
+    assert con.execute(
+        "SELECT count(*) FROM payments WHERE gone_in_run IS NOT NULL"
+    ).fetchone() == (0,)
+    assert result.status == "incomplete"
+    assert con.execute("SELECT status FROM runs ORDER BY started_at DESC, run_id DESC").fetchone()
+
+
+def test_a_record_that_comes_back_is_live_again(tmp_path: Path, land_night) -> None:
+    land_night({"payments": [PAY]})
+    land_night({"payments": []})
+    land_night({"payments": [PAY]})
+    con = _db(tmp_path)
+    assert con.execute("SELECT gone_in_run FROM payments").fetchone() == (None,)
+    changes = [
+        r[0]
+        for r in con.execute(
+            "SELECT change FROM record_versions WHERE id = 'pay_1' ORDER BY version"
+        ).fetchall()
+    ]
+    assert changes == ["new", "gone", "returned"]
+
+
+def test_call_log_lands_in_api_calls_and_failed_calls(tmp_path: Path, land_night) -> None:
+    at = datetime(2026, 11, 21, 2, tzinfo=UTC)
+    base = {
+        "resource": "payments",
+        "method": "GET",
+        "path": "/api/v1/payments",
+        "query": "max-records=200&skip=400",
+        "latency_ms": 3.5,
+        "at": at,
+        "message": "try again",
+    }
+    calls = [
+        {
+            **base,
+            "call_id": "c1",
+            "attempt": 1,
+            "http_status": 503,
+            "error": "unavailable",
+            "request_id": "req_a",
+            "outcome": "retry",
+        },
+        {
+            **base,
+            "call_id": "c1",
+            "attempt": 2,
+            "http_status": 503,
+            "error": "unavailable",
+            "request_id": "req_b",
+            "outcome": "failed",
+        },
+        {
+            **base,
+            "call_id": "c2",
+            "attempt": 1,
+            "http_status": 200,
+            "error": None,
+            "request_id": "req_c",
+            "outcome": "ok",
+            "message": None,
+        },
+    ]
+    run_id, _ = land_night(
+        {"payments": [PAY]}, status={"payments": "incomplete"}, calls={"payments": calls}
+    )
+    con = _db(tmp_path)
+    assert con.execute("SELECT count(*) FROM api_calls WHERE run_id = ?", [run_id]).fetchone() == (
+        3,
+    )
+    failed = con.execute(
+        "SELECT method, path, query, http_status, error, request_id, attempts, request_ids "
+        "FROM failed_calls"
+    ).fetchall()
+    assert failed == [
+        (
+            "GET",
+            "/api/v1/payments",
+            "max-records=200&skip=400",
+            503,
+            "unavailable",
+            "req_b",
+            2,
+            ["req_a", "req_b"],
+        ),
+    ]
+
+
+def test_loading_the_same_run_twice_is_a_no_op(tmp_path: Path, land_night) -> None:
+    run_id, _ = land_night({"payments": [PAY]})
+    landing = RunLanding(tmp_path / "landing", run_id)
+    with Warehouse(tmp_path / "wh.duckdb").session(run_id, fresh=True, publish=True) as con:
+        again = load_run(con, landing)
+    assert again.skipped
+    assert _db(tmp_path).execute("SELECT count(*) FROM runs").fetchone() == (1,)
