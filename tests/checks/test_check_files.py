@@ -1,0 +1,73 @@
+"""Every sql/checks file: a valid header, a known severity, the six output columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recon.checks import OUTPUT_COLUMNS, SEVERITIES, default_checks_dir, parse_check
+
+from .builder import ANCHOR, REPO, Wh
+
+CHECK_FILES = sorted((REPO / "sql" / "checks").glob("*.sql"))
+CATALOGUE = {
+    "extraction_completeness": ("error", ()),
+    "refunded_amount_mismatch": ("error", ("payments", "refunds")),
+    "partially_refunded_out_of_range": ("error", ("payments", "refunds")),
+    "confirmed_with_refunds": ("error", ("payments", "refunds")),
+    "over_refunded": ("error", ("payments", "refunds")),
+    "refund_currency_mismatch": ("error", ("payments", "refunds")),
+    "refund_unknown_payment": ("error", ("payments", "refunds")),
+    "refund_on_unrefundable_payment": ("error", ("payments", "refunds")),
+    "open_invoices": ("info", ("invoices",)),
+    "open_invoice_inactive_subscription": ("warn", ("invoices", "subscriptions")),
+    "open_invoice_nonpositive_amount": ("warn", ("invoices",)),
+    "dispute_on_refunded_payment": ("warn", ("disputes", "payments")),
+    "duplicate_payment_reference": ("warn", ("payments",)),
+    "impossible_amounts": ("error", ()),
+    "unknown_status": ("warn", ()),
+    "stuck_non_final": ("warn", ("payments", "refunds", "payment_intents")),
+    "intent_negative_amount": ("error", ("payment_intents",)),
+    "vanished_records": ("warn", ()),
+    "suspicious_changes": ("warn", ()),
+    "volume_anomaly": ("warn", ()),
+}
+
+
+def test_default_checks_dir_is_the_repository_folder() -> None:
+    assert default_checks_dir() == REPO / "sql" / "checks"
+
+
+def test_the_catalogue_is_complete() -> None:
+    assert {p.stem for p in CHECK_FILES} == set(CATALOGUE)
+
+
+@pytest.mark.parametrize("path", CHECK_FILES, ids=lambda p: p.stem)
+def test_check_file_has_a_valid_header(path: Path) -> None:
+    check = parse_check(path)
+    assert check.name == path.stem
+    assert check.severity in SEVERITIES
+    assert (check.severity, check.requires) == CATALOGUE[path.stem]
+    assert check.description and "\n" not in check.description
+    assert not check.sql.rstrip().endswith(";")
+
+
+def test_every_check_returns_the_output_columns_on_an_empty_warehouse(wh: Wh) -> None:
+    wh.run("r1")
+    runs = wh.checks("r1")
+    assert set(runs) == set(CATALOGUE)
+    for name, run in runs.items():
+        assert run.status != "errored", (name, run.reason)
+    for path in CHECK_FILES:
+        check = parse_check(path)
+        values = {
+            "run_id": "r1",
+            "as_of": ANCHOR,
+            "stuck_days": 7,
+            "volume_ratio": 0.5,
+            "failed_statuses": ["failed"],
+        }
+        bound = {k: v for k, v in values.items() if k in check.parameters}
+        cur = wh.con.execute(f"SELECT * FROM ({check.sql}\n) LIMIT 0", bound)
+        assert tuple(d[0] for d in cur.description or []) == OUTPUT_COLUMNS, path.stem
