@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from recon.report import ReportPaths, render_report
+
+from .synthetic_warehouse import LAST, NIGHTS, build
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@dataclass
+class Rendered:
+    con: duckdb.DuckDBPyConnection
+    reports: Path
+    paths: ReportPaths
+    all_paths: dict[str, ReportPaths]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rendered]:
+    """Every night of the synthetic warehouse rendered, oldest first; `paths` is the last."""
+    root = tmp_path_factory.mktemp("reports")
+    con = build(root / "recon.duckdb")
+    all_paths = {
+        run_id: render_report(con, run_id=run_id, reports_dir=root / "reports") for run_id in NIGHTS
+    }
+    yield Rendered(con, root / "reports", all_paths[LAST], all_paths)
+    con.close()
+
+
+def _install_chromium() -> str | None:
+    """Install Debian's chromium when missing; return why not when it cannot be done."""
+    if Path(CHROMIUM).exists():
+        return None
+    if shutil.which("apt-get") is None:
+        return "apt-get is not available on this machine"
+    import os
+
+    if os.geteuid() != 0:
+        return "not running as root, so `apt-get install chromium` is not possible"
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium"]):
+        try:
+            done = subprocess.run(
+                cmd, env=env, capture_output=True, text=True, timeout=900, check=False
+            )
+        except subprocess.TimeoutExpired:
+            return f"`{' '.join(cmd)}` timed out"
+        if done.returncode != 0:
+            return f"`{' '.join(cmd)}` failed: {done.stderr.strip()[-300:]}"
+    return None if Path(CHROMIUM).exists() else "chromium still missing after apt-get install"
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    reason = _install_chromium()
+    if reason is not None:
+        pytest.skip(f"!!! BROWSER TEST SKIPPED: headless Chromium unavailable: {reason} !!!")
+    return CHROMIUM

@@ -1,0 +1,301 @@
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+import time
+from pathlib import Path
+
+import jsonschema
+import pyarrow.parquet as pq
+import pytest
+
+from recon.currency import format_minor
+from recon.errors import ConfigError
+from recon.report import SUMMARY_SCHEMA_PATH, render_report
+
+from .conftest import Rendered
+from .synthetic_warehouse import COMPLETE, LAST, LAST_FINDINGS, NIGHTS, RESOLVED, build
+
+
+def _section(html: str, start: str, end: str) -> str:
+    i = html.index(start)
+    return html[i : html.index(end, i)]
+
+
+def test_every_file_is_written(rendered: Rendered) -> None:
+    p = rendered.paths
+    for path in (
+        p.summary_json,
+        p.report_html,
+        p.report_md,
+        p.findings_csv,
+        p.findings_parquet,
+        p.failed_calls_csv,
+        p.manifest_json,
+        p.index_html,
+    ):
+        assert path.is_file(), path
+    # written to temporary names and renamed: nothing left behind
+    assert not list(p.folder.glob(".*")), list(p.folder.glob(".*"))
+    assert not list(rendered.reports.glob(".*"))
+
+
+def test_manifest_checksums_and_row_counts(rendered: Rendered) -> None:
+    manifest = json.loads(rendered.paths.manifest_json.read_text())
+    names = {f["name"] for f in manifest["files"]}
+    assert names == {
+        "summary.json",
+        "report.html",
+        "report.md",
+        "findings.csv",
+        "findings.parquet",
+        "failed_calls.csv",
+    }
+    for entry in manifest["files"]:
+        data = (rendered.paths.folder / entry["name"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["sha256"]
+        assert len(data) == entry["bytes"]
+    rows = {f["name"]: f["rows"] for f in manifest["files"]}
+    assert rows["findings.csv"] == rows["findings.parquet"] == len(LAST_FINDINGS) + len(RESOLVED)
+    assert rows["failed_calls.csv"] == 2
+
+
+def test_summary_validates_against_schema(rendered: Rendered) -> None:
+    schema = json.loads(SUMMARY_SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for paths in rendered.all_paths.values():
+        summary = json.loads(paths.summary_json.read_text())
+        jsonschema.validate(summary, schema, cls=jsonschema.Draft202012Validator)
+
+
+def test_summary_content(rendered: Rendered) -> None:
+    s = json.loads(rendered.paths.summary_json.read_text())
+    assert s["run"]["run_id"] == LAST
+    assert s["run"]["status"] == "incomplete"
+    assert s["run"]["started_at"] == "2026-11-20T02:00:00Z"
+    disputes = next(r for r in s["resources"] if r["resource"] == "disputes")
+    assert disputes["status"] == "incomplete"
+    assert disputes["failed_pages"] == 1
+    payments = next(r for r in s["resources"] if r["resource"] == "payments")
+    assert (payments["duplicates"], payments["rejects"]) == (2, 1)
+    checks = {c["check_name"]: c for c in s["checks"]}
+    assert checks["dispute_on_refunded_payment"]["status"] == "not_evaluated"
+    assert checks["dispute_on_refunded_payment"]["reason"] == "disputes incomplete in this run"
+    assert checks["broken_check"]["status"] == "errored"
+    # amounts at risk: per currency, never summed across currencies
+    amounts = {a["currency"]: a for a in checks["refunded_amount_mismatch"]["amounts_at_risk"]}
+    assert amounts["EUR"] == {"currency": "EUR", "amount_minor": 101250, "findings": 2}
+    assert amounts["JPY"]["amount_minor"] == 900
+    assert amounts["BHD"]["amount_minor"] == 12345
+    # the resolved finding (pay_fixed, EUR 300) is not at risk any more
+    assert s["totals"]["findings_resolved"] == 1
+    assert s["totals"]["findings_open"] == len(LAST_FINDINGS)
+    calls = s["failed_calls"]
+    assert [c["request_id"] for c in calls] == ["req-disputes-a3", None]
+    assert calls[0]["request_ids"] == ["req-disputes-a1", "req-disputes-a2", "req-disputes-a3"]
+    assert calls[0]["attempts"] == 3
+    aging = {(a["currency"], a["bucket"]): a["amount_minor"] for a in s["open_invoice_aging"]}
+    assert aging == {
+        ("EUR", "0-30"): 5000,
+        ("EUR", "31-60"): 2500,
+        ("EUR", "90+"): 1000,
+        ("JPY", "61-90"): 3000,
+        ("BHD", "0-30"): 1500,
+    }
+
+
+def test_headline_first_with_failed_calls_and_request_ids(rendered: Rendered) -> None:
+    html = rendered.paths.report_html.read_text()
+    banner = _section(html, '<section class="banner', "</section>")
+    # the run's status comes before anything else in the body
+    assert html.index('id="run-status"') < html.index('id="completeness"')
+    assert html.index('id="run-status"') < html.index('id="checks"')
+    assert "Run incomplete" in banner
+    for rid in ("req-disputes-a3", "req-disputes-a1", "req-disputes-a2"):
+        assert rid in banner
+    assert "none given" in banner  # the transport failure had no request id, and says so
+    assert "GET /api/v1/disputes?max-records=200&amp;skip=400" in banner
+
+
+def test_complete_run_headline(rendered: Rendered) -> None:
+    html = rendered.all_paths[COMPLETE].report_html.read_text()
+    banner = _section(html, '<section class="banner', "</section>")
+    assert "Run complete" in banner
+    assert "Failed API calls" not in banner
+
+
+def test_check_statuses_are_distinct(rendered: Rendered) -> None:
+    html = rendered.paths.report_html.read_text()
+    checks = _section(html, 'id="checks"', "</table>")
+    rows = {
+        m.group(1): m.group(0)
+        for m in re.finditer(
+            r"<tr>\s*<td>(?:<a [^>]*>)?([a-z_]+)(?:</a>)?</td>.*?</tr>", checks, re.S
+        )
+    }
+    assert 'class="pill not_evaluated"' in rows["dispute_on_refunded_payment"]
+    assert "passed" not in rows["dispute_on_refunded_payment"]
+    assert "disputes incomplete in this run" in rows["dispute_on_refunded_payment"]
+    assert 'class="pill errored"' in rows["broken_check"]
+    assert 'class="pill passed"' in rows["refund_currency_mismatch"]
+    assert 'class="pill failed"' in rows["refunded_amount_mismatch"]
+
+
+def test_amounts_formatted_per_currency_with_iso_exponent(rendered: Rendered) -> None:
+    html = rendered.paths.report_html.read_text()
+    amounts = _section(html, 'id="amounts"', "</table>")
+    # exact strings, each in its own currency
+    assert format_minor(101250, "EUR") == "EUR 1,012.50"
+    assert format_minor(900, "JPY") == "JPY 900"
+    assert format_minor(12345, "BHD") == "BHD 12.345"
+    for text in ("EUR 1,012.50", "JPY 900", "BHD 12.345", "USD 7.77", "EUR -12.50"):
+        assert text in amounts, text
+    # a code that is not ISO 4217 is not scaled
+    assert "XYZ 5,000 (minor units)" in amounts
+    # no total across currencies anywhere in the table
+    assert "Total" not in amounts
+    md = rendered.paths.report_md.read_text()
+    for text in ("EUR 1,012.50", "JPY 900", "BHD 12.345"):
+        assert text in md
+
+
+def test_aging_table(rendered: Rendered) -> None:
+    html = rendered.paths.report_html.read_text()
+    aging = _section(html, 'id="aging"', "</table>")
+    for bucket in ("0-30 days", "31-60 days", "61-90 days", "90+ days"):
+        assert bucket in aging
+    eur_row = _section(aging, "<tr><td>EUR</td>", "</tr>")
+    assert "EUR 50.00" in eur_row
+    assert "EUR 25.00" in eur_row
+    assert "EUR 85.00" in eur_row  # per-currency total, same currency only
+    assert "JPY 3,000" in aging
+    assert "BHD 1.500" in aging
+
+
+def test_trend_charts_are_inline_svg(rendered: Rendered) -> None:
+    html = rendered.paths.report_html.read_text()
+    trends = _section(html, 'id="trends"', 'id="findings"')
+    assert trends.count("<svg") == 3
+    assert trends.count("<rect") >= len(NIGHTS)  # one bar or more per night
+    assert "<polyline" in trends
+    # offline: no scripts, no external assets
+    assert "<script" not in html
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "").replace(
+        "http:\\/\\/x", ""
+    ).replace("&#34;http://x&#34;", "")
+    assert "https://" not in html
+
+
+def test_drill_down_escapes_and_links_full_list(rendered: Rendered) -> None:
+    html = rendered.paths.report_html.read_text()
+    findings = html[html.index('id="findings"') :]
+    assert "pay_eur_2" in findings
+    assert "&lt;b&gt;bold&lt;/b&gt;" in findings  # data is escaped, never markup
+    assert "<b>bold</b>" not in html
+    assert 'href="findings.csv"' in findings
+    assert 'href="findings.parquet"' in findings
+
+
+def test_findings_csv_is_spreadsheet_safe(rendered: Rendered) -> None:
+    with rendered.paths.findings_csv.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == len(LAST_FINDINGS) + len(RESOLVED)
+    dangerous = ("=", "+", "-", "@", "\t", "\r", "\n")
+    for row in rows:
+        for key, value in row.items():
+            if key == "amount_minor":
+                continue
+            assert not value.startswith(dangerous), (key, value)
+    by_id = {r["entity_id"]: r for r in rows}
+    bad = by_id['\'=HYPERLINK("http://x")']
+    assert bad["detail"] == "'+cmd|' /C calc'!A0"
+    assert bad["amount_minor"] == "-1250"  # a number stays a number
+    assert by_id["pay_bad_cur"]["detail"] == "'@SUM(1+1)"
+    assert by_id["pay_odd"]["detail"] == "'-status weird"
+    raw = rendered.paths.findings_csv.read_text()
+    assert ",-1250," in raw  # unquoted, so a spreadsheet reads a number
+
+
+def test_failed_calls_csv(rendered: Rendered) -> None:
+    with rendered.paths.failed_calls_csv.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0])[:8] == [
+        "method",
+        "path",
+        "query",
+        "status",
+        "error",
+        "message",
+        "request_id",
+        "attempts",
+    ]
+    assert rows[0]["request_id"] == "req-disputes-a3"
+    assert rows[0]["message"] == "'=cmd try later"
+    assert rows[0]["status"] == "503"
+    assert rows[1]["request_id"] == ""
+
+
+def test_parquet_matches_warehouse(rendered: Rendered) -> None:
+    table = pq.read_table(rendered.paths.findings_parquet)
+    assert table.num_rows == len(LAST_FINDINGS) + len(RESOLVED)
+    assert str(table.schema.field("amount_minor").type) == "int64"
+    ids = set(table.column("entity_id").to_pylist())
+    assert '=HYPERLINK("http://x")' in ids  # Parquet keeps the data exactly as it is
+
+
+def test_report_md(rendered: Rendered) -> None:
+    md = rendered.paths.report_md.read_text()
+    assert md.startswith("# Reconciliation incomplete")
+    assert "req-disputes-a3" in md
+    assert "NOT EVALUATED" in md
+    assert "ERRORED" in md
+    assert md.index("Failed API calls") < md.index("## Checks")
+
+
+def test_index_and_latest(rendered: Rendered) -> None:
+    index = rendered.paths.index_html.read_text()
+    positions = [index.index(f'href="{run}/report.html"') for run in reversed(NIGHTS)]
+    assert positions == sorted(positions)  # newest first
+    latest = rendered.reports / "latest"
+    assert latest.is_symlink()
+    assert latest.resolve() == (rendered.reports / LAST).resolve()
+    # re-rendering an older run leaves `latest` on the newest
+    render_report(rendered.con, run_id=NIGHTS[0], reports_dir=rendered.reports)
+    assert (rendered.reports / "latest").resolve() == (rendered.reports / LAST).resolve()
+
+
+def test_unknown_or_unsafe_run_id(rendered: Rendered, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no run"):
+        render_report(rendered.con, run_id="run-nope", reports_dir=tmp_path)
+    for bad in ("../etc", "a/b", ".hidden", ""):
+        with pytest.raises(ConfigError):
+            render_report(rendered.con, run_id=bad, reports_dir=tmp_path)
+    assert not list(tmp_path.iterdir())
+
+
+def test_top_n_limits_html_rows(rendered: Rendered, tmp_path: Path) -> None:
+    paths = render_report(rendered.con, run_id=LAST, reports_dir=tmp_path, top_n=1)
+    html = paths.report_html.read_text()
+    drill = _section(html, 'id="check-refunded_amount_mismatch"', "</details>")
+    # one row per currency (EUR, JPY, BHD): the largest EUR one only
+    assert "pay_eur_2" in drill
+    assert "pay_eur_1" not in drill
+    assert "showing the top 3" in drill
+
+
+def test_large_run_renders_fast(tmp_path: Path) -> None:
+    con = build(tmp_path / "big.duckdb", extra_findings=100_000)
+    started = time.perf_counter()
+    paths = render_report(con, run_id=LAST, reports_dir=tmp_path / "reports")
+    elapsed = time.perf_counter() - started
+    con.close()
+    assert elapsed < 3.0, elapsed
+    manifest = json.loads(paths.manifest_json.read_text())
+    rows = {f["name"]: f["rows"] for f in manifest["files"]}
+    assert rows["findings.csv"] == 100_000 + len(LAST_FINDINGS) + len(RESOLVED)
+    html = paths.report_html.read_text()
+    assert len(html) < 5_000_000
+    drill = _section(html, 'id="check-stuck_non_final"', "</details>")
+    assert drill.count("<tr>") <= 4 * 200 + 1
