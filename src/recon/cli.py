@@ -63,7 +63,7 @@ def _overrides(**values: Any) -> dict[str, Any]:
 
 
 def _fail(code: int, message: str) -> typer.Exit:
-    err.print(f"recon: {message}", markup=False, highlight=False)
+    err.print(f"recon: {message}", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -183,13 +183,14 @@ def nightly(
     overrides = _overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
-        from recon.nightly import settings_for
+        from recon.nightly import preflight, settings_for
 
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         with contextlib.ExitStack() as stack:
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides["base_url"] = url
+            preflight(overrides)
             stack.enter_context(_progress_display(enabled=True))
             summary = _run_flow(
                 overrides,

@@ -33,6 +33,7 @@ __all__ = [
     "extract_one_step",
     "extract_step",
     "load_step",
+    "preflight",
     "publish_step",
     "report_step",
     "settings_for",
@@ -62,9 +63,7 @@ def start_step(
 
     `resume` is a run id, or "latest" for the newest landing folder. Returns the run id.
     """
-    settings = settings_for(overrides)
-    settings.require_remote_ready()
-    _check_writable(settings)
+    settings = preflight(overrides)
     if resume:
         run_id = RunLanding.latest(settings.landing) if resume == "latest" else resume
         if not run_id:
@@ -85,6 +84,14 @@ def start_step(
         }
     )
     return run_id
+
+
+def preflight(overrides: Mapping[str, Any] | None) -> Settings:
+    """Every check that can fail before a request: settings, credentials, writable paths."""
+    settings = settings_for(overrides)
+    settings.require_remote_ready()
+    _check_writable(settings)
+    return settings
 
 
 def _check_writable(settings: Settings) -> None:

@@ -21,7 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from recon.errors import ConfigError
+from recon.errors import ConfigError, redact_url
 
 __all__ = ["DEFAULT_REFUND_FAILED_STATUSES", "Settings", "is_loopback", "load_settings"]
 
@@ -125,7 +125,7 @@ class Settings(BaseSettings):
             return None
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"must be an http(s) URL with a host, got {value!r}")
+            raise ValueError(f"must be an http(s) URL with a host, got {redact_url(value)!r}")
         if parts.username or parts.password:
             raise ValueError("must not carry credentials; use RECON_API_KEY")
         if parts.query or parts.fragment:
@@ -197,4 +197,5 @@ def load_settings(**overrides: Any) -> Settings:
         field = str(first["loc"][0]) if first["loc"] else "settings"
         name = f"RECON_{field.upper()}" if field in Settings.model_fields else field
         # Never echo the offending input: it may be a secret.
-        raise ConfigError(name, str(first["msg"])) from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise ConfigError(name, message) from None
