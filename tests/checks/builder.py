@@ -126,15 +126,27 @@ class Wh:
         first_seen: str = "r1",
     ) -> None:
         created = ANCHOR - timedelta(days=created_days_ago)
-        raw: dict[str, Any] = {"id": pid, "amountMinor": amount, "currency": currency,
-                               "status": status, "createdAt": created.isoformat()}
+        raw: dict[str, Any] = {
+            "id": pid,
+            "amountMinor": amount,
+            "currency": currency,
+            "status": status,
+            "createdAt": created.isoformat(),
+        }
         if reference is not None:
             raw["reference"] = reference
         self._insert(
             "payments",
-            {"id": pid, "amount_minor": _typed(amount), "currency": currency, "status": status,
-             "reference": reference, "created_at": created, "gone_in_run": gone,
-             "first_seen_run": first_seen},
+            {
+                "id": pid,
+                "amount_minor": _typed(amount),
+                "currency": currency,
+                "status": status,
+                "reference": reference,
+                "created_at": created,
+                "gone_in_run": gone,
+                "first_seen_run": first_seen,
+            },
             raw,
         )
 
@@ -152,10 +164,22 @@ class Wh:
         created = ANCHOR - timedelta(days=created_days_ago)
         self._insert(
             "refunds",
-            {"id": rid, "payment_id": payment_id, "amount_minor": _typed(amount),
-             "currency": currency, "status": status, "created_at": created, "gone_in_run": gone},
-            {"id": rid, "paymentId": payment_id, "status": status, "createdAt": created.isoformat(),
-             "amount": {"amountMinor": amount, "currency": currency}},
+            {
+                "id": rid,
+                "payment_id": payment_id,
+                "amount_minor": _typed(amount),
+                "currency": currency,
+                "status": status,
+                "created_at": created,
+                "gone_in_run": gone,
+            },
+            {
+                "id": rid,
+                "paymentId": payment_id,
+                "status": status,
+                "createdAt": created.isoformat(),
+                "amount": {"amountMinor": amount, "currency": currency},
+            },
         )
 
     def invoice(
@@ -170,15 +194,26 @@ class Wh:
         first_seen: str = "r1",
         gone: str | None = None,
     ) -> None:
-        raw: dict[str, Any] = {"id": iid, "customerId": customer, "status": status,
-                               "amountDue": {"amountMinor": amount, "currency": currency}}
+        raw: dict[str, Any] = {
+            "id": iid,
+            "customerId": customer,
+            "status": status,
+            "amountDue": {"amountMinor": amount, "currency": currency},
+        }
         if due is not None:
             raw["dueDate"] = due
         self._insert(
             "invoices",
-            {"id": iid, "customer_id": customer, "status": status,
-             "amount_due_minor": _typed(amount), "currency": currency,
-             "due_date": due, "first_seen_run": first_seen, "gone_in_run": gone},
+            {
+                "id": iid,
+                "customer_id": customer,
+                "status": status,
+                "amount_due_minor": _typed(amount),
+                "currency": currency,
+                "due_date": due,
+                "first_seen_run": first_seen,
+                "gone_in_run": gone,
+            },
             raw,
         )
 
@@ -187,8 +222,13 @@ class Wh:
     ) -> None:
         self._insert(
             "subscriptions",
-            {"id": sid, "customer_id": customer, "price_id": "price_1", "status": status,
-             "gone_in_run": gone},
+            {
+                "id": sid,
+                "customer_id": customer,
+                "price_id": "price_1",
+                "status": status,
+                "gone_in_run": gone,
+            },
             {"id": sid, "customerId": customer, "priceId": "price_1", "status": status},
         )
 
@@ -200,14 +240,24 @@ class Wh:
         currency: str | None = "EUR",
         status: str | None = "needs_response",
     ) -> None:
-        raw: dict[str, Any] = {"id": did, "status": status, "reason": "fraudulent",
-                               "amount": {"amountMinor": amount, "currency": currency}}
+        raw: dict[str, Any] = {
+            "id": did,
+            "status": status,
+            "reason": "fraudulent",
+            "amount": {"amountMinor": amount, "currency": currency},
+        }
         if payment_id is not None:
             raw["paymentId"] = payment_id
         self._insert(
             "disputes",
-            {"id": did, "payment_id": payment_id, "amount_minor": _typed(amount),
-             "currency": currency, "status": status, "reason": "fraudulent"},
+            {
+                "id": did,
+                "payment_id": payment_id,
+                "amount_minor": _typed(amount),
+                "currency": currency,
+                "status": status,
+                "reason": "fraudulent",
+            },
             raw,
         )
 
@@ -224,11 +274,23 @@ class Wh:
         created = ANCHOR - timedelta(days=created_days_ago)
         self._insert(
             "payment_intents",
-            {"id": iid, "status": status, "capture_method": "automatic",
-             "amount_minor": _typed(amount), "currency": currency, "created_at": created,
-             "gone_in_run": gone},
-            {"id": iid, "status": status, "captureMethod": "automatic", "amount": amount,
-             "currency": currency, "createdAt": created.isoformat()},
+            {
+                "id": iid,
+                "status": status,
+                "capture_method": "automatic",
+                "amount_minor": _typed(amount),
+                "currency": currency,
+                "created_at": created,
+                "gone_in_run": gone,
+            },
+            {
+                "id": iid,
+                "status": status,
+                "captureMethod": "automatic",
+                "amount": amount,
+                "currency": currency,
+                "createdAt": created.isoformat(),
+            },
         )
 
     def version(

@@ -49,7 +49,8 @@ def test_check_file_has_a_valid_header(path: Path) -> None:
     assert check.name == path.stem
     assert check.severity in SEVERITIES
     assert (check.severity, check.requires) == CATALOGUE[path.stem]
-    assert check.description and "\n" not in check.description
+    assert check.description
+    assert "\n" not in check.description
     assert not check.sql.rstrip().endswith(";")
 
 

@@ -45,7 +45,9 @@ def test_impossible_amounts(wh: Wh) -> None:
     assert rows[("pay_text", "non_integer_amount")]["detail"] == (
         'amount is not a JSON integer: "1250"'
     )
-    assert rows[("pay_xyz", "invalid_currency")]["detail"] == "currency 'XYZ' is not an ISO 4217 code"
+    assert (
+        rows[("pay_xyz", "invalid_currency")]["detail"] == "currency 'XYZ' is not an ISO 4217 code"
+    )
     assert rows[("re_float", "non_integer_amount")]["entity"] == "refund"
     assert rows[("pi_neg", "negative_amount")]["entity"] == "payment_intent"
 
@@ -92,7 +94,10 @@ def test_unknown_status(wh: Wh) -> None:
         ("pi_odd", "unknown_status"),
     }
     row = wh.rows("unknown_status")[("pay_odd", "unknown_status")]
-    assert (row["amount_minor"], row["detail"]) == (None, "payment status 'settled' is not a known value")
+    assert (row["amount_minor"], row["detail"]) == (
+        None,
+        "payment status 'settled' is not a known value",
+    )
 
 
 def test_unknown_status_skips_incomplete_resources(wh: Wh) -> None:
@@ -205,6 +210,8 @@ def test_volume_anomaly_against_the_mean_of_the_last_complete_runs(wh: Wh) -> No
         ("refunds", "volume_drop"),
     }
     detail = wh.rows("volume_anomaly")[("payments", "volume_spike")]["detail"]
-    assert detail == "151 new payments tonight against a mean of 100.0 over the last 3 complete runs"
+    assert (
+        detail == "151 new payments tonight against a mean of 100.0 over the last 3 complete runs"
+    )
     wh.con.execute("DELETE FROM findings; DELETE FROM check_runs")
     assert wh.evaluate("volume_anomaly", params=CheckParams(volume_ratio=0.6)) == set()

@@ -75,9 +75,10 @@ def test_open_invoice_nonpositive_amount(wh: Wh) -> None:
         ("in_zero", "nonpositive_amount_due"),
         ("in_neg", "nonpositive_amount_due"),
     }
-    assert wh.rows("open_invoice_nonpositive_amount")[("in_neg", "nonpositive_amount_due")][
-        "detail"
-    ] == "open invoice with amount due JPY -5"
+    assert (
+        wh.rows("open_invoice_nonpositive_amount")[("in_neg", "nonpositive_amount_due")]["detail"]
+        == "open invoice with amount due JPY -5"
+    )
 
 
 def test_dispute_on_refunded_payment_not_evaluated_without_payment_references(wh: Wh) -> None:
