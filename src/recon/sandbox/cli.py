@@ -1,5 +1,92 @@
 """`recon sandbox …` commands."""
 
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+from typing import Annotated
+
 import typer
 
 app = typer.Typer(no_args_is_help=True, help="The bundled sandbox Merchant Payments API.")
+
+_ANCHOR_HELP = "Data anchor (ISO 8601, UTC); default today 00:00 UTC."
+
+
+def _anchor(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(f"not an ISO 8601 date-time: {value!r}") from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+@app.command()
+def serve(
+    port: Annotated[int, typer.Option(help="TCP port on 127.0.0.1.")] = 8000,
+    seed: Annotated[int, typer.Option(help="Seed of the generated data and faults.")] = 7,
+    payments: Annotated[int, typer.Option(help="Number of payments to generate.", min=0)] = 1000,
+    faults: Annotated[
+        str,
+        typer.Option(help="none, flaky, chaos, drift, strict, capped, capped-payments (a,b)."),
+    ] = "none",
+    anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
+    retry_after: Annotated[int, typer.Option(help="Retry-After seconds of a 429.")] = 1,
+) -> None:
+    """Serve the sandbox API on 127.0.0.1 (keys from RECON_SANDBOX_API_KEY / _BEARER_TOKEN)."""
+    from recon.sandbox.app import DEMO_API_KEY, DEMO_BEARER_TOKEN, SandboxConfig
+    from recon.sandbox.server import HOST
+    from recon.sandbox.server import serve as run
+
+    key = os.environ.get("RECON_SANDBOX_API_KEY") or DEMO_API_KEY
+    token = os.environ.get("RECON_SANDBOX_BEARER_TOKEN") or DEMO_BEARER_TOKEN
+    try:
+        config = SandboxConfig(
+            seed=seed,
+            payments=payments,
+            faults=faults,
+            api_key=key,
+            bearer_token=token,
+            anchor=_anchor(anchor),
+            retry_after_s=retry_after,
+        )
+    except ValueError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    base = f"http://{HOST}:{port}"
+    typer.echo(f"recon sandbox: {base}/api/v1  ({payments} payments, seed {seed}, faults {faults})")
+    if key == DEMO_API_KEY:
+        typer.echo(f"  demo API key (x-api-key): {DEMO_API_KEY}")
+    else:
+        typer.echo("  API key: from RECON_SANDBOX_API_KEY")
+    if token == DEMO_BEARER_TOKEN:
+        typer.echo(f"  demo bearer token: {DEMO_BEARER_TOKEN}")
+    typer.echo(f"  OpenAPI: {base}/openapi.yaml   truth: {base}/_sandbox/truth")
+    sys.stdout.flush()
+    run(config, port)
+
+
+@app.command()
+def truth(
+    seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 7,
+    payments: Annotated[int, typer.Option(help="Number of payments.", min=0)] = 1000,
+    anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
+) -> None:
+    """Print the ground truth (expected findings of checks 2-17, planted anomalies) as JSON."""
+    from recon.sandbox.data import Dataset
+    from recon.sandbox.truth import truth_json
+
+    data = truth_json(Dataset(seed, payments, _anchor(anchor)))
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
+@app.command()
+def openapi() -> None:
+    """Print the sandbox's OpenAPI document (YAML)."""
+    from recon.sandbox.app import openapi_text
+
+    typer.echo(openapi_text(), nl=False)

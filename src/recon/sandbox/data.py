@@ -303,7 +303,14 @@ class Fixtures:
 class Dataset:
     """The generated data set of one seed and size, relative to ``anchor``."""
 
-    def __init__(self, seed: int, payments: int, anchor: datetime | None = None) -> None:
+    def __init__(
+        self,
+        seed: int,
+        payments: int,
+        anchor: datetime | None = None,
+        *,
+        anomalies: bool = True,
+    ) -> None:
         if payments < 0:
             raise ValueError("payments must be >= 0")
         self.seed = seed
@@ -318,6 +325,7 @@ class Dataset:
         n = payments
         self.per_kind = max(2, min(n // 2000, 500)) if n >= 40 else 1
         pk = self.per_kind
+        self.anomalies = anomalies
         self.sizes = _Sizes(
             payments=n,
             disputes=max(n // 50, 5 * pk + 5) if n else 0,
@@ -336,6 +344,8 @@ class Dataset:
         for res, days in _SPAN_DAYS.items():
             count = getattr(self.sizes, res)
             self._step[res] = max(4, days * DAY_MS // max(count, 1))
+        if not anomalies:
+            self.per_kind = 0
         self._plan_payments(rng)
         self._plan_disputes(rng)
         self._plan_subscriptions(rng)
@@ -1178,44 +1188,46 @@ class Dataset:
                 )
             )
         for v in range(self.sizes.invoices):
-            kind = self.inv_kind.get(v)
+            ikind = self.inv_kind.get(v)
             _, _, status = self._invoice_parts(v)
             vid = self.make_id("in", v)
             if status == "open":
                 bucket, _ = self.invoice_aging(v)
-                out.append(Planted(kind or "open_invoice", "open_invoices", "invoice", vid, bucket))
-            if kind == "invoice_inactive_subscription" and v in self.inv_customer_override:
+                out.append(
+                    Planted(ikind or "open_invoice", "open_invoices", "invoice", vid, bucket)
+                )
+            if ikind == "invoice_inactive_subscription" and v in self.inv_customer_override:
                 out.append(
                     Planted(
-                        kind,
+                        ikind,
                         "open_invoice_inactive_subscription",
                         "invoice",
                         vid,
                         "inactive_subscription",
                     )
                 )
-            elif kind in ("invoice_zero_amount", "invoice_negative_amount"):
+            elif ikind in ("invoice_zero_amount", "invoice_negative_amount"):
                 out.append(
                     Planted(
-                        kind,
+                        ikind,
                         "open_invoice_nonpositive_amount",
                         "invoice",
                         vid,
                         "nonpositive_amount_due",
                     )
                 )
-                if kind == "invoice_negative_amount":
+                if ikind == "invoice_negative_amount":
                     out.append(
-                        Planted(kind, "impossible_amounts", "invoice", vid, "negative_amount")
+                        Planted(ikind, "impossible_amounts", "invoice", vid, "negative_amount")
                     )
-            elif kind == "invoice_non_integer_amount":
+            elif ikind == "invoice_non_integer_amount":
                 out.append(
-                    Planted(kind, "impossible_amounts", "invoice", vid, "non_integer_amount")
+                    Planted(ikind, "impossible_amounts", "invoice", vid, "non_integer_amount")
                 )
-            elif kind == "invoice_invalid_currency":
-                out.append(Planted(kind, "impossible_amounts", "invoice", vid, "invalid_currency"))
-            elif kind == "invoice_unknown_status":
-                out.append(Planted(kind, "unknown_status", "invoice", vid, "unknown_status"))
+            elif ikind == "invoice_invalid_currency":
+                out.append(Planted(ikind, "impossible_amounts", "invoice", vid, "invalid_currency"))
+            elif ikind == "invoice_unknown_status":
+                out.append(Planted(ikind, "unknown_status", "invoice", vid, "unknown_status"))
         for k, kind in sorted(self.intent_kind.items()):
             kid = self.make_id("pi", k)
             rec = self.intent(k)

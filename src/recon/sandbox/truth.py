@@ -1,4 +1,4 @@
-"""The ground truth: a Python oracle of checks 2–17 of docs/architecture.md.
+"""The ground truth: a Python oracle of checks 2-17 of docs/architecture.md.
 
 It reads the generated records exactly as they are served (JSON values, nothing from the
 generator's internals) and applies the rules with SQL semantics: a value of the wrong JSON
@@ -9,6 +9,7 @@ type is NULL, and a comparison with NULL is never true. ``as_of`` is the anchor 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -124,7 +125,7 @@ def compute_findings(
     stuck_days: int = STUCK_DAYS,
     failed_statuses: frozenset[str] = DEFAULT_FAILED_STATUSES,
 ) -> list[Finding]:
-    """Checks 2–17 over the live records of each resource (a list of JSON objects each)."""
+    """Checks 2-17 over the live records of each resource (a list of JSON objects each)."""
     out: list[Finding] = []
 
     def add(check: str, entity: str, entity_id: str, issue: str) -> None:
@@ -138,7 +139,7 @@ def compute_findings(
     totals: dict[str, int] = defaultdict(int)
     for r in counted:
         amount, cur = _money(r, "amount")
-        p = pay_by_id.get(r.get("paymentId"))  # type: ignore[arg-type]
+        p = pay_by_id.get(r.get("paymentId"))
         a = _int(amount)
         if p is not None and a is not None and cur == p.get("currency"):
             totals[p["id"]] += a
@@ -169,7 +170,7 @@ def compute_findings(
             add("over_refunded", "payment", pid, "over_refunded")
 
     for r in counted:
-        pay = pay_by_id.get(r.get("paymentId"))  # type: ignore[arg-type]
+        pay = pay_by_id.get(r.get("paymentId"))
         _, cur = _money(r, "amount")
         if pay is None:
             add("refund_unknown_payment", "refund", r["id"], "unknown_payment")
@@ -208,7 +209,7 @@ def compute_findings(
 
     # disputes on refunded payments
     for d in records.get("disputes", []):
-        pay = pay_by_id.get(d.get("paymentId"))  # type: ignore[arg-type]
+        pay = pay_by_id.get(d.get("paymentId"))
         if pay is not None and pay.get("status") in ("refunded", "partially_refunded"):
             add("dispute_on_refunded_payment", "dispute", d["id"], "dispute_on_refunded_payment")
 
@@ -224,7 +225,7 @@ def compute_findings(
             add("duplicate_payment_reference", "payment", p["id"], "duplicate_reference")
 
     # impossible amounts and unknown statuses
-    amount_of = {
+    amount_of: dict[str, tuple[str, Callable[[dict[str, Any]], tuple[Any, Any]]]] = {
         "payment": ("payments", lambda r: (r.get("amountMinor"), r.get("currency"))),
         "refund": ("refunds", lambda r: _money(r, "amount")),
         "invoice": ("invoices", lambda r: _money(r, "amountDue")),
