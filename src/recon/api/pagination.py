@@ -149,37 +149,83 @@ class OffsetPaginator(BasePaginator):
     """`{"data": [...]}`: advance by the records returned (less one of overlap); end when empty.
 
     Example: asked `skip=0&max-records=200`, a server capping at 100 answers 100 records;
-    the next request is `skip=99`, whose first record must be the last one seen.
+    the next request is `skip=99`, whose first record must be the last one seen (the
+    anchor). Why this loses nothing: the list keeps its order (records are only inserted
+    or deleted), so a page whose first record is already known continues without a gap.
+
+    - First record unknown (or an empty page) where the anchor was expected: records were
+      deleted before the offset and some may have slid behind us: step back (doubling)
+      until a page starts on known ground.
+    - Anchor found further down the page: records were inserted before it; that shift is
+      added to the next offset too, so a list growing at the front cannot outrun the scan.
+      A wrong guess only costs a step back.
     """
 
     max_rewinds = 30
 
     def __init__(self, page_size: int, start_offset: int = 0) -> None:
         super().__init__(page_size, start_offset)
-        self._back = page_size
+        self._back = 0
         self._rewinds_in_a_row = 0
+        self._anchor: str | None = None
+        self._drift = 0  # records inserted before the anchor per page, lately
 
     def update_state(
         self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
     ) -> None:
-        """Advance, or step back if the overlap record is missing (records were deleted)."""
+        """Advance, or step back if the page does not start on a known record."""
         if self.expects_anchor and offset > 0 and not first_known:
             self._rewinds_in_a_row += 1
             if self._rewinds_in_a_row > self.max_rewinds:
                 raise PagingError(f"the list kept shrinking under the scan near offset {offset}")
             self.rewinds += 1
+            if self._back == 0:
+                self._back = self._drift if self._drift > 0 else self.page_size
+            else:
+                self._back *= 2
             self.offset = max(0, offset - self._back)
-            self._back *= 2
+            self._drift = 0
             self.expects_anchor = self.offset > 0
             return
-        self._back = self.page_size
+        self._back = 0
         self._rewinds_in_a_row = 0
+        if self.expects_anchor:
+            index = _index_of(data, self._anchor)
+            self._drift = self._drift + index if index is not None else 0
         if not data:
             self.has_next_page = False
             return
-        overlap = 1 if len(data) >= 2 else 0
-        self.offset = offset + len(data) - overlap
-        self.expects_anchor = overlap == 1
+        last = _last_keyed(data)
+        if last is not None and last > 0:  # overlap from the last record that has an id
+            self.offset = offset + last + self._drift
+            self._anchor = _record_id(data[last])
+            self.expects_anchor = True
+        else:  # one record, or nothing to anchor on: no overlap
+            self.offset = offset + len(data) + self._drift
+            self._anchor = None
+            self.expects_anchor = False
+
+    def on_failure(self, offset: int) -> None:
+        """The page at `offset` failed for good: go on after it (records there are lost)."""
+        super().on_failure(offset)
+        self._anchor = None
+        self._drift = 0
+
+
+def _last_keyed(data: list[Any]) -> int | None:
+    for i in range(len(data) - 1, -1, -1):
+        if _record_id(data[i]) is not None:
+            return i
+    return None
+
+
+def _index_of(data: list[Any], record_id: str | None) -> int | None:
+    if record_id is None:
+        return None
+    for i, record in enumerate(data):
+        if _record_id(record) == record_id:
+            return i
+    return None
 
 
 class NextOffsetPaginator(OffsetPaginator):
@@ -233,6 +279,9 @@ class Scan:
         self.paginator: BasePaginator = cls(page_size, start_offset)
         self._start_offset = start_offset
         self._seen: set[str] = set(seen_ids)
+        # Ids read on pages that continued known ground without a gap: a page whose first
+        # record is among them cannot have skipped anything (see OffsetPaginator).
+        self._verified: set[str] = set()
         self._customer_id = customer_id
         self._unavailable_reason = unavailable_reason
         self._max_failures = max_consecutive_failures
@@ -307,7 +356,7 @@ class Scan:
         seen = self._seen
         overlap_expected = pag.expects_anchor
         first_id = _record_id(data[0]) if data else None
-        first_known = first_id is not None and first_id in seen
+        first_known = first_id is not None and first_id in self._verified
         new: list[dict[str, Any]] = []
         duplicates = 0
         unkeyed = 0
@@ -325,8 +374,11 @@ class Scan:
             duplicates -= 1  # the one record of overlap we asked for is not a duplicate
         report = self.report
         failed = False
+        rewinds_before = pag.rewinds
         try:
             pag.update_state(offset, data, fetched.body, first_known)
+            if pag.rewinds == rewinds_before:  # a page past a gap proves nothing
+                self._verified.update(i for i in map(_record_id, data) if i is not None)
         except PagingError as exc:
             self._fail(offset, exc, [fetched.request_id] if fetched.request_id else [])
             pag.on_failure(offset)
