@@ -49,20 +49,17 @@ UNION ALL
 SELECT
     s.entity, s.id, s.currency, CAST(NULL AS BIGINT),
     'non_integer_amount',
-    -- A field that is absent is not flagged (a record may carry no amount at all);
-    -- a value that is present (even JSON null) must be an integer.
-    'amount is not a JSON integer: ' || CAST(s.amount_json AS VARCHAR)
+    -- Missing, JSON null, a string, a fraction, a boolean: anything but a JSON integer.
+    'amount is not a JSON integer: ' || coalesce(CAST(s.amount_json AS VARCHAR), 'missing')
 FROM scoped AS s
 WHERE s.amount_minor IS NULL
-  AND s.amount_json IS NOT NULL
-  AND json_type(s.amount_json) NOT IN ('BIGINT', 'UBIGINT', 'HUGEINT')
+  AND coalesce(json_type(s.amount_json), 'MISSING') NOT IN ('BIGINT', 'UBIGINT', 'HUGEINT')
 UNION ALL
 SELECT
     s.entity, s.id, s.currency, s.amount_minor,
     'invalid_currency',
     'currency ' || CASE WHEN s.currency IS NOT NULL THEN '''' || s.currency || ''''
-                        ELSE CAST(s.currency_json AS VARCHAR) END
+                        ELSE coalesce(CAST(s.currency_json AS VARCHAR), 'missing') END
         || ' is not an ISO 4217 code'
 FROM scoped AS s
-WHERE (s.currency IS NOT NULL AND s.currency NOT IN (SELECT code FROM currencies))
-   OR (s.currency IS NULL AND s.currency_json IS NOT NULL)
+WHERE s.currency IS NULL OR s.currency NOT IN (SELECT code FROM currencies)

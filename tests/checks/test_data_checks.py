@@ -52,12 +52,22 @@ def test_impossible_amounts(wh: Wh) -> None:
     assert rows[("pi_neg", "negative_amount")]["entity"] == "payment_intent"
 
 
-def test_impossible_amounts_ignores_a_record_without_an_amount(wh: Wh) -> None:
+def test_impossible_amounts_flags_a_record_without_amount_or_currency(wh: Wh) -> None:
+    # As the sandbox's oracle: a missing amount is not a JSON integer, a missing currency is
+    # not an ISO 4217 code.
     wh.con.execute(
         "INSERT INTO disputes (id, status, raw, content_hash, first_seen_run, last_seen_run) "
         """VALUES ('dp_bare', 'won', '{"id": "dp_bare", "status": "won"}', 'h', 'r1', 'r1')"""
     )
-    assert wh.evaluate("impossible_amounts") == set()
+    assert wh.evaluate("impossible_amounts") == {
+        ("dp_bare", "non_integer_amount"),
+        ("dp_bare", "invalid_currency"),
+    }
+    rows = wh.rows("impossible_amounts")
+    assert rows[("dp_bare", "non_integer_amount")]["detail"] == (
+        "amount is not a JSON integer: missing"
+    )
+    assert rows[("dp_bare", "invalid_currency")]["detail"] == "currency missing is not an ISO 4217 code"
 
 
 def test_impossible_amounts_only_over_complete_resources(wh: Wh) -> None:
