@@ -67,7 +67,9 @@ def test_impossible_amounts_flags_a_record_without_amount_or_currency(wh: Wh) ->
     assert rows[("dp_bare", "non_integer_amount")]["detail"] == (
         "amount is not a JSON integer: missing"
     )
-    assert rows[("dp_bare", "invalid_currency")]["detail"] == "currency missing is not an ISO 4217 code"
+    assert rows[("dp_bare", "invalid_currency")]["detail"] == (
+        "currency missing is not an ISO 4217 code"
+    )
 
 
 def test_impossible_amounts_only_over_complete_resources(wh: Wh) -> None:

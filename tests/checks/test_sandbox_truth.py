@@ -90,7 +90,9 @@ def test_findings_equal_the_sandbox_truth(tmp_path: Path, seed: int, payments: i
     con.execute(SCHEMA.read_text(encoding="utf-8"))
     for resource in RESOURCES:
         _load(con, tmp_path, resource, list(dataset.iter_records(resource)))
-    con.execute("INSERT INTO runs (run_id, started_at, status) VALUES ('r1', ?, 'complete')", [as_of])
+    con.execute(
+        "INSERT INTO runs (run_id, started_at, status) VALUES ('r1', ?, 'complete')", [as_of]
+    )
     for resource in RESOURCES:
         con.execute(
             "INSERT INTO resource_scans (run_id, resource, status) VALUES ('r1', ?, 'complete')",
