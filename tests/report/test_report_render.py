@@ -299,3 +299,55 @@ def test_large_run_renders_fast(tmp_path: Path) -> None:
     assert len(html) < 5_000_000
     drill = _section(html, 'id="check-stuck_non_final"', "</details>")
     assert drill.count("<tr>") <= 4 * 200 + 1
+
+
+def test_failed_run_with_nothing_else(tmp_path: Path) -> None:
+    con = build(tmp_path / "w.duckdb")
+    con.execute(
+        "INSERT INTO runs VALUES ('run-aborted', TIMESTAMPTZ '2026-11-21 02:00:00+00', NULL, "
+        "'failed', '401 unauthorized: the API key (RECON_API_KEY) was refused', NULL, 'cli', NULL)"
+    )
+    paths = render_report(con, run_id="run-aborted", reports_dir=tmp_path / "reports")
+    con.close()
+    html = paths.report_html.read_text()
+    banner = _section(html, '<section class="banner', "</section>")
+    assert "Run failed" in banner
+    assert "API key (RECON_API_KEY) was refused" in banner
+    assert "No check ran in this run." in html
+    summary = json.loads(paths.summary_json.read_text())
+    jsonschema.validate(summary, json.loads(SUMMARY_SCHEMA_PATH.read_text()))
+    assert summary["run"]["finished_at"] is None
+    assert summary["checks"] == []
+    # the newest run is the aborted one, and `latest` says so
+    assert (tmp_path / "reports" / "latest").resolve().name == "run-aborted"
+
+
+def test_latest_falls_back_to_a_text_file(
+    rendered: Rendered, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_symlinks(self: Path, target: object, target_is_directory: bool = False) -> None:
+        raise OSError("symlinks not supported here")
+
+    monkeypatch.setattr(Path, "symlink_to", no_symlinks)
+    render_report(rendered.con, run_id=LAST, reports_dir=tmp_path)
+    latest = tmp_path / "latest"
+    assert not latest.is_symlink()
+    assert latest.read_text() == f"{LAST}\n"
+
+
+def test_markdown_cells_cannot_break_the_table(rendered: Rendered) -> None:
+    from recon.report.render import md_escape
+
+    assert md_escape("a|b\nc <x> [l](u) `t`") == "a\\|b c \\<x\\> \\[l\\](u) \\`t\\`"
+    md = rendered.paths.report_md.read_text()
+    tables: list[list[str]] = [[]]
+    for line in md.splitlines():
+        if line.startswith("|"):
+            tables[-1].append(line)
+        elif tables[-1]:
+            tables.append([])
+    tables = [t for t in tables if t]
+    assert len(tables) >= 5
+    for table in tables:
+        widths = {len(re.findall(r"(?<!\\)\|", line)) for line in table}
+        assert len(widths) == 1, table

@@ -47,6 +47,11 @@ def nice_ceiling(value: int) -> int:
     return 10 * exp  # pragma: no cover
 
 
+def _axis_max(peak: int) -> int:
+    """Top of the y axis: four equal steps, each a 1/2/5 x 10^k, so every tick is whole."""
+    return 4 * nice_ceiling(math.ceil(peak / 4))
+
+
 def _fmt(n: float) -> str:
     return f"{n:.1f}".rstrip("0").rstrip(".")
 
@@ -60,7 +65,7 @@ def _axes(labels: Sequence[str], y_max: int, plot_w: float, plot_h: float) -> li
             f'<line x1="{_LEFT}" x2="{_LEFT + plot_w:.1f}" y1="{y:.1f}" y2="{y:.1f}" '
             f'class="grid"/>'
             f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" class="tick">'
-            f"{int(value):,}</text>"
+            f"{round(value):,}</text>"
         )
     n = len(labels)
     if n:
@@ -119,32 +124,42 @@ def stacked_bar_chart(
     series: Sequence[Series],
     *,
     markers: Sequence[bool] = (),
+    grouped: bool = False,
     width: int = _W,
     wide: bool = False,
 ) -> Markup:
-    """One bar per label, segments stacked in `series` order.
+    """One bar per label, segments stacked in `series` order (side by side if `grouped`).
 
     `markers[i]` true draws a small warning triangle under bar i (an incomplete night).
     """
     n = len(labels)
-    totals = [sum(s.values[i] for s in series) for i in range(n)]
-    y_max = nice_ceiling(max(totals, default=0))
+    if grouped:
+        peak = max((v for s in series for v in s.values), default=0)
+    else:
+        peak = max((sum(s.values[i] for s in series) for i in range(n)), default=0)
+    y_max = _axis_max(peak)
     plot_w, plot_h = width - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
     parts = _axes(labels, y_max, plot_w, plot_h)
     slot = plot_w / n if n else plot_w
     bar_w = max(2.0, min(28.0, slot * 0.7))
+    seg_w = bar_w / len(series) if grouped and series else bar_w
+    floor = float(_TOP + plot_h)
     for i in range(n):
         x = _LEFT + slot * i + (slot - bar_w) / 2
-        base = float(_TOP + plot_h)
+        base = floor
         detail = ", ".join(f"{s.label} {s.values[i]:,}" for s in series)
-        for s in series:
+        for k, s in enumerate(series):
             v = s.values[i]
             if v <= 0:
                 continue
             h = plot_h * v / y_max
-            base -= h
+            if grouped:
+                left, top = x + k * seg_w, floor - h
+            else:
+                base -= h
+                left, top = x, base
             parts.append(
-                f'<rect x="{x:.1f}" y="{base:.1f}" width="{bar_w:.1f}" height="{h:.1f}" '
+                f'<rect x="{left:.1f}" y="{top:.1f}" width="{seg_w:.1f}" height="{h:.1f}" '
                 f'fill="{escape(s.color)}"><title>{escape(tooltips[i])}: {escape(detail)}'
                 "</title></rect>"
             )
@@ -169,7 +184,7 @@ def line_chart(
 ) -> Markup:
     """One line per series, one point per label."""
     n = len(labels)
-    y_max = nice_ceiling(max((v for s in series for v in s.values), default=0))
+    y_max = _axis_max(max((v for s in series for v in s.values), default=0))
     plot_w, plot_h = width - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
     parts = _axes(labels, y_max, plot_w, plot_h)
     slot = plot_w / n if n else plot_w

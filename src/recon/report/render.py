@@ -264,6 +264,7 @@ def _trend_charts(data: ReportData) -> list[Markup]:
             Series("Resolved", "#059669", [p.resolved for p in points]),
         ],
         markers=markers,
+        grouped=True,
     )
     resources = sorted({r for p in points for r in p.records_by_resource})
     records = line_chart(
