@@ -16,7 +16,7 @@ from recon.errors import ConfigError
 from recon.report import SUMMARY_SCHEMA_PATH, render_report
 
 from .conftest import Rendered
-from .synthetic_warehouse import COMPLETE, LAST, LAST_FINDINGS, NIGHTS, RESOLVED, build
+from .synthetic_warehouse import COMPLETE, LAST, NIGHTS, OPEN_ROWS, TOTAL_ROWS, build
 
 
 def _section(html: str, start: str, end: str) -> str:
@@ -58,7 +58,7 @@ def test_manifest_checksums_and_row_counts(rendered: Rendered) -> None:
         assert hashlib.sha256(data).hexdigest() == entry["sha256"]
         assert len(data) == entry["bytes"]
     rows = {f["name"]: f["rows"] for f in manifest["files"]}
-    assert rows["findings.csv"] == rows["findings.parquet"] == len(LAST_FINDINGS) + len(RESOLVED)
+    assert rows["findings.csv"] == rows["findings.parquet"] == TOTAL_ROWS
     assert rows["failed_calls.csv"] == 2
 
 
@@ -91,7 +91,7 @@ def test_summary_content(rendered: Rendered) -> None:
     assert amounts["BHD"]["amount_minor"] == 12345
     # the resolved finding (pay_fixed, EUR 300) is not at risk any more
     assert s["totals"]["findings_resolved"] == 1
-    assert s["totals"]["findings_open"] == len(LAST_FINDINGS)
+    assert s["totals"]["findings_open"] == OPEN_ROWS
     calls = s["failed_calls"]
     assert [c["request_id"] for c in calls] == ["req-disputes-a3", None]
     assert calls[0]["request_ids"] == ["req-disputes-a1", "req-disputes-a2", "req-disputes-a3"]
@@ -201,7 +201,7 @@ def test_drill_down_escapes_and_links_full_list(rendered: Rendered) -> None:
 def test_findings_csv_is_spreadsheet_safe(rendered: Rendered) -> None:
     with rendered.paths.findings_csv.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
-    assert len(rows) == len(LAST_FINDINGS) + len(RESOLVED)
+    assert len(rows) == TOTAL_ROWS
     dangerous = ("=", "+", "-", "@", "\t", "\r", "\n")
     for row in rows:
         for key, value in row.items():
@@ -239,7 +239,7 @@ def test_failed_calls_csv(rendered: Rendered) -> None:
 
 def test_parquet_matches_warehouse(rendered: Rendered) -> None:
     table = pq.read_table(rendered.paths.findings_parquet)
-    assert table.num_rows == len(LAST_FINDINGS) + len(RESOLVED)
+    assert table.num_rows == TOTAL_ROWS
     assert str(table.schema.field("amount_minor").type) == "int64"
     ids = set(table.column("entity_id").to_pylist())
     assert '=HYPERLINK("http://x")' in ids  # Parquet keeps the data exactly as it is
@@ -294,7 +294,7 @@ def test_large_run_renders_fast(tmp_path: Path) -> None:
     assert elapsed < 3.0, elapsed
     manifest = json.loads(paths.manifest_json.read_text())
     rows = {f["name"]: f["rows"] for f in manifest["files"]}
-    assert rows["findings.csv"] == 100_000 + len(LAST_FINDINGS) + len(RESOLVED)
+    assert rows["findings.csv"] == 100_000 + TOTAL_ROWS
     html = paths.report_html.read_text()
     assert len(html) < 5_000_000
     drill = _section(html, 'id="check-stuck_non_final"', "</details>")
@@ -351,3 +351,14 @@ def test_markdown_cells_cannot_break_the_table(rendered: Rendered) -> None:
     for table in tables:
         widths = {len(re.findall(r"(?<!\\)\|", line)) for line in table}
         assert len(widths) == 1, table
+
+
+def test_carried_findings_of_a_not_evaluated_check_are_labelled(rendered: Rendered) -> None:
+    html = rendered.paths.report_html.read_text()
+    amounts = _section(html, 'id="amounts"', "</table>")
+    row = _section(amounts, "<tr><td>dispute_on_refunded_payment", "</tr>")
+    assert "not evaluated tonight: last known findings" in row
+    assert "EUR 42.00" in row
+    drill = _section(html, 'id="check-dispute_on_refunded_payment"', "</details>")
+    assert "carried over from the last evaluation" in drill
+    assert "dp_carried_1" in drill

@@ -83,7 +83,7 @@ def _env() -> Environment:
     return env
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>|])")
 
 
 def md_escape(value: object) -> str:
