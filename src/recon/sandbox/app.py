@@ -7,6 +7,8 @@ written down in docs/sandbox.md.
 from __future__ import annotations
 
 import asyncio
+import copy
+import functools
 import hmac
 import re
 import secrets
@@ -502,7 +504,7 @@ def create_app(config: SandboxConfig | None = None) -> Starlette:
     async def openapi_yaml(request: Request) -> Response:
         return Response(spec_text, media_type="application/yaml", headers=_rid_header(state))
 
-    spec_json = orjson.dumps(openapi_dict())
+    spec_json = orjson.dumps(_openapi_dict())
 
     async def openapi_json(request: Request) -> Response:
         return Response(spec_json, media_type=_JSON, headers=_rid_header(state))
@@ -976,12 +978,20 @@ async def _op22(request: Request, state: SandboxState) -> Response:
 
 
 # ---------------------------------------------------------------------------- openapi
+@functools.cache
 def openapi_text() -> str:
     """The sandbox's OpenAPI document (YAML text, kept next to this module)."""
     return resources.files("recon.sandbox").joinpath("openapi.yaml").read_text(encoding="utf-8")
 
 
 def openapi_dict() -> dict[str, Any]:
-    loaded = yaml.safe_load(openapi_text())
+    """The OpenAPI document as a (fresh) dict."""
+    return copy.deepcopy(_openapi_dict())
+
+
+@functools.cache
+def _openapi_dict() -> dict[str, Any]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loaded = yaml.load(openapi_text(), Loader=loader)  # noqa: S506 - a safe loader
     assert isinstance(loaded, dict)
     return loaded
