@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 import duckdb
+import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.errors import ConfigError, WarehouseError
@@ -155,4 +156,8 @@ def export(
                 rows = write_parquet_batches(reader, target)
         except duckdb.Error as exc:
             raise ConfigError("query", f"DuckDB refused it: {exc}") from exc
+        except (pa.ArrowException, pl.exceptions.PolarsError) as exc:
+            raise ConfigError(
+                "export", f"cannot write these columns as {chosen}: {exc}; cast them in a query"
+            ) from exc
     return ExportResult(path=target, rows=rows)

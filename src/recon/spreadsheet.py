@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
@@ -58,29 +59,58 @@ def _neutralise_array(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedA
     return pc.if_else(hit, prefixed, arr)
 
 
-def _flatten_lists(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """A list column (e.g. request ids) becomes one text cell, items joined by a space."""
-    values = arr.to_pylist()
-    joined = [
-        None if v is None else " ".join("" if x is None else str(x) for x in v) for v in values
-    ]
-    return pa.array(joined, type=pa.string())
+def _cell_text(value: object) -> str:
+    """One nested or binary value as text for a CSV cell."""
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, list) and all(
+        isinstance(v, str | int | float | bool) or v is None for v in value
+    ):
+        # request ids and similar lists read best as words separated by spaces
+        return " ".join("" if v is None else str(v) for v in value)
+    if isinstance(value, list | dict | tuple):
+        return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+    return str(value)
+
+
+def _as_text(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """A column polars cannot write to CSV (lists, structs, maps, binary, intervals…) as text."""
+    return pa.array(
+        [None if v is None else _cell_text(v) for v in arr.to_pylist()], type=pa.string()
+    )
+
+
+def _csv_native(t: pa.DataType) -> bool:
+    return bool(
+        pa.types.is_integer(t)
+        or pa.types.is_floating(t)
+        or pa.types.is_boolean(t)
+        or pa.types.is_decimal(t)
+        or pa.types.is_timestamp(t)
+        or pa.types.is_date(t)
+        or pa.types.is_time(t)
+        or pa.types.is_duration(t)
+        or pa.types.is_null(t)
+    )
 
 
 def neutralise_table(table: pa.Table) -> pa.Table:
-    """Neutralise every text column of `table`; list columns are joined into text first.
+    """Neutralise every text column of `table`.
 
-    Numeric, boolean and temporal columns are returned unchanged.
+    Nested, binary and other columns a CSV cannot hold are turned into text first (lists of
+    scalars as space-separated words, structs and maps as JSON, bytes as hex) and then
+    neutralised too. Numeric, boolean and temporal columns are returned unchanged.
     """
     columns: list[pa.Array | pa.ChunkedArray] = []
     for field, column in zip(table.schema, table.columns, strict=True):
         col: pa.Array | pa.ChunkedArray = column
-        if pa.types.is_list(field.type) or pa.types.is_large_list(field.type):
-            col = _flatten_lists(col)
+        t = field.type
+        if pa.types.is_dictionary(t):
+            col = pc.cast(col, pa.string())
+        elif not (pa.types.is_string(t) or pa.types.is_large_string(t) or _csv_native(t)):
+            col = _as_text(col)
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             col = _neutralise_array(col)
-        elif pa.types.is_dictionary(col.type):
-            col = _neutralise_array(pc.cast(col, pa.string()))
         columns.append(col)
     return pa.Table.from_arrays(columns, names=table.column_names)
 
@@ -152,15 +182,25 @@ def write_csv_batches(reader: pa.RecordBatchReader, target: Path) -> int:
     return rows
 
 
+def _parquet_safe(table: pa.Table) -> pa.Table:
+    """Intervals have no Parquet type in pyarrow: they are written as text."""
+    columns = [
+        _as_text(col) if pa.types.is_interval(field.type) else col
+        for field, col in zip(table.schema, table.columns, strict=True)
+    ]
+    return pa.Table.from_arrays(columns, names=table.column_names)
+
+
 def write_parquet_batches(reader: pa.RecordBatchReader, target: Path) -> int:
     """Stream `reader` into a Parquet file (zstd) at `target` (atomically); return rows."""
     rows = 0
+    schema = _parquet_safe(reader.schema.empty_table()).schema
     with (
         atomic_path(target) as tmp,
-        pq.ParquetWriter(tmp, reader.schema, compression="zstd") as writer,
+        pq.ParquetWriter(tmp, schema, compression="zstd") as writer,
     ):
         for batch in reader:
-            writer.write_batch(batch)
+            writer.write_table(_parquet_safe(pa.Table.from_batches([batch])))
             rows += int(batch.num_rows)
     return rows
 

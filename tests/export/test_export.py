@@ -217,3 +217,26 @@ def test_failed_export_keeps_previous_file(db: Path, tmp_path: Path) -> None:
 def test_missing_warehouse(tmp_path: Path) -> None:
     with pytest.raises(WarehouseError):
         export(tmp_path / "none.duckdb", table="payments", out=Path("x.csv"), base_dir=tmp_path)
+
+
+def test_columns_of_every_kind(tmp_path: Path) -> None:
+    path = tmp_path / "kinds.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute(
+        "CREATE TABLE kinds AS SELECT '-5'::JSON AS j, 12::HUGEINT AS h,"
+        " -12.50::DECIMAL(10,2) AS d,"
+        " ['=a', NULL] AS ls, [[1], [2]] AS ll, {'a': 1, 'b': '=x'} AS s, MAP {'k': 1} AS m,"
+        " '\\x01'::BLOB AS b, 'e'::ENUM('e', 'f') AS en, INTERVAL 1 DAY AS iv,"
+        " DATE '2026-01-01' AS dt, true AS bo"
+    )
+    con.close()
+    result = export(path, table="kinds", out=Path("k.csv"), base_dir=tmp_path)
+    (row,) = _read_csv(result.path)
+    assert row["j"] == "'-5"
+    assert row["h"] == "12"
+    assert row["d"] == "-12.50"
+    assert row["ls"] == "'=a "
+    assert row["s"] == '{"a":1,"b":"=x"}'
+    assert row["en"] == "e"
+    assert row["dt"] == "2026-01-01"
+    assert export(path, table="kinds", out=Path("k.parquet"), base_dir=tmp_path).rows == 1
