@@ -30,8 +30,8 @@ app = typer.Typer(
 )
 app.add_typer(sandbox_app, name="sandbox")
 
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 T = TypeVar("T")
 
 # Prefect's local mode: no analytics calls, and room for a cold start (FACTS.md).

@@ -154,7 +154,7 @@ def extract_resource(
             ClientConfig.from_settings(settings), on_attempt=attempts, transport=transport
         )
     buffer = attempts.buffer
-    rl = landing.resource(resource)
+    rl = landing.resource(resource, batch_records=settings.landing_batch_records)
     if rl.state.done:
         return _outcome(rl)
     try:
@@ -214,7 +214,7 @@ def _extract_payment_methods(
     # Per-customer lists are short: a resumed run simply lists them all again.
     if rl.state.pages:
         shutil.rmtree(rl.folder)
-        rl = landing.resource("payment_methods")
+        rl = landing.resource("payment_methods", batch_records=rl.batch_records)
     ids = list(customer_ids) or _customers_in_landing(landing)
     rl.drain_calls = lambda: buffer.drain("payment_methods")
     statuses: set[str] = set()

@@ -165,11 +165,7 @@ def check_step(
         if row is None:
             raise WarehouseError(f"run {run_id} is not in the warehouse")
         as_of: datetime = row[0]
-        params = CheckParams(
-            stuck_days=settings.stuck_after_days,
-            volume_ratio=settings.volume_anomaly_ratio,
-            failed_statuses=tuple(settings.refund_failed_statuses),
-        )
+        params = CheckParams.from_settings(settings)
         return list(run_checks(con, run_id=run_id, as_of=as_of, params=params))
 
 

@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     db: Path = Field(default=Path("data/recon.duckdb"), description="Published warehouse file")
     landing: Path = Field(default=Path("data/landing"), description="Raw landing root")
     reports: Path = Field(default=Path("reports"), description="Report folders root")
+    landing_batch_records: int = Field(
+        default=20_000, ge=1, le=1_000_000, description="Records per landed Parquet batch"
+    )
 
     # Scheduling and logs
     schedule_cron: str = Field(default="0 2 * * *")
