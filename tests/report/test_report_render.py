@@ -362,3 +362,24 @@ def test_carried_findings_of_a_not_evaluated_check_are_labelled(rendered: Render
     drill = _section(html, 'id="check-dispute_on_refunded_payment"', "</details>")
     assert "carried over from the last evaluation" in drill
     assert "dp_carried_1" in drill
+
+
+def test_many_failed_calls_are_capped_in_the_headline(tmp_path: Path) -> None:
+    con = build(tmp_path / "w.duckdb")
+    con.execute(
+        "INSERT INTO api_calls SELECT $run, 100 + i, 'payments', 'GET', '/api/v1/payments', "
+        "'skip=' || (i * 200), 1, 500, 'internal', 'boom', 'req-many-' || i, 1.0, 'failed', "
+        "TIMESTAMPTZ '2026-11-20 02:30:00+00' + to_seconds(i) FROM range(60) t(i)",
+        {"run": LAST},
+    )
+    paths = render_report(con, run_id=LAST, reports_dir=tmp_path / "r")
+    con.close()
+    banner = _section(paths.report_html.read_text(), '<section class="banner', "</section>")
+    assert "Showing the first 25 of 62 failed calls." in banner
+    assert "req-disputes-a3" in banner
+    assert "req-many-59" not in banner
+    summary = json.loads(paths.summary_json.read_text())
+    assert len(summary["failed_calls"]) == 62
+    with paths.failed_calls_csv.open(newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == 62
+    assert "Showing the first 25 of 62" in paths.report_md.read_text()

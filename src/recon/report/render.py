@@ -9,6 +9,7 @@ temporary name in its folder and renamed into place.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -33,6 +34,7 @@ from recon.spreadsheet import write_parquet as write_parquet_file
 __all__ = ["SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"]
 
 SCHEMA_VERSION = 1
+CALLS_SHOWN = 25  # failed calls listed in the headline; all are in failed_calls.csv
 _TEMPLATES = Path(__file__).parent / "templates"
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$")
 
@@ -67,7 +69,9 @@ def _check_run_id(run_id: str) -> None:
         raise ConfigError("run_id", f"{run_id!r} is not usable as a report folder name")
 
 
+@functools.cache
 def _env() -> Environment:
+    """One environment per process, so templates are compiled once."""
     env = Environment(
         loader=FileSystemLoader(_TEMPLATES),
         autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False),
@@ -318,6 +322,7 @@ def _view(data: ReportData, summary: dict[str, Any], top_n: int) -> dict[str, An
         "aging_buckets": AGING_BUCKETS,
         "incomplete_resources": incomplete_resources,
         "top_n": top_n,
+        "calls_shown": CALLS_SHOWN,
         "is_iso": is_iso_currency,
     }
 
