@@ -1,0 +1,171 @@
+"""Shared helpers: paths, timed subprocesses with their own peak RSS, the sandbox server."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+VENV_BIN = ROOT / ".venv" / "bin"
+PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
+RECON = str(VENV_BIN / "recon")
+API_KEY = "sandbox-demo-key"
+API_PREFIX = "/api/v1"
+SEED = 1
+
+
+@dataclass
+class Proc:
+    """One finished child process: wall time, its own peak RSS, exit code, output."""
+
+    argv: list[str]
+    wall_s: float
+    peak_rss_mb: float
+    returncode: int
+    stdout: str
+    stderr: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def last_json(self) -> dict[str, Any]:
+        """The last stdout line that parses as a JSON object (the child's own report)."""
+        for line in reversed(self.stdout.strip().splitlines()):
+            line = line.strip()
+            if line.startswith("{"):
+                with contextlib.suppress(json.JSONDecodeError):
+                    value = json.loads(line)
+                    if isinstance(value, dict):
+                        return value
+        return {}
+
+    def tail(self, n: int = 6) -> str:
+        lines = (self.stderr.strip() or self.stdout.strip()).splitlines()
+        return "\n".join(lines[-n:])
+
+
+def run_measured(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 3600.0,
+) -> Proc:
+    """Run `argv` to completion; wall time and the peak RSS of that child (os.wait4).
+
+    `ru_maxrss` from wait4 is the largest RSS of the child or of any descendant it waited
+    for (KiB on Linux): a child's own helper processes are covered, unrelated ones not.
+    """
+    full_env = {**os.environ, **(env or {})}
+    out_path = RESULTS / f".out-{os.getpid()}.txt"
+    err_path = RESULTS / f".err-{os.getpid()}.txt"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(list(argv), stdout=out, stderr=err, env=full_env, cwd=cwd or ROOT)
+        deadline = started + timeout
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                child.kill()
+                pid, status, usage = os.wait4(child.pid, 0)
+                break
+            time.sleep(0.005)
+        wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    stdout = out_path.read_text(errors="replace")
+    stderr = err_path.read_text(errors="replace")
+    out_path.unlink(missing_ok=True)
+    err_path.unlink(missing_ok=True)
+    return Proc(
+        argv=list(argv),
+        wall_s=wall,
+        peak_rss_mb=usage.ru_maxrss / 1024.0,
+        returncode=child.returncode,
+        stdout=stdout,
+        stderr=stderr,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until_up(
+    base_url: str, timeout: float = 120.0, proc: subprocess.Popen[bytes] | None = None
+) -> float:
+    """Poll the sandbox until it answers (any HTTP answer); seconds waited."""
+    started = time.perf_counter()
+    while True:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"sandbox exited with {proc.returncode} before answering")
+        try:
+            if httpx.get(f"{base_url}/_sandbox/health", timeout=2.0).status_code == 200:
+                return time.perf_counter() - started
+            time.sleep(0.05)
+        except httpx.TransportError:
+            if time.perf_counter() - started > timeout:
+                raise
+            time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def sandbox_process(payments: int, *, seed: int = SEED) -> Iterator[tuple[str, float]]:
+    """`recon sandbox serve` in its own process (its own core and GIL); yields (url, startup s)."""
+    port = free_port()
+    argv = [
+        RECON,
+        "sandbox",
+        "serve",
+        "--port",
+        str(port),
+        "--payments",
+        str(payments),
+        "--seed",
+        str(seed),
+        "--faults",
+        "none",
+    ]
+    log = (RESULTS / f".sandbox-{port}.log").open("wb")
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base_url, proc=proc)
+        yield base_url, time.perf_counter() - started
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+        Path(log.name).unlink(missing_ok=True)
+
+
+def median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    n = len(ordered)
+    if n == 0:
+        return float("nan")
+    mid = n // 2
+    return ordered[mid] if n % 2 else (ordered[mid - 1] + ordered[mid]) / 2.0
