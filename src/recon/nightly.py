@@ -36,6 +36,7 @@ __all__ = [
     "preflight",
     "publish_step",
     "report_step",
+    "run_local",
     "settings_for",
     "start_step",
 ]
@@ -287,3 +288,32 @@ def _headline(con: Any, run_id: str) -> list[str]:
             f"(request_id={rid or 'none given'})"
         )
     return lines
+
+
+def run_local(
+    overrides: Mapping[str, Any] | None,
+    *,
+    resume: str | None = None,
+    trigger: str = "local",
+    fail_on: str | None = None,
+    payment_methods: bool = False,
+    progress: Progress | None = None,
+    transport: Any = None,
+) -> RunSummary:
+    """The flow's steps in order, in this process, without Prefect (tests, benchmarks)."""
+    run_id = start_step(overrides, resume=resume, trigger=trigger)
+    try:
+        extract_step(
+            overrides,
+            run_id,
+            progress=progress,
+            payment_methods=payment_methods,
+            transport=transport,
+        )
+        load_step(overrides, run_id, publish=False)
+        check_step(overrides, run_id, publish=False, fresh=False)
+        publish_step(overrides, run_id)
+    except BaseException:
+        abandon_step(overrides)
+        raise
+    return report_step(overrides, run_id, fail_on=fail_on)

@@ -1,0 +1,55 @@
+"""A sandbox on 127.0.0.1 and a run of the nightly steps against it, per test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from recon.sandbox.app import SandboxConfig
+from recon.sandbox.server import serve_in_thread
+
+KEY = "nightly-test-key"
+TOKEN = "nightly-test-token"
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in list(os.environ):
+        if name.startswith("RECON_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("RECON_API_KEY", KEY)
+    monkeypatch.setenv("RECON_BEARER_TOKEN", TOKEN)
+    monkeypatch.setenv("RECON_BACKOFF_INITIAL_S", "0.01")
+    monkeypatch.setenv("RECON_BACKOFF_MAX_S", "0.05")
+    monkeypatch.chdir(tmp_path)
+
+
+@contextmanager
+def sandbox(**config: Any) -> Iterator[str]:
+    """The sandbox on a free port of 127.0.0.1 with the test credentials."""
+    cfg = SandboxConfig(api_key=KEY, bearer_token=TOKEN, retry_after_s=0, slow_s=0.01, **config)
+    with serve_in_thread(cfg) as url:
+        yield url
+
+
+def overrides_for(tmp_path: Path, url: str) -> dict[str, Any]:
+    return {
+        "base_url": url,
+        "db": str(tmp_path / "data" / "recon.duckdb"),
+        "landing": str(tmp_path / "data" / "landing"),
+        "reports": str(tmp_path / "reports"),
+    }
+
+
+def truth_of(url: str) -> dict[str, Any]:
+    data: dict[str, Any] = httpx.get(f"{url}/_sandbox/truth", timeout=60).json()
+    return data
+
+
+SandboxFactory = Callable[..., Any]
