@@ -56,8 +56,9 @@ PAYMENT_STATUSES = (
 MAX_PAGE = 200
 DEFAULT_PAGE = 50
 CAP = 100
-_INT_RE = re.compile(r"[0-9]{1,15}")
+_INT_RE = re.compile(r"[0-9]{1,18}")
 _JSON = "application/json"
+_ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
 
 
 @dataclass
@@ -476,8 +477,13 @@ def create_app(config: SandboxConfig | None = None) -> Starlette:
         endpoint.__name__ = f"op{op.number}_{op.name}"
         return endpoint
 
-    ops = _operations(cfg)
-    routes = [Route(path, wrap(op), methods=[method]) for method, path, op in ops]
+    by_path: dict[str, dict[str, Callable[[Request], Awaitable[Response]]]] = {}
+    for method, path, op in _operations(cfg):
+        by_path.setdefault(path, {})[method] = wrap(op)
+    routes = [
+        Route(path, _dispatch(state, methods), methods=_ALL_METHODS)
+        for path, methods in by_path.items()
+    ]
 
     async def truth_ep(request: Request) -> Response:
         return Response(state.truth(), media_type=_JSON, headers=_rid_header(state))
@@ -523,7 +529,10 @@ def create_app(config: SandboxConfig | None = None) -> Starlette:
         rid = state.request_id()
         code = exc.status_code if isinstance(exc, HTTPException) else 500
         if code == 405:
-            return _envelope(405, "method_not_allowed", "method not allowed on this path", rid)
+            allow = (getattr(exc, "headers", None) or {}).get("Allow", "")
+            return _envelope(
+                405, "method_not_allowed", "method not allowed on this path", rid, Allow=allow
+            )
         if code == 404:
             return _envelope(404, "not_found", "no such operation", rid)
         return _envelope(code, "error", "request failed", rid)
@@ -537,6 +546,27 @@ def create_app(config: SandboxConfig | None = None) -> Starlette:
     )
     app.state.sandbox = state
     return app
+
+
+def _dispatch(
+    state: SandboxState, methods: dict[str, Callable[[Request], Awaitable[Response]]]
+) -> Callable[[Request], Awaitable[Response]]:
+    """One endpoint per path: route by method; 405 (with ``Allow``) for any other method."""
+    allow = ", ".join(sorted(methods))
+
+    async def endpoint(request: Request) -> Response:
+        handler = methods.get(request.method)
+        if handler is None:
+            return _envelope(
+                405,
+                "method_not_allowed",
+                f"{request.method} is not allowed here",
+                state.request_id(),
+                Allow=allow,
+            )
+        return await handler(request)
+
+    return endpoint
 
 
 def _rid_header(state: SandboxState) -> dict[str, str]:
@@ -689,6 +719,8 @@ async def _idempotent(
     make: Callable[[], tuple[int, dict[str, Any]]],
 ) -> Response:
     key = request.headers.get(state.config.idempotency_header)
+    if key is not None and not 1 <= len(key) <= 255:
+        raise ApiError(400, "invalid_request", "the idempotency key must be 1 to 255 characters")
     fingerprint = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
     with state.lock:
         if key is not None:

@@ -1,0 +1,98 @@
+"""The sandbox over a real socket: serve_in_thread and `recon sandbox serve`."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from recon.sandbox.app import SandboxConfig
+from recon.sandbox.server import serve_in_thread
+
+from .sandbox_support import ANCHOR, BEARER, KEY
+
+
+@pytest.mark.integration
+def test_serve_in_thread_answers_and_stops() -> None:
+    config = SandboxConfig(seed=2, payments=450, anchor=ANCHOR)
+    with serve_in_thread(config) as base:
+        assert base.startswith("http://127.0.0.1:")
+        with httpx.Client(base_url=base, timeout=10) as client:
+            ids: list[str] = []
+            skip: int | None = 0
+            while skip is not None:
+                r = client.get(
+                    "/api/v1/payments", params={"max-records": 200, "skip": skip}, headers=KEY
+                )
+                assert r.status_code == 200
+                ids += [p["id"] for p in r.json()["data"]]
+                skip = r.json()["nextOffset"]
+            assert len(set(ids)) == 450
+            assert client.get(f"/api/v1/payments/{ids[0]}", headers=BEARER).json()["id"] == ids[0]
+            assert client.get("/api/v1/payments", headers=BEARER).status_code == 401
+        port = int(base.rsplit(":", 1)[1])
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{base}/_sandbox/health", timeout=1)
+    # the port is free again
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", port))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("custom_key", [False, True])
+def test_serve_command_prints_the_demo_key_only(custom_key: bool) -> None:
+    port = _free_port()
+    env = {**os.environ}
+    env.pop("RECON_SANDBOX_API_KEY", None)
+    if custom_key:
+        env["RECON_SANDBOX_API_KEY"] = "a-very-secret-key"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "recon",
+            "sandbox",
+            "serve",
+            "--port",
+            str(port),
+            "--payments",
+            "100",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    try:
+        key = "a-very-secret-key" if custom_key else "sandbox-demo-key"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                r = httpx.get(
+                    f"http://127.0.0.1:{port}/api/v1/disputes",
+                    headers={"x-api-key": key},
+                    timeout=2,
+                )
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+        assert r.status_code == 200
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=15)
+    text = out.decode()
+    assert f"http://127.0.0.1:{port}/api/v1" in text
+    assert ("sandbox-demo-key" in text) is not custom_key
+    assert "a-very-secret-key" not in text
