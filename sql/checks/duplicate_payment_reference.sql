@@ -8,10 +8,23 @@ WITH referenced AS (
     FROM payments AS p
     WHERE p.gone_in_run IS NULL AND p.reference IS NOT NULL AND p.reference <> ''
 ),
+candidates AS (
+    -- Hash values seen twice, found by sorting 64-bit hashes and comparing neighbours: on
+    -- millions of distinct references this is several times cheaper than a GROUP BY with
+    -- millions of groups. The exact grouping below, on the reference itself, drops any
+    -- hash collision.
+    SELECT DISTINCT reference_hash
+    FROM (
+        SELECT reference_hash, lag(reference_hash) OVER (ORDER BY reference_hash) AS previous_hash
+        FROM (SELECT hash(reference) AS reference_hash FROM referenced)
+    )
+    WHERE reference_hash = previous_hash
+),
 shared AS (
-    SELECT reference, count(*) AS payment_count, list(id ORDER BY id)[1:5] AS some_ids
-    FROM referenced
-    GROUP BY reference
+    SELECT r.reference, count(*) AS payment_count, list(r.id ORDER BY r.id)[1:5] AS some_ids
+    FROM referenced AS r
+    SEMI JOIN candidates AS c ON c.reference_hash = hash(r.reference)
+    GROUP BY r.reference
     HAVING count(*) > 1
 )
 SELECT
