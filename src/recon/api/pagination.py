@@ -131,6 +131,7 @@ class BasePaginator:
         self.offset = start_offset
         self.has_next_page = True
         self.expects_anchor = False  # True when the next page should start with a known record
+        self.uses_anchors = True  # False while a server's own cursor is followed
         self.rewinds = 0
 
     def update_state(
@@ -240,9 +241,11 @@ class NextOffsetPaginator(OffsetPaginator):
         """Follow `nextOffset` while `hasMore`; a `nextOffset` that does not advance is an error."""
         has_more = body.get("hasMore")
         if not isinstance(has_more, bool):
+            self.uses_anchors = True
             super().update_state(offset, data, body, first_known)
             return
         self.expects_anchor = False
+        self.uses_anchors = False
         if not has_more:
             self.has_next_page = False
             return
@@ -358,14 +361,17 @@ class Scan:
         first_id = _record_id(data[0]) if data else None
         first_known = first_id is not None and first_id in self._verified
         new: list[dict[str, Any]] = []
+        ids: list[str] = []
         duplicates = 0
         unkeyed = 0
-        for record in data:
-            rid = _record_id(record)
-            if rid is None:
+        for record in data:  # the hot loop of a scan: kept flat on purpose
+            rid = record.get("id") if type(record) is dict else None
+            if type(rid) is not str or not rid:
                 unkeyed += 1
                 new.append(record)
-            elif rid in seen:
+                continue
+            ids.append(rid)
+            if rid in seen:
                 duplicates += 1
             else:
                 seen.add(rid)
@@ -377,8 +383,8 @@ class Scan:
         rewinds_before = pag.rewinds
         try:
             pag.update_state(offset, data, fetched.body, first_known)
-            if pag.rewinds == rewinds_before:  # a page past a gap proves nothing
-                self._verified.update(i for i in map(_record_id, data) if i is not None)
+            if pag.rewinds == rewinds_before and pag.uses_anchors:
+                self._verified.update(ids)  # a page past a gap proves nothing
         except PagingError as exc:
             self._fail(offset, exc, [fetched.request_id] if fetched.request_id else [])
             pag.on_failure(offset)
