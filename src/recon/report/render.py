@@ -84,6 +84,7 @@ def _env() -> Environment:
     env.filters["md"] = md_escape
     env.filters["num"] = lambda n: "—" if n is None else f"{n:,}"
     env.filters["when"] = _when
+    env.filters["wbr"] = _wbr
     return env
 
 
@@ -96,6 +97,11 @@ def md_escape(value: object) -> str:
         return ""
     text = " ".join(str(value).split())
     return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _wbr(name: object) -> Markup:
+    """An identifier that may break after its underscores (long check names in narrow cells)."""
+    return Markup("_<wbr>").join(str(name).split("_"))
 
 
 def _when(iso: str | None) -> str:
@@ -317,6 +323,8 @@ def _view(data: ReportData, summary: dict[str, Any], top_n: int) -> dict[str, An
         "duration": _duration(data.run.started_at, data.run.finished_at),
         "counts": data.check_status_counts,
         "currencies": currencies,
+        "iso_currencies": [c for c in currencies if is_iso_currency(c)],
+        "other_currencies": [c for c in currencies if not is_iso_currency(c)],
         "amounts": amounts,
         "aging": aging,
         "aging_buckets": AGING_BUCKETS,
