@@ -356,7 +356,7 @@ def test_markdown_cells_cannot_break_the_table(rendered: Rendered) -> None:
 def test_carried_findings_of_a_not_evaluated_check_are_labelled(rendered: Rendered) -> None:
     html = rendered.paths.report_html.read_text()
     amounts = _section(html, 'id="amounts"', "</table>")
-    row = _section(amounts, "<tr><td>dispute_on_refunded_payment", "</tr>")
+    row = _section(amounts, "<tr><td>dispute_<wbr>on_<wbr>refunded_<wbr>payment", "</tr>")
     assert "not evaluated tonight: last known findings" in row
     assert "EUR 42.00" in row
     drill = _section(html, 'id="check-dispute_on_refunded_payment"', "</details>")
