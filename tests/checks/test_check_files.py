@@ -72,3 +72,23 @@ def test_every_check_returns_the_output_columns_on_an_empty_warehouse(wh: Wh) ->
         bound = {k: v for k, v in values.items() if k in check.parameters}
         cur = wh.con.execute(f"SELECT * FROM ({check.sql}\n) LIMIT 0", bound)
         assert tuple(d[0] for d in cur.description or []) == OUTPUT_COLUMNS, path.stem
+
+
+def test_check_files_run_as_pasted_into_the_duckdb_shell(wh: Wh) -> None:
+    """With the `$param`s written as literals, each file is plain DuckDB SQL."""
+    wh.run("r1")
+    wh.checks("r1")  # creates the reference tables and the recon_money macro
+    literals = {
+        "$run_id": "'r1'",
+        "$as_of": "TIMESTAMPTZ '2026-11-20 02:00:00+00'",
+        "$stuck_days": "7",
+        "$volume_ratio": "0.5",
+        "$failed_statuses": "['failed', 'canceled', 'cancelled', 'rejected', 'reversed']",
+    }
+    for path in CHECK_FILES:
+        text = path.read_text(encoding="utf-8")
+        for name, literal in literals.items():
+            text = text.replace(name, literal)
+        cur = wh.con.execute(text)
+        assert tuple(d[0] for d in cur.description or []) == OUTPUT_COLUMNS, path.stem
+        cur.fetchall()

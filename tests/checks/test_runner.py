@@ -310,3 +310,16 @@ def test_counts_identity_holds_for_every_check_over_several_nights(wh: Wh) -> No
 
 def test_default_checks_dir_holds_twenty_checks() -> None:
     assert len(list((REPO / "sql" / "checks").glob("*.sql"))) == 20
+
+
+def test_the_example_check_in_docs_works(wh: Wh, tmp_path: Path) -> None:
+    text = (REPO / "docs" / "checks.md").read_text(encoding="utf-8")
+    example = text.split("## Adding a check", 1)[1].split("```sql\n", 1)[1].split("```", 1)[0]
+    folder = _checks_dir(tmp_path, {"refund_without_reason": example})
+    wh.run("r1")
+    wh.refund("re_1", "pay_1", 250)
+    run = wh.checks("r1", checks_dir=folder)["refund_without_reason"]
+    assert run.status == "failed", run.reason
+    assert wh.rows("refund_without_reason", "r1")[("re_1", "no_reason")]["detail"] == (
+        "refund of EUR 2.50 has no reason"
+    )
