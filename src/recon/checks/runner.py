@@ -36,6 +36,7 @@ from recon.checks.definition import (
 from recon.currency import create_currencies_table
 from recon.errors import CheckDefinitionError, ConfigError, WarehouseError
 from recon.settings import DEFAULT_REFUND_FAILED_STATUSES, Settings
+from recon.sql import sql_dir
 
 __all__ = [
     "CheckParams",
@@ -120,21 +121,12 @@ class _Outcome:
 
 
 def default_sql_dir() -> Path:
-    """The repository's `sql/` folder, found from the source tree (`<repo>/src/recon/…`).
-
-    The wheel packages `src/recon` only, so an installed recon has no `sql/`: then the
-    `sql/` folder of the current directory is used, and failing that the caller must pass
-    `checks_dir`.
-    """
-    here = Path(__file__).resolve()
-    candidates = [here.parents[3] / "sql", Path.cwd() / "sql"]
-    for candidate in candidates:
-        if (candidate / "checks").is_dir():
-            return candidate
-    raise ConfigError(
-        "checks_dir",
-        f"no sql/checks folder found (looked in {', '.join(str(c) for c in candidates)})",
-    )
+    """recon's `sql/` folder: `<repo>/sql` in a checkout, `recon/sql` in a wheel (pyproject's
+    force-include), as located by `recon.sql.sql_dir`."""
+    try:
+        return sql_dir()
+    except FileNotFoundError as exc:
+        raise ConfigError("checks_dir", f"{exc}; pass checks_dir explicitly") from None
 
 
 def default_checks_dir() -> Path:
