@@ -93,3 +93,17 @@ def test_from_settings_without_base_url_names_it() -> None:
     with pytest.raises(ConfigError) as info:
         ClientConfig.from_settings(Settings(base_url=None))
     assert info.value.setting == "RECON_BASE_URL"
+
+
+def test_tls_verification_is_always_on() -> None:
+    import dataclasses
+    import ssl
+
+    from recon.api import ApiClient
+
+    names = {f.name for f in dataclasses.fields(ClientConfig)}
+    assert not any("verify" in n or "insecure_tls" in n for n in names)
+    with ApiClient(ClientConfig(api_root="https://h", allow_insecure_http=True)) as client:
+        context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]
+        assert context.verify_mode == ssl.CERT_REQUIRED
+        assert context.check_hostname

@@ -162,12 +162,11 @@ class OffsetPaginator(BasePaginator):
       A wrong guess only costs a step back.
     """
 
-    max_rewinds = 30
+    max_rewinds = 200  # steps back per scan before the list is declared too unstable
 
     def __init__(self, page_size: int, start_offset: int = 0) -> None:
         super().__init__(page_size, start_offset)
         self._back = 0
-        self._rewinds_in_a_row = 0
         self._anchor: str | None = None
         self._drift = 0  # records inserted before the anchor per page, lately
 
@@ -176,9 +175,11 @@ class OffsetPaginator(BasePaginator):
     ) -> None:
         """Advance, or step back if the page does not start on a known record."""
         if self.expects_anchor and offset > 0 and not first_known:
-            self._rewinds_in_a_row += 1
-            if self._rewinds_in_a_row > self.max_rewinds:
-                raise PagingError(f"the list kept shrinking under the scan near offset {offset}")
+            if self.rewinds >= self.max_rewinds:
+                raise PagingError(
+                    f"the list kept shrinking under the scan ({self.rewinds} steps back, "
+                    f"last near offset {offset})"
+                )
             self.rewinds += 1
             if self._back == 0:
                 self._back = self._drift if self._drift > 0 else self.page_size
@@ -189,7 +190,6 @@ class OffsetPaginator(BasePaginator):
             self.expects_anchor = self.offset > 0
             return
         self._back = 0
-        self._rewinds_in_a_row = 0
         if self.expects_anchor:
             index = _index_of(data, self._anchor)
             self._drift = self._drift + index if index is not None else 0
