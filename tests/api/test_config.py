@@ -107,3 +107,13 @@ def test_tls_verification_is_always_on() -> None:
         context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]
         assert context.verify_mode == ssl.CERT_REQUIRED
         assert context.check_hostname
+
+
+def test_config_pickles_for_worker_processes() -> None:
+    import pickle
+
+    config = ClientConfig(api_root="https://h", api_key=SecretStr("k"), page_size=50)
+    back = pickle.loads(pickle.dumps(config))
+    assert back == config
+    assert back.api_key is not None
+    assert back.api_key.get_secret_value() == "k"

@@ -245,3 +245,43 @@ def test_invalid_request_is_not_retried(sandbox_factory: Any) -> None:
     assert 400 <= info.value.status < 500
     assert info.value.request_id
     assert len(sb.records) == 1
+
+
+def test_the_client_and_the_sandbox_openapi_agree_on_every_operation() -> None:
+    """Method, path template and auth scheme of each of the 21 operations."""
+    import re
+
+    import yaml
+
+    from .test_operations import OPERATIONS
+
+    spec = sandbox_app.openapi_dict() if hasattr(sandbox_app, "openapi_dict") else None
+    if spec is None:  # pragma: no cover - older sandbox
+        pytest.skip("the sandbox has no OpenAPI document")
+    assert isinstance(yaml.safe_dump(spec), str)
+    default_security = spec.get("security", [])
+    templates = {
+        (method.upper(), template): op
+        for template, item in spec["paths"].items()
+        for method, op in item.items()
+        if method in ("get", "post", "patch", "delete", "put")
+    }
+    for number, method, path, _call, auth in OPERATIONS:
+        matches = [
+            op
+            for (m, template), op in templates.items()
+            if m == method and re.fullmatch(re.sub(r"\{[^}]+\}", "[^/]+", template), path)
+        ]
+        assert len(matches) == 1, (number, method, path)
+        security = matches[0].get("security", default_security)
+        schemes = {name for requirement in security for name in requirement}
+        scheme = sandbox_bearer_or_key(schemes)
+        assert scheme == auth, (number, method, path, schemes)
+
+
+def sandbox_bearer_or_key(schemes: set[str]) -> str:
+    lowered = {s.lower() for s in schemes}
+    if any("bearer" in s for s in lowered):
+        return "bearer"
+    assert any("key" in s for s in lowered), schemes
+    return "key"
