@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from itertools import count
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 import yaml
@@ -79,9 +79,14 @@ class SandboxConfig:
     fault_rate: float = 0.15
     cache_records: int = 300_000
     anomalies: bool = True
+    #: serialise every list record up front: "off" (on first touch), "sync" (before the app is
+    #: returned) or "background" (in a daemon thread; /_sandbox/state says when it is done)
+    prewarm: Literal["off", "sync", "background"] = "off"
 
     def __post_init__(self) -> None:
         FaultProfile.parse(self.faults)  # fail early on a bad profile name
+        if self.prewarm not in ("off", "sync", "background"):
+            raise ValueError("prewarm must be off, sync or background")
         if self.payments < 0:
             raise ValueError("payments must be >= 0")
 
@@ -122,6 +127,7 @@ class SandboxState:
         self.faults = FaultPlan(self.profile, config.seed, rate=config.fault_rate)
         self.data = Dataset(config.seed, config.payments, config.anchor, anomalies=config.anomalies)
         self._truth: bytes | None = None
+        self.warm = False
         self.refunds_list = config.refunds_list and not self.profile.strict
         self.invoices_list = config.invoices_list and not self.profile.strict
         self.poisoned_skip = self.faults.poisoned_page(config.payments)
@@ -176,6 +182,18 @@ class SandboxState:
         self._new = count(1)
         self.requests = 0
         self.faults.reset()
+
+    def prewarm(self) -> None:
+        """Generate and serialise every list record now (up to the cache size)."""
+        for res in (
+            "payments",
+            "refunds",
+            "disputes",
+            "subscriptions",
+            "invoices",
+            "payment_intents",
+        ):
+            self.lists[res].warm()
 
     # ---------------------------------------------------------------- helpers
     def request_id(self) -> str:
@@ -288,6 +306,7 @@ class SandboxState:
             "payments": ds.n,
             "anchor": ds.anchor.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "faults": self.profile.name,
+            "warm": self.warm,
             "poisonedPaymentsSkip": self.poisoned_skip,
             "refundsList": self.refunds_list,
             "invoicesList": self.invoices_list,
@@ -545,6 +564,10 @@ def create_app(config: SandboxConfig | None = None) -> Starlette:
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
     app.state.sandbox = state
+    if cfg.prewarm == "sync":
+        state.prewarm()
+    elif cfg.prewarm == "background":
+        threading.Thread(target=state.prewarm, name="recon-sandbox-prewarm", daemon=True).start()
     return app
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -35,11 +36,16 @@ def serve(
     ] = "none",
     anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
     retry_after: Annotated[int, typer.Option(help="Retry-After seconds of a 429.")] = 1,
+    prewarm: Annotated[
+        str,
+        typer.Option(
+            help="Serialise every list record up front: background (default), sync or off."
+        ),
+    ] = "background",
 ) -> None:
     """Serve the sandbox API on 127.0.0.1 (keys from RECON_SANDBOX_API_KEY / _BEARER_TOKEN)."""
-    from recon.sandbox.app import DEMO_API_KEY, DEMO_BEARER_TOKEN, SandboxConfig
-    from recon.sandbox.server import HOST
-    from recon.sandbox.server import serve as run
+    from recon.sandbox.app import DEMO_API_KEY, DEMO_BEARER_TOKEN, SandboxConfig, create_app
+    from recon.sandbox.server import HOST, serve_app
 
     key = os.environ.get("RECON_SANDBOX_API_KEY") or DEMO_API_KEY
     token = os.environ.get("RECON_SANDBOX_BEARER_TOKEN") or DEMO_BEARER_TOKEN
@@ -52,11 +58,16 @@ def serve(
             bearer_token=token,
             anchor=_anchor(anchor),
             retry_after_s=retry_after,
+            prewarm=prewarm,  # type: ignore[arg-type]  # validated by SandboxConfig
         )
     except ValueError as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
     base = f"http://{HOST}:{port}"
+    started = time.perf_counter()
+    sandbox = create_app(config)
+    if prewarm == "sync":
+        typer.echo(f"recon sandbox: data generated in {time.perf_counter() - started:.1f} s")
     typer.echo(f"recon sandbox: {base}/api/v1  ({payments} payments, seed {seed}, faults {faults})")
     if key == DEMO_API_KEY:
         typer.echo(f"  demo API key (x-api-key): {DEMO_API_KEY}")
@@ -66,7 +77,7 @@ def serve(
         typer.echo(f"  demo bearer token: {DEMO_BEARER_TOKEN}")
     typer.echo(f"  OpenAPI: {base}/openapi.yaml   truth: {base}/_sandbox/truth")
     sys.stdout.flush()
-    run(config, port)
+    serve_app(sandbox, port)
 
 
 @app.command()

@@ -56,6 +56,7 @@ _CUR_TABLE: tuple[int, ...] = tuple(
     i for i, (_, weight, _, _) in enumerate(_CURRENCIES) for _ in range(weight)
 )
 _CARD_BRANDS = ("visa", "mastercard", "amex", "discover")
+_CHANNELS = ("web", "app", "pos")
 _COUNTRIES = ("DE", "FR", "NL", "GB", "US", "JP", "BH", "ES", "IT")
 _REFUND_REASONS = ("requested_by_customer", "duplicate", "fraudulent")
 _FAILED_REFUND = ("failed", "canceled", "rejected", "reversed", "cancelled")
@@ -138,8 +139,22 @@ def _unmix(x: int) -> int:
     return _unxorshift(x, 30)
 
 
+_B32 = "abcdefghijklmnopqrstuvwxyz234567"
+_B32_2 = tuple(a + b for a in _B32 for b in _B32)  # 10 bits -> 2 characters
+
+
 def _b32(n: int) -> str:
-    return base64.b32encode(n.to_bytes(8, "big"))[:13].decode().lower()
+    """RFC 4648 base32 of 8 big-endian bytes, lower case, without padding (13 characters)."""
+    t = _B32_2
+    return (
+        t[n >> 54]
+        + t[(n >> 44) & 1023]
+        + t[(n >> 34) & 1023]
+        + t[(n >> 24) & 1023]
+        + t[(n >> 14) & 1023]
+        + t[(n >> 4) & 1023]
+        + _B32[(n & 15) << 1]
+    )
 
 
 def _unb32(s: str) -> int | None:
@@ -629,43 +644,41 @@ class Dataset:
         return self.make_id("cus", c)
 
     def payment(self, i: int) -> dict[str, Any]:
-        p = self.payment_plan(i)
-        return self._payment_record(i, p)
+        """Payment i as a dict (parsed from exactly the bytes that are served)."""
+        rec: dict[str, Any] = orjson.loads(self.payment_bytes(i))
+        return rec
 
-    def _payment_record(self, i: int, p: PaymentPlan) -> dict[str, Any]:
+    def payment_bytes(self, i: int) -> bytes:
+        """Payment i serialised (a template: every string in it is ours and needs no escaping)."""
+        p = self.payment_plan(i)
         h = self._h("pay", i, 2)
         c = h % max(self.customers, 1)
-        created = self.created_ms("payments", i)
-        rec: dict[str, Any] = {
-            "id": self.payment_id(i),
-            "amountMinor": p.amount,
-            "currency": p.currency,
-            "status": p.status,
-            "reference": p.reference,
-            "createdAt": iso_ms(created),
-            "description": f"Order {p.reference}",
-            "customer": {"id": self.customer_id(c), "email": f"customer{c}@example.test"},
-        }
+        ref = p.reference
+        country = _COUNTRIES[(h >> 33) % len(_COUNTRIES)]
+        last4 = (h >> 12) % 10000
         if h & 0x100:
-            rec["card"] = {
-                "brand": _CARD_BRANDS[(h >> 9) % 4],
-                "last4": f"{(h >> 12) % 10000:04d}",
-                "expMonth": 1 + (h >> 26) % 12,
-                "expYear": 2027 + (h >> 30) % 5,
-                "country": _COUNTRIES[(h >> 33) % len(_COUNTRIES)],
-            }
+            instrument = (
+                f'"card":{{"brand":"{_CARD_BRANDS[(h >> 9) % 4]}","last4":"{last4:04d}",'
+                f'"expMonth":{1 + (h >> 26) % 12},"expYear":{2027 + (h >> 30) % 5},'
+                f'"country":"{country}"}}'
+            )
         else:
-            rec["bankAccount"] = {
-                "bankName": "Sandbox Bank",
-                "last4": f"{(h >> 12) % 10000:04d}",
-                "country": _COUNTRIES[(h >> 33) % len(_COUNTRIES)],
-            }
-        rec["metadata"] = {"orderId": p.reference, "channel": ("web", "app", "pos")[(h >> 40) % 3]}
-        rec["risk"] = {
-            "score": (h >> 44) % 100,
-            "level": "normal" if (h >> 44) % 100 < 80 else "elevated",
-        }
-        return rec
+            instrument = (
+                f'"bankAccount":{{"bankName":"Sandbox Bank","last4":"{last4:04d}",'
+                f'"country":"{country}"}}'
+            )
+        score = (h >> 44) % 100
+        amount = p.amount
+        amount_json = str(amount) if type(amount) is int else orjson.dumps(amount).decode()
+        return (
+            f'{{"id":"{self.payment_id(i)}","amountMinor":{amount_json},'
+            f'"currency":"{p.currency}","status":"{p.status}","reference":"{ref}",'
+            f'"createdAt":"{iso_ms(self.created_ms("payments", i))}",'
+            f'"description":"Order {ref}",'
+            f'"customer":{{"id":"{self.customer_id(c)}","email":"customer{c}@example.test"}},'
+            f'{instrument},"metadata":{{"orderId":"{ref}","channel":"{_CHANNELS[(h >> 40) % 3]}"}},'
+            f'"risk":{{"score":{score},"level":"{"normal" if score < 80 else "elevated"}"}}}}'
+        ).encode()
 
     # ------------------------------------------------------------------ refunds
     def refund_prefix(self) -> array[int]:
@@ -1079,8 +1092,10 @@ class Dataset:
                 pos = 0
                 i += 1
             return out[: stop - start]
+        if resource == "payments":
+            pb = self.payment_bytes
+            return [pb(k) for k in range(start, stop)]
         gen = {
-            "payments": self.payment,
             "disputes": self.dispute,
             "subscriptions": self.subscription,
             "invoices": self.invoice,

@@ -24,14 +24,25 @@ from starlette.applications import Starlette
 
 from recon.sandbox.app import SandboxConfig, create_app
 
-__all__ = ["HOST", "InProcessTransport", "serve", "serve_app_in_thread", "serve_in_thread"]
+__all__ = [
+    "HOST",
+    "InProcessTransport",
+    "serve",
+    "serve_app",
+    "serve_app_in_thread",
+    "serve_in_thread",
+]
 
 HOST = "127.0.0.1"
 
 
 def serve(config: SandboxConfig, port: int = 8000, *, log_level: str = "warning") -> None:
     """Serve the sandbox on 127.0.0.1:port until interrupted."""
-    app = create_app(config)
+    serve_app(create_app(config), port, log_level=log_level)
+
+
+def serve_app(app: Any, port: int = 8000, *, log_level: str = "warning") -> None:
+    """Serve an ASGI app on 127.0.0.1:port until interrupted."""
     uvicorn.run(
         app,
         host=HOST,
