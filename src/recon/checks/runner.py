@@ -249,12 +249,10 @@ def _not_complete(resources: Sequence[str], scans: Mapping[str, _Scan]) -> list[
     return reasons
 
 
-def _bind(sql: str, values: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Any:
+def _bind(sql: str, values: Mapping[str, Any]) -> dict[str, Any]:
     # DuckDB rejects named parameters that the statement does not use: pass only those used.
-    bound = {k: v for k, v in values.items() if k in used_parameters(sql)}
-    if extra:
-        bound.update(extra)
-    return bound
+    used = used_parameters(sql)
+    return {k: v for k, v in values.items() if k in used}
 
 
 def _evaluate(
