@@ -151,6 +151,10 @@ def test_drift_inserts_and_deletes_while_paging(make_client: ClientFactory) -> N
     assert first["counts"]["payments"] == 2000
     assert client.get("/_sandbox/truth").content == truth_before
     deleted = set(state["deleted"])
+    present = client.get("/_sandbox/present?resource=payments").json()["ids"]
+    assert len(present) == 2000 - len(deleted)
+    assert not deleted & set(present)
+    assert set(present) <= set(ids)  # records present throughout were all seen (here)
     for pid in deleted:
         r = client.get(
             f"{P}/payments/{pid}", headers={"Authorization": "Bearer sandbox-demo-token"}

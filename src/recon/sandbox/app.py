@@ -517,6 +517,25 @@ def create_app(config: SandboxConfig | None = None) -> Starlette:
             orjson.dumps(state.fixtures_json()), media_type=_JSON, headers=_rid_header(state)
         )
 
+    async def present_ep(request: Request) -> Response:
+        """Ids of a list resource present from start to end (generated and never deleted)."""
+        resource = request.query_params.get("resource", "payments")
+        view = state.lists.get(resource)
+        if view is None:
+            return _envelope(404, "not_found", "no such list resource", state.request_id())
+        with state.lock:
+            deleted = set(view.deleted_set)
+            ids = [
+                orjson.loads(rec)["id"]
+                for k, rec in enumerate(view.base_records(0, view.base_count))
+                if k not in deleted
+            ]
+        return Response(
+            orjson.dumps({"resource": resource, "ids": ids}),
+            media_type=_JSON,
+            headers=_rid_header(state),
+        )
+
     async def reset_ep(request: Request) -> Response:
         state.reset()
         return Response(b'{"reset":true}', media_type=_JSON, headers=_rid_header(state))
@@ -538,6 +557,7 @@ def create_app(config: SandboxConfig | None = None) -> Starlette:
         Route("/_sandbox/truth", truth_ep, methods=["GET"]),
         Route("/_sandbox/state", state_ep, methods=["GET"]),
         Route("/_sandbox/fixtures", fixtures_ep, methods=["GET"]),
+        Route("/_sandbox/present", present_ep, methods=["GET"]),
         Route("/_sandbox/reset", reset_ep, methods=["POST"]),
         Route("/_sandbox/health", health_ep, methods=["GET"]),
         Route("/openapi.yaml", openapi_yaml, methods=["GET"]),

@@ -36,6 +36,7 @@ def serve(
     ] = "none",
     anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
     retry_after: Annotated[int, typer.Option(help="Retry-After seconds of a 429.")] = 1,
+    slow: Annotated[float, typer.Option(help="Delay in seconds of a slow answer.")] = 0.5,
     prewarm: Annotated[
         str,
         typer.Option(
@@ -58,6 +59,7 @@ def serve(
             bearer_token=token,
             anchor=_anchor(anchor),
             retry_after_s=retry_after,
+            slow_s=slow,
             prewarm=prewarm,  # type: ignore[arg-type]  # validated by SandboxConfig
         )
     except ValueError as err:
