@@ -79,6 +79,14 @@ CALL_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
 _CALL_SCHEMA = pa.schema(list(CALL_COLUMNS))
 
 
+_STATE_KEY = b"recon.state"
+
+
+def _seq(path: Path) -> int:
+    """The sequence number in `batch-000012.parquet`, `calls-000012-4711.parquet`, …"""
+    return int(path.stem.split("-")[1])
+
+
 def new_run_id(now: datetime | None = None) -> str:
     """A sortable, unique run id like `20261121T020000Z-3fa2c1`."""
     now = now or datetime.now(UTC)
@@ -203,12 +211,7 @@ class ResourceLanding:
         self.resource = resource
         self.batch_records = batch_records
         folder.mkdir(parents=True, exist_ok=True)
-        state_file = folder / "state.json"
-        self.state = (
-            ResourceState.from_json(state_file.read_bytes())
-            if state_file.exists()
-            else ResourceState(resource=resource)
-        )
+        self.state = self._recover_state()
         self._ids: list[str] = []
         self._raws: list[str] = []
         self._offsets: list[int] = []
@@ -219,6 +222,34 @@ class ResourceLanding:
         self._pending_next_offset = self.state.next_offset
         # Where call records come from at each flush (set by extraction).
         self.drain_calls: Callable[[], Sequence[Mapping[str, Any]]] = lambda: ()
+
+    def _recover_state(self) -> ResourceState:
+        """The state as of the newest batch file: the batch, not state.json, is the commit.
+
+        A kill between a batch's rename and the state.json update leaves state.json one
+        batch behind; the batch's own metadata carries the state it committed. Reject and
+        call files of a flush whose batch never landed are dropped or kept aside (their
+        pages are fetched again).
+        """
+        state_file = self.folder / "state.json"
+        state = (
+            ResourceState.from_json(state_file.read_bytes())
+            if state_file.exists()
+            else ResourceState(resource=self.resource)
+        )
+        batches = sorted(self.folder.glob("batch-*.parquet"))
+        if batches:
+            meta = pq.read_schema(batches[-1]).metadata or {}
+            committed = meta.get(_STATE_KEY)
+            if committed:
+                newest = ResourceState.from_json(committed)
+                if newest.batches > state.batches:
+                    state = newest
+                    self.save_state_of(state)
+        for orphan in self.folder.glob("rejects-*.parquet"):
+            if _seq(orphan) >= state.batches:
+                orphan.unlink()
+        return state
 
     @property
     def pending_pages(self) -> int:
@@ -279,33 +310,31 @@ class ResourceLanding:
     ) -> None:
         """Write buffered pages (and call records) and advance the persisted state.
 
-        With `always`, a batch file is written even when empty, so that a finished
-        resource always has one and the loader never needs a special case.
+        Every flush writes a batch file (possibly empty) whose metadata holds the state it
+        commits, so a finished resource always has one and resume can trust it.
         """
         if calls is None:
             calls = self.drain_calls()
+        if not (self._ids or self._rejects or calls or self._pending_pages or always):
+            return
         seq = self.state.batches
-        wrote = False
-        if self._ids or (always and not any(self.folder.glob("batch-*.parquet"))):
-            table = pa.table(
-                [self._ids, self._raws, self._offsets, self._rids, self._scopes], schema=PAGE_SCHEMA
-            )
-            _atomic_write_table(table, self.folder / f"batch-{seq:06d}.parquet")
-            wrote = True
+        # Rejects and calls first; the batch file last, carrying the new state: it commits.
         if self._rejects:
             cols = list(zip(*self._rejects, strict=True))
             table = pa.table([list(c) for c in cols], schema=_REJECT_SCHEMA)
             _atomic_write_table(table, self.folder / f"rejects-{seq:06d}.parquet")
-            wrote = True
         if calls:
-            write_calls(calls, self.folder / f"calls-{seq:06d}.parquet")
-            wrote = True
+            # Unique per process: a resumed run never overwrites a killed one's call log.
+            write_calls(calls, self.folder / f"calls-{seq:06d}-{os.getpid()}.parquet")
         self.state.records += len(self._ids)
         self.state.rejects += len(self._rejects)
         self.state.pages += self._pending_pages
         self.state.next_offset = self._pending_next_offset
-        if wrote:
-            self.state.batches += 1
+        self.state.batches += 1
+        table = pa.table(
+            [self._ids, self._raws, self._offsets, self._rids, self._scopes], schema=PAGE_SCHEMA
+        ).replace_schema_metadata({_STATE_KEY: self.state.to_json()})
+        _atomic_write_table(table, self.folder / f"batch-{seq:06d}.parquet")
         self._ids, self._raws, self._offsets, self._rids, self._scopes = [], [], [], [], []
         self._rejects = []
         self._pending_pages = 0
@@ -321,7 +350,10 @@ class ResourceLanding:
         self.flush(calls, always=True)
 
     def save_state(self) -> None:
-        atomic_write_bytes(self.folder / "state.json", self.state.to_json())
+        self.save_state_of(self.state)
+
+    def save_state_of(self, state: ResourceState) -> None:
+        atomic_write_bytes(self.folder / "state.json", state.to_json())
 
 
 def write_calls(calls: Sequence[Mapping[str, Any]], path: Path) -> None:

@@ -167,7 +167,12 @@ def check_step(
             raise WarehouseError(f"run {run_id} is not in the warehouse")
         as_of: datetime = row[0]
         params = CheckParams.from_settings(settings)
-        return list(run_checks(con, run_id=run_id, as_of=as_of, params=params))
+        results = list(run_checks(con, run_id=run_id, as_of=as_of, params=params))
+        con.execute(
+            "UPDATE runs SET finished_at = ? WHERE run_id = ? AND finished_at IS NULL",
+            [datetime.now(UTC), run_id],
+        )
+        return results
 
 
 def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:

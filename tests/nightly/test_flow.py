@@ -1,0 +1,71 @@
+"""The Prefect flow: thin tasks over recon.nightly, artifacts, and no secret in Prefect's store."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import KEY, TOKEN, overrides_for, sandbox
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.xdist_group("prefect")]
+
+
+@pytest.fixture(scope="module")
+def prefect_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One temporary Prefect server (SQLite under a fresh PREFECT_HOME) for this module."""
+    home = tmp_path_factory.mktemp("prefect-home")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PREFECT_HOME", str(home))
+    mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from prefect.settings import PREFECT_HOME, temporary_settings
+    from prefect.testing.utilities import prefect_test_harness
+
+    with (
+        temporary_settings({PREFECT_HOME: str(home)}),
+        prefect_test_harness(server_startup_timeout=90),
+    ):
+        yield home
+    mp.undo()
+
+
+def test_flow_runs_every_step_and_keeps_secrets_out_of_prefect(
+    prefect_home: Path, tmp_path: Path
+) -> None:
+    from prefect.client.orchestration import get_client
+
+    from pipelines.nightly import nightly
+
+    with sandbox(seed=13, payments=700) as url:
+        summary = nightly(overrides=overrides_for(tmp_path, url))
+    assert summary.status == "complete"
+    assert summary.exit_code == 0
+    assert (tmp_path / "reports" / summary.run_id / "summary.json").exists()
+
+    async def artifacts() -> list[str]:
+        async with get_client() as client:
+            found = await client.read_artifacts()
+            return [a.key for a in found if a.key]
+
+    import asyncio
+
+    keys = asyncio.run(artifacts())
+    assert {"recon-summary", "recon-resources", "recon-failed-calls"} <= set(keys)
+
+    # Prefect stores parameters, logs and artifacts in its database: no secret may be there.
+    dbs = list(prefect_home.rglob("*.db"))
+    for db in dbs:
+        con = sqlite3.connect(db)
+        try:
+            tables = [
+                r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            ]
+            for table in tables:
+                for row in con.execute(f'SELECT * FROM "{table}"'):
+                    text = repr(row)
+                    assert KEY not in text, table
+                    assert TOKEN not in text, table
+        finally:
+            con.close()
