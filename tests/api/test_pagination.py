@@ -128,7 +128,17 @@ def test_a_short_page_is_not_the_end_an_empty_page_is(harness: Harness) -> None:
     with harness.client(server, page_size=3) as client:
         pages, report = _collect(client, "disputes")
     assert _returned(pages) == _ids(5)
-    assert server.requests[-1][0] > 0
+    # skip=0 -> r0..r2 (short of nothing); skip=2 -> r2..r4; skip=4 -> r4 alone: the end
+    assert [skip for skip, _ in server.requests] == [0, 2, 4]
+    assert pages[-1].records == []
+    assert report.status == "complete"
+
+
+def test_a_server_capping_at_one_record_is_still_read_to_the_end(harness: Harness) -> None:
+    server = ListServer(_ids(4), cap=1)
+    with harness.client(server) as client:
+        pages, report = _collect(client, "disputes")
+    assert _returned(pages) == _ids(4)
     assert pages[-1].raw_count == 0
     assert report.status == "complete"
 
@@ -306,7 +316,7 @@ def test_a_scan_is_iterated_once(harness: Harness) -> None:
 @given(
     size=st.integers(0, 80),
     page_size=st.integers(2, 12),
-    cap=st.one_of(st.none(), st.integers(2, 12)),
+    cap=st.one_of(st.none(), st.integers(2, 12)),  # a 1-record page leaves no room for overlap
     anywhere=st.booleans(),
     data=st.data(),
 )

@@ -169,6 +169,7 @@ class OffsetPaginator(BasePaginator):
         self._back = 0
         self._anchor: str | None = None
         self._drift = 0  # records inserted before the anchor per page, lately
+        self._longest = 0  # the longest page the server sent in this scan
 
     def update_state(
         self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
@@ -190,12 +191,20 @@ class OffsetPaginator(BasePaginator):
             self.expects_anchor = self.offset > 0
             return
         self._back = 0
+        index = None
         if self.expects_anchor:
             index = _index_of(data, self._anchor)
             self._drift = self._drift + index if index is not None else 0
         if not data:
             self.has_next_page = False
             return
+        if index == 0 and len(data) == 1 and self._longest >= 2:
+            # Asked for a page from the anchor on, the server (which has sent longer pages,
+            # so does not cap at one) sent the anchor alone: nothing follows it. This is the
+            # empty page that ends the list, one request earlier.
+            self.has_next_page = False
+            return
+        self._longest = max(self._longest, len(data))
         last = _last_keyed(data)
         if last is not None and last > 0:  # overlap from the last record that has an id
             self.offset = offset + last + self._drift
