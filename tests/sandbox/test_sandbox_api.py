@@ -111,6 +111,18 @@ def test_operation_refuses_wrong_missing_and_invalid_credentials(
         assert set(body) == {"error", "message", "requestId"}
 
 
+def test_bearer_operations_refuse_a_request_that_carries_the_api_key(
+    client: httpx.Client, fixtures: dict[str, Any]
+) -> None:
+    both = {**KEY, **BEARER}
+    pay = fixtures["payments"][0]
+    r = client.get(f"{P}/payments/{pay}", headers=both)
+    assert r.status_code == 401
+    assert "x-api-key" in r.json()["message"]
+    # an api-key operation ignores an extra Authorization header
+    assert client.get(f"{P}/payments", headers=both).status_code == 200
+
+
 def test_request_ids_are_unique_per_attempt(client: httpx.Client) -> None:
     seen = {client.get(f"{P}/payments", headers=KEY).headers["X-Request-Id"] for _ in range(20)}
     seen |= {client.get(f"{P}/payments", headers={}).json()["requestId"] for _ in range(5)}

@@ -634,9 +634,10 @@ def _check_auth(request: Request, op: _Op, cfg: SandboxConfig) -> str | None:
         if not hmac.compare_digest(key.encode(), cfg.api_key.encode()):
             return "invalid API key"
         return None
+    if key is not None:
+        # the server-side key must never travel with a browser-facing operation
+        return "this operation takes Authorization: Bearer; the x-api-key must not be sent"
     if authz is None:
-        if key is not None:
-            return "this operation takes Authorization: Bearer, not x-api-key"
         return "missing Authorization: Bearer header"
     scheme, _, token = authz.partition(" ")
     if scheme.lower() != "bearer" or not token:
