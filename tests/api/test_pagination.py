@@ -355,3 +355,46 @@ def test_property_every_record_present_throughout_is_returned_exactly_once(
     )
     assert report.status == "complete"
     assert report.records == len(returned)
+
+
+def test_invoices_by_id_when_no_list_is_offered(harness: Harness) -> None:
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        ident = request.url.path.rsplit("/", 1)[1]
+        calls.append(ident)
+        if ident == "in_gone":
+            return envelope(404, code="not_found", rid="req_404")
+        if ident == "in_bad":
+            return envelope(500, code="internal_error", rid=f"req_500_{len(calls)}")
+        return httpx.Response(200, json={"id": ident, "status": "open"})
+
+    ids = ["in_1", "in_gone", "in_2", "in_bad", "in_1", "in_seen", "in_3"]
+    with harness.client(handler, max_attempts=2) as client:
+        scan = client.scan_by_ids("invoices", ids, seen_ids={"in_seen"}, batch_size=2)
+        pages = list(scan)
+    report = scan.report
+    assert [r["id"] for p in pages for r in p.records] == ["in_1", "in_2", "in_3"]
+    assert [p.offset for p in pages] == [0, 2, 4]
+    assert report.missing == ["in_gone"]
+    (failed,) = report.failed_pages
+    assert failed.offset == 3
+    assert failed.request_ids == ("req_500_4", "req_500_5")
+    assert report.status == "incomplete"
+    assert report.duplicates == 1
+    assert "in_seen" not in calls
+
+
+def test_payments_by_id_use_the_bearer_token(harness: Harness) -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"id": "p1"})
+
+    with harness.client(handler) as client:
+        scan = client.scan_by_ids("payments", ["p1"])
+        list(scan)
+    assert scan.report.status == "complete"
+    assert seen[0].headers["authorization"].startswith("Bearer ")
+    assert "x-api-key" not in seen[0].headers

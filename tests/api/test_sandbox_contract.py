@@ -285,3 +285,16 @@ def sandbox_bearer_or_key(schemes: set[str]) -> str:
         return "bearer"
     assert any("key" in s for s in lowered), schemes
     return "key"
+
+
+def test_strict_invoices_come_one_by_one(
+    baseline: dict[str, ScanResult], sandbox_factory: Any
+) -> None:
+    sb = sandbox_factory("strict")
+    wanted = [*baseline["invoices"].ids[:30], "in_not_there"]
+    with sb.client() as client:
+        scan = client.scan_by_ids("invoices", wanted)
+        got = [r["id"] for page in scan for r in page.records]
+    assert got == wanted[:-1]
+    assert scan.report.missing == ["in_not_there"]
+    assert scan.report.status == "complete"

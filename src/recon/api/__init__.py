@@ -31,7 +31,15 @@ from recon.api.models import (
     Subscription,
     TaxRate,
 )
-from recon.api.pagination import RESOURCES, FailedPage, Page, PagingError, Scan, ScanReport
+from recon.api.pagination import (
+    RESOURCES,
+    FailedPage,
+    IdScan,
+    Page,
+    PagingError,
+    Scan,
+    ScanReport,
+)
 from recon.api.ratelimit import SharedRateLimiter
 from recon.api.retry import RETRYABLE_STATUSES, RetryPolicy, parse_retry_after
 
@@ -48,6 +56,7 @@ __all__ = [
     "Coupon",
     "Dispute",
     "FailedPage",
+    "IdScan",
     "Invoice",
     "ListPage",
     "Money",
