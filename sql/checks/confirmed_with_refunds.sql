@@ -4,29 +4,31 @@
 -- requires: [payments, refunds]
 -- tags: [refunds, payments]
 WITH counted AS (
+    -- Counted refunds (not in a failure status) in the payment's own currency, per live
+    -- confirmed payment; pending ones are "in flight".
     SELECT
-        r.payment_id,
-        r.currency,
-        CAST(sum(r.amount_minor) AS BIGINT) AS total,
-        CAST(coalesce(sum(r.amount_minor) FILTER (WHERE lower(r.status) = 'pending'), 0) AS BIGINT) AS in_flight,
+        rp.live_payment_id AS payment_id,
+        any_value(rp.payment_currency) AS currency,
+        any_value(rp.payment_amount_minor) AS payment_amount_minor,
+        CAST(sum(rp.amount_minor) AS BIGINT) AS total,
+        CAST(coalesce(sum(rp.amount_minor) FILTER (WHERE lower(rp.status) = 'pending'), 0) AS BIGINT) AS in_flight,
         count(*) AS refund_count
-    FROM refunds AS r
-    WHERE r.gone_in_run IS NULL
-      AND NOT list_contains($failed_statuses, lower(coalesce(r.status, '')))
-    GROUP BY r.payment_id, r.currency
+    FROM refund_payments AS rp
+    WHERE rp.live_payment_id IS NOT NULL
+      AND rp.payment_status = 'confirmed'
+      AND rp.currency IS NOT DISTINCT FROM rp.payment_currency
+      AND NOT list_contains($failed_statuses, lower(coalesce(rp.status, '')))
+    GROUP BY rp.live_payment_id
 )
 SELECT
     'payment' AS entity,
-    p.id AS entity_id,
-    p.currency,
+    c.payment_id AS entity_id,
+    c.currency,
     c.total AS amount_minor,
     'confirmed_with_refunds' AS issue_type,
-    'confirmed, but refunded ' || recon_money(c.total, p.currency)
-        || ' of ' || recon_money(p.amount_minor, p.currency)
-        || ' (in flight: ' || recon_money(c.in_flight, p.currency)
+    'confirmed, but refunded ' || recon_money(c.total, c.currency)
+        || ' of ' || recon_money(c.payment_amount_minor, c.currency)
+        || ' (in flight: ' || recon_money(c.in_flight, c.currency)
         || '; ' || c.refund_count || ' counted refunds)' AS detail
-FROM payments AS p
-JOIN counted AS c ON c.payment_id = p.id AND c.currency IS NOT DISTINCT FROM p.currency
-WHERE p.gone_in_run IS NULL
-  AND p.status = 'confirmed'
-  AND c.total > 0
+FROM counted AS c
+WHERE c.total > 0

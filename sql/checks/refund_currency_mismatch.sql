@@ -5,14 +5,14 @@
 -- tags: [refunds, currency]
 SELECT
     'refund' AS entity,
-    r.id AS entity_id,
-    r.currency,
-    r.amount_minor,
+    rp.id AS entity_id,
+    rp.currency,
+    rp.amount_minor,
     'currency_mismatch' AS issue_type,
-    'refund of ' || recon_money(r.amount_minor, r.currency)
-        || ' on payment ' || p.id || ' of ' || recon_money(p.amount_minor, p.currency) AS detail
-FROM refunds AS r
-JOIN payments AS p ON p.id = r.payment_id AND p.gone_in_run IS NULL
-WHERE r.gone_in_run IS NULL
-  AND NOT list_contains($failed_statuses, lower(coalesce(r.status, '')))
-  AND r.currency IS DISTINCT FROM p.currency
+    'refund of ' || recon_money(rp.amount_minor, rp.currency)
+        || ' on payment ' || rp.live_payment_id
+        || ' of ' || recon_money(rp.payment_amount_minor, rp.payment_currency) AS detail
+FROM refund_payments AS rp
+WHERE rp.live_payment_id IS NOT NULL
+  AND NOT list_contains($failed_statuses, lower(coalesce(rp.status, '')))
+  AND rp.currency IS DISTINCT FROM rp.payment_currency

@@ -5,15 +5,14 @@
 -- tags: [refunds, payments]
 SELECT
     'refund' AS entity,
-    r.id AS entity_id,
-    r.currency,
-    r.amount_minor,
+    rp.id AS entity_id,
+    rp.currency,
+    rp.amount_minor,
     'unrefundable_payment_state' AS issue_type,
-    'refund of ' || recon_money(r.amount_minor, r.currency)
-        || ' (' || coalesce(r.status, 'no status') || ') on payment ' || p.id
-        || ' in state ' || p.status AS detail
-FROM refunds AS r
-JOIN payments AS p ON p.id = r.payment_id AND p.gone_in_run IS NULL
-WHERE r.gone_in_run IS NULL
-  AND NOT list_contains($failed_statuses, lower(coalesce(r.status, '')))
-  AND p.status IN ('created', 'pending', 'cancelled', 'expired')
+    'refund of ' || recon_money(rp.amount_minor, rp.currency)
+        || ' (' || coalesce(rp.status, 'no status') || ') on payment ' || rp.live_payment_id
+        || ' in state ' || rp.payment_status AS detail
+FROM refund_payments AS rp
+WHERE rp.live_payment_id IS NOT NULL
+  AND NOT list_contains($failed_statuses, lower(coalesce(rp.status, '')))
+  AND rp.payment_status IN ('created', 'pending', 'cancelled', 'expired')

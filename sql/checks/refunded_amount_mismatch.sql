@@ -4,17 +4,19 @@
 -- requires: [payments, refunds]
 -- tags: [refunds, payments]
 WITH counted AS (
-    -- Counted refunds: live, not in a failure status; pending ones are "in flight".
+    -- Counted refunds (not in a failure status) in the payment's own currency, per live
+    -- payment; pending ones are "in flight".
     SELECT
-        r.payment_id,
-        r.currency,
-        CAST(sum(r.amount_minor) AS BIGINT) AS total,
-        CAST(coalesce(sum(r.amount_minor) FILTER (WHERE lower(r.status) = 'pending'), 0) AS BIGINT) AS in_flight,
+        rp.live_payment_id AS payment_id,
+        CAST(sum(rp.amount_minor) AS BIGINT) AS total,
+        CAST(coalesce(sum(rp.amount_minor) FILTER (WHERE lower(rp.status) = 'pending'), 0) AS BIGINT) AS in_flight,
         count(*) AS refund_count
-    FROM refunds AS r
-    WHERE r.gone_in_run IS NULL
-      AND NOT list_contains($failed_statuses, lower(coalesce(r.status, '')))
-    GROUP BY r.payment_id, r.currency
+    FROM refund_payments AS rp
+    WHERE rp.live_payment_id IS NOT NULL
+      AND rp.payment_status = 'refunded'
+      AND rp.currency IS NOT DISTINCT FROM rp.payment_currency
+      AND NOT list_contains($failed_statuses, lower(coalesce(rp.status, '')))
+    GROUP BY rp.live_payment_id
 )
 SELECT
     'payment' AS entity,
@@ -27,7 +29,7 @@ SELECT
         || ' (in flight: ' || recon_money(coalesce(c.in_flight, 0), p.currency)
         || '; ' || coalesce(c.refund_count, 0) || ' counted refunds)' AS detail
 FROM payments AS p
-LEFT JOIN counted AS c ON c.payment_id = p.id AND c.currency IS NOT DISTINCT FROM p.currency
+LEFT JOIN counted AS c ON c.payment_id = p.id
 WHERE p.gone_in_run IS NULL
   AND p.status = 'refunded'
   AND p.amount_minor IS NOT NULL

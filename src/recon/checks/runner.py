@@ -48,7 +48,8 @@ __all__ = [
     "run_checks",
 ]
 
-_EVALUATED = ("passed", "failed")
+# Views of sql/reference that several checks read; materialized once per run.
+_SHARED_VIEWS = ("refund_payments",)
 _RESULTS_DDL = """
 CREATE OR REPLACE TEMP TABLE _recon_results (
     check_name   VARCHAR NOT NULL,
@@ -135,8 +136,9 @@ def default_checks_dir() -> Path:
 
 
 def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None = None) -> None:
-    """Create or refresh `currencies`, `status_values`, `status_transitions` and the
-    `recon_money` macro (idempotent; `sql/reference/*.sql` in name order)."""
+    """Create or refresh `currencies`, `status_values`, `status_transitions`, the
+    `recon_money` macro and the `refund_payments` view (idempotent; `sql/reference/*.sql` in
+    name order). Needs the warehouse schema (`sql/schema.sql`) in place."""
     create_currencies_table(con)
     reference = (sql_dir or default_sql_dir()) / "reference"
     for path in sorted(reference.glob("*.sql")):
@@ -201,12 +203,29 @@ def run_checks(
     con.execute(_RESULTS_DDL)
     con.execute(_STATUS_DDL)
     try:
+        _materialize_shared(con, definitions)
         outcomes = [_evaluate(con, item, scans, values) for item in definitions]
         _record(con, outcomes, values)
         return _read_check_runs(con, run_id, [o.name for o in outcomes])
     finally:
-        for table in ("_recon_results", "_recon_status", "_recon_opening"):
+        for table in ("_recon_results", "_recon_status", "_recon_opening", *_SHARED_VIEWS):
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+
+
+def _materialize_shared(
+    con: duckdb.DuckDBPyConnection,
+    definitions: Sequence[CheckDefinition | tuple[str, CheckDefinitionError]],
+) -> None:
+    """Compute each shared view (`sql/reference`) once, as a TEMP table of the same name.
+
+    DuckDB resolves a name to a temp object before the database's own, so the checks read
+    the materialized rows while their files stay plain SQL over the view (for analysts).
+    """
+    for view in _SHARED_VIEWS:
+        if any(isinstance(d, CheckDefinition) and view in d.sql for d in definitions):
+            con.execute(f"DROP TABLE IF EXISTS temp.{view}")
+            # The name still means the view here: the temp table does not exist yet.
+            con.execute(f"CREATE TEMP TABLE {view} AS SELECT * FROM {view}")  # noqa: S608
 
 
 def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
