@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
@@ -72,7 +72,7 @@ def nightly(
     try:
         if distributed:  # one task per resource, spread over the task runner's workers
             names = resources_for(steps.settings_for(overrides), payment_methods=payment_methods)
-            futures = extract_resource.map(overrides, run_id, names)
+            futures = extract_resource.map(unmapped(overrides), unmapped(run_id), names)
             outcomes = [f.result() for f in futures]
         else:  # one task, resources on local threads sharing one rate limiter
             outcomes = extract(overrides, run_id, payment_methods)

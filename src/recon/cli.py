@@ -82,7 +82,7 @@ def _guard(fn: Callable[[], T]) -> T:
 def _configure_logging(verbose: bool) -> None:
     level = logging.DEBUG if verbose else logging.INFO
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "httpcore", "uvicorn", "uvicorn.access", "uvicorn.error"):
+    for noisy in ("httpx", "httpcore", "uvicorn", "uvicorn.access", "uvicorn.error", "distributed"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
@@ -220,19 +220,46 @@ def _run_flow(
 ) -> Any:
     from pipelines.nightly import nightly as flow
 
-    if task_runner == "dask":
-        from prefect_dask.task_runners import DaskTaskRunner
+    with contextlib.ExitStack() as stack:
+        if task_runner == "dask":
+            flow = flow.with_options(task_runner=_dask_runner(overrides, dask_address, stack))
+        return flow(
+            overrides=overrides,
+            resume=resume,
+            trigger=trigger,
+            fail_on=fail_on,
+            payment_methods=payment_methods,
+            distributed=task_runner == "dask",
+        )
 
-        runner = DaskTaskRunner(address=dask_address) if dask_address else DaskTaskRunner()
-        flow = flow.with_options(task_runner=runner)  # type: ignore[arg-type]
-    return flow(
-        overrides=overrides,
-        resume=resume,
-        trigger=trigger,
-        fail_on=fail_on,
-        payment_methods=payment_methods,
-        distributed=task_runner == "dask",
+
+def _dask_runner(
+    overrides: dict[str, Any], address: str | None, stack: contextlib.ExitStack
+) -> Any:
+    """A DaskTaskRunner whose workers reach a standing Prefect server and shared paths."""
+    from prefect_dask.task_runners import DaskTaskRunner
+
+    from pipelines.schedule import ensure_server
+    from recon.nightly import settings_for
+
+    # Workers are other processes (other machines, on a real cluster): give them absolute
+    # paths, and a Prefect server they can all reach (a temporary one per worker clashes).
+    settings = settings_for(overrides)
+    for key in ("db", "landing", "reports"):
+        overrides[key] = str(Path(getattr(settings, key)).resolve())
+    server = ensure_server(lambda m: err.print(m, highlight=False, markup=False))
+    if server is not None:
+        stack.callback(_stop, server)
+    if address:
+        return DaskTaskRunner(address=address)
+    return DaskTaskRunner(
+        cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True}
     )
+
+
+def _stop(proc: Any) -> None:
+    proc.terminate()
+    proc.wait(timeout=30)
 
 
 def _print_summary(summary: Any) -> None:
@@ -417,7 +444,6 @@ def schedule(
 
     def go() -> int:
         from pipelines import schedule as sched
-
         from recon.settings import load_settings
 
         settings = load_settings(**_overrides(schedule_cron=cron, timezone=timezone))
