@@ -422,7 +422,7 @@ class ApiClient:
             self._model(cls, _Answer(item, answer.request_id, answer.status), op)
             for item in body["data"]
         ]
-        extra = {k: v for k, v in body.items() if k != "data"}
+        extra = {k: v for k, v in body.items() if k not in ("data", "request_id")}
         return ListPage[cls](data=items, request_id=answer.request_id, **extra)  # type: ignore[valid-type]
 
     # ------------------------------------------------------------------ the 21 operations
