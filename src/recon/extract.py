@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import pyarrow.parquet as pq
 
 from recon.api import ApiClient, ClientConfig
-from recon.errors import AuthError, TransportError
+from recon.errors import AuthError, ConfigError, ReconError, TransportError
 from recon.landing import CallBuffer, ResourceLanding, RunLanding
 from recon.settings import Settings
 
@@ -256,26 +256,99 @@ def _extract_payment_methods(
     return _outcome(rl)
 
 
-def _customers_in_landing(landing: RunLanding) -> list[str]:
-    """Customer ids referenced by this run's landed subscriptions and invoices."""
-    import duckdb  # only needed here, and only when no customer ids were given
+def invoice_ids(settings: Settings, landing: RunLanding) -> list[str]:
+    """Invoice ids to fetch one by one: the ids file, then ids other records reference."""
+    ids: dict[str, None] = {}
+    if settings.invoice_ids_file is not None:
+        try:
+            text = settings.invoice_ids_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError("RECON_INVOICE_IDS_FILE", f"cannot be read: {exc.strerror}") from None
+        for line in text.splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                ids[line.strip()] = None
+    others = [r for r in LISTED_RESOURCES if r != "invoices"]
+    for iid in _referenced(landing, others, ("invoiceId", "latestInvoiceId")):
+        ids[iid] = None
+    return list(ids)
 
-    ids: set[str] = set()
-    files = [str(p) for r in ("subscriptions", "invoices") for p in landing.files(r, "batch")]
-    files = [f for f in files if pq.read_metadata(f).num_rows]
+
+def fetch_invoices_by_id(
+    settings: Settings,
+    landing: RunLanding,
+    client: ApiClient,
+    attempts: _Attempts,
+    progress: Progress,
+) -> ResourceOutcome:
+    """When no invoices list is offered, fetch the invoices we know of one by one.
+
+    The resource stays `unavailable`: without a list nobody can say the set is complete,
+    so the checks that need invoices are still not evaluated. What is fetched is kept.
+    """
+    rl = landing.resource("invoices", batch_records=settings.landing_batch_records)
+    rl.drain_calls = lambda: attempts.buffer.drain("invoices")
+    reason = rl.state.reason or "the invoices list is not offered"
+    ids = invoice_ids(settings, landing)
+    rl.state.done = False
+    fetched = 0
+    for n, iid in enumerate(ids):
+        try:
+            record = client.get_invoice(iid).raw
+        except (AuthError, TransportError) as exc:
+            if isinstance(exc, TransportError) and exc.retryable is False and exc.kind == "tls":
+                raise
+            if isinstance(exc, AuthError):
+                raise
+            rl.record_failed_page({"invoice_id": iid, "error": str(exc)})
+            continue
+        except ReconError as exc:
+            rl.record_failed_page(
+                {
+                    "invoice_id": iid,
+                    "error": str(exc),
+                    "request_ids": [getattr(exc, "request_id", None)],
+                }
+            )
+            continue
+        rl.add_page(offset=n, next_offset=n + 1, records=[record], request_id=None)
+        fetched += 1
+        progress.update("invoices", pages=n + 1, records=fetched, retries=0)
+    note = f"{reason}; {fetched} of {len(ids)} known invoice(s) fetched one by one"
+    if not ids:
+        note = f"{reason}; no invoice ids known (set RECON_INVOICE_IDS_FILE)"
+    rl.finish(status="unavailable", reason=note, calls=attempts.buffer.drain("invoices"))
+    progress.done("invoices", status="unavailable")
+    return _outcome(rl)
+
+
+def _referenced(landing: RunLanding, resources: Sequence[str], fields: Sequence[str]) -> list[str]:
+    """Distinct string values of top-level `fields` in this run's landed `resources`."""
+    import duckdb  # only needed here
+
+    files = [
+        str(p) for r in resources for p in landing.files(r, "batch") if pq.read_metadata(p).num_rows
+    ]
     if not files:
         return []
     con = duckdb.connect()
     try:
-        rows = con.execute(
-            "SELECT DISTINCT json_extract_string(raw, '$.customerId') FROM read_parquet(?) "
-            "WHERE json_extract_string(raw, '$.customerId') IS NOT NULL",
-            [files],
-        ).fetchall()
+        found: set[str] = set()
+        for name in fields:
+            path = f"$.{name}"
+            rows = con.execute(
+                "SELECT DISTINCT json_extract_string(raw, ?) FROM read_parquet(?) "
+                "WHERE json_extract_string(raw, ?) IS NOT NULL",
+                [path, files, path],
+            ).fetchall()
+            found.update(r[0] for r in rows)
+        return sorted(found)
     finally:
         con.close()
-    ids.update(r[0] for r in rows)
-    return sorted(ids)
+
+
+def _customers_in_landing(landing: RunLanding) -> list[str]:
+    """Customer ids referenced by this run's landed subscriptions and invoices."""
+    return _referenced(landing, ("subscriptions", "invoices"), ("customerId",))
 
 
 def extract_all(
@@ -319,6 +392,11 @@ def extract_all(
         with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
             for out in pool.map(one, first):
                 outcomes[out.resource] = out
+        inv = outcomes.get("invoices")
+        if inv is not None and inv.status == "unavailable" and not stop.is_set():
+            outcomes["invoices"] = fetch_invoices_by_id(
+                settings, landing, shared, attempts, progress or NullProgress()
+            )
         for r in last:
             outcomes[r] = one(r)
     finally:

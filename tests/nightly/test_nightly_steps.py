@@ -180,3 +180,38 @@ def test_a_bad_setting_stops_before_any_request(tmp_path: Path) -> None:
         steps.preflight({"base_url": "http://127.0.0.1:9", "api_key": ""})
     with pytest.raises(ConfigError, match="RECON_PAGE_SIZE"):
         steps.preflight({"base_url": "http://127.0.0.1:9", "page_size": 201})
+
+
+def test_without_an_invoices_list_known_invoices_come_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with sandbox(seed=6, payments=400) as url:  # a full sandbox, to learn some invoice ids
+        import httpx
+
+        page = httpx.get(
+            f"{url}/api/v1/invoices",
+            params={"max-records": 5},
+            headers={"x-api-key": "nightly-test-key"},
+        ).json()["data"]
+    ids = [r["id"] for r in page]
+    ids_file = tmp_path / "invoice-ids.txt"
+    ids_file.write_text("# known invoices\n" + "\n".join([*ids, "inv_unknown"]) + "\n")
+    monkeypatch.setenv("RECON_INVOICE_IDS_FILE", str(ids_file))
+    with sandbox(seed=6, payments=400, faults="strict") as url:
+        summary = steps.run_local(overrides_for(tmp_path, url))
+    con = _con(tmp_path)
+    scan = con.execute(
+        "SELECT status, records, failed_pages, reason FROM resource_scans "
+        "WHERE run_id = ? AND resource = 'invoices'",
+        [summary.run_id],
+    ).fetchone()
+    assert scan is not None
+    assert scan[:3] == ("unavailable", 5, 1)  # honest: still no list, 5 fetched, 1 not found
+    assert "fetched one by one" in scan[3]
+    assert sorted(r[0] for r in con.execute("SELECT id FROM invoices").fetchall()) == sorted(ids)
+    checks = dict(
+        con.execute(
+            "SELECT check_name, status FROM check_runs WHERE run_id = ?", [summary.run_id]
+        ).fetchall()
+    )
+    assert checks["open_invoices"] == "not_evaluated"
