@@ -9,6 +9,7 @@ with ApiClient(ClientConfig.from_settings(settings), on_attempt=log.append) as c
     scan.report.status  # 'complete' | 'incomplete' | 'unavailable'
 """
 
+from recon.api.aio import AsyncApiClient, AsyncScan
 from recon.api.client import ApiClient
 from recon.api.config import PAYMENT_STATUSES, ClientConfig
 from recon.api.models import (
@@ -49,6 +50,8 @@ __all__ = [
     "RETRYABLE_STATUSES",
     "ApiClient",
     "ApiModel",
+    "AsyncApiClient",
+    "AsyncScan",
     "CallRecord",
     "CheckoutSession",
     "CheckoutSetting",
