@@ -180,6 +180,7 @@ class SandboxState:
             "refunds": {"inserted": [], "deleted": []},
         }
         self._new = count(1)
+        self._last_ms = 0
         self.requests = 0
         self.faults.reset()
 
@@ -206,8 +207,10 @@ class SandboxState:
 
     def now_iso(self) -> str:
         """The createdAt of a record made now: never before the anchor (so it sorts first)."""
-        ms = int(datetime.now(UTC).timestamp() * 1000)
-        return iso_ms(max(ms, self.data.anchor_ms + next(self._new) * 1000))
+        ms = max(int(datetime.now(UTC).timestamp() * 1000), self.data.anchor_ms + 1000)
+        ms = max(ms, self._last_ms + 1)  # strictly increasing: the insertion order is the order
+        self._last_ms = ms
+        return iso_ms(ms)
 
     def new_id(self, prefix: str) -> str:
         return self.data.make_id(prefix, (1 << 48) + next(self._new))

@@ -336,6 +336,7 @@ class Dataset:
         self.n = payments
         base = _mix(seed * 0x2545F4914F6CDD1D + 0x1234567)
         self._salt = {k: _mix(base + v * 0x9E3779B97F4A7C15) for k, v in _SALTS.items()}
+        self._customer_ids: dict[int, str] = {}
         rng = random.Random(seed)  # noqa: S311 - test data, not secrets
         n = payments
         self.per_kind = max(2, min(n // 2000, 500)) if n >= 40 else 1
@@ -641,7 +642,10 @@ class Dataset:
         return self.make_id("pay", i)
 
     def customer_id(self, c: int) -> str:
-        return self.make_id("cus", c)
+        ident = self._customer_ids.get(c)
+        if ident is None:
+            ident = self._customer_ids[c] = self.make_id("cus", c)
+        return ident
 
     def payment(self, i: int) -> dict[str, Any]:
         """Payment i as a dict (parsed from exactly the bytes that are served)."""
