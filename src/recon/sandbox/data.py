@@ -527,9 +527,9 @@ class Dataset:
         status = self._clean_status(i, h2)
         r2 = (h2 >> 16) % 100
         if status == "confirmed":
-            return 1 if r2 < 5 else 0
+            return 1 if r2 < 2 else 0
         if status == "refunded":
-            return (1 if r2 < 10 else 0) + (2 if r2 % 10 < 3 else 1)
+            return (1 if r2 < 5 else 0) + (2 if r2 % 10 < 3 else 1)
         if status == "partially_refunded":
             if r2 < 20:
                 amount, _ = self._amount_of(self._h("pay", i))
@@ -554,10 +554,10 @@ class Dataset:
         failed = _FAILED_REFUND[(h2 >> 24) % len(_FAILED_REFUND)]
         part = 1 + (h2 >> 32) % (amount - 1)
         if status == "confirmed":
-            if r2 < 5:
+            if r2 < 2:
                 refunds = ((failed, part, cur, None),)
         elif status == "refunded":
-            extra: tuple[RefundSpec, ...] = ((failed, part, cur, None),) if r2 < 10 else ()
+            extra: tuple[RefundSpec, ...] = ((failed, part, cur, None),) if r2 < 5 else ()
             if r2 % 10 < 3:
                 refunds = (*extra, (ok, part, cur, None), (ok, amount - part, cur, None))
             else:
@@ -604,7 +604,7 @@ class Dataset:
         elif kind == "refund_unknown_payment":
             refunds = ((ok, part, cur, self._bogus_pay[i]),)
         elif kind == "refund_unrefundable_state":
-            status = "cancelled" if h2 % 2 else "expired"
+            status = ("cancelled", "expired", "created", "pending")[h2 % 4]
             refunds = ((ok, part, cur, None),)
         elif kind == "duplicate_reference":
             partner = self.dup_of.get(i, i)
@@ -1176,6 +1176,10 @@ class Dataset:
                             "duplicate_reference",
                         )
                     )
+            if kind == "refund_unrefundable_state":
+                status = self.payment_plan(i).status
+                if status in ("created", "pending"):  # old, so it is stuck as well
+                    out.append(Planted(kind, "stuck_non_final", "payment", pid, f"stuck_{status}"))
             if kind in refund_checks:
                 check, issue = refund_checks[kind]
                 # the planted refund is the last (newest) one of the payment
