@@ -6,8 +6,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from pipelines.schedule import plan
 
+from pipelines.schedule import plan
 from recon.errors import ConfigError
 
 
