@@ -31,6 +31,7 @@ BEARER_PATHS = {"/api/v1/payments/{id}", "/api/v1/checkout-sessions/{id}/redirec
     deadline=None,
     suppress_health_check=list(HealthCheck),
     derandomize=True,
+    database=None,
 )
 def test_sandbox_keeps_to_its_openapi_document(case: schemathesis.Case) -> None:
     headers = BEARER if case.operation.path in BEARER_PATHS else KEY

@@ -96,3 +96,25 @@ def test_serve_command_prints_the_demo_key_only(custom_key: bool) -> None:
     assert f"http://127.0.0.1:{port}/api/v1" in text
     assert ("sandbox-demo-key" in text) is not custom_key
     assert "a-very-secret-key" not in text
+
+
+def test_serve_refuses_an_unknown_fault_profile() -> None:
+    from typer.testing import CliRunner
+
+    from recon.sandbox.cli import app
+
+    result = CliRunner().invoke(app, ["serve", "--faults", "sometimes", "--port", "1"])
+    assert result.exit_code == 2
+    assert "unknown fault profile" in result.output
+    result = CliRunner().invoke(app, ["serve", "--prewarm", "later", "--port", "1"])
+    assert result.exit_code == 2
+
+
+def test_openapi_command_prints_the_document() -> None:
+    from typer.testing import CliRunner
+
+    from recon.sandbox.cli import app
+
+    result = CliRunner().invoke(app, ["openapi"])
+    assert result.exit_code == 0
+    assert result.output.startswith("openapi: 3.0")
