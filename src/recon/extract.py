@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import pyarrow.parquet as pq
 
 from recon.api import ApiClient, ClientConfig
-from recon.errors import AuthError, ConfigError, ReconError, TransportError
+from recon.errors import AuthError, ConfigError, TransportError
 from recon.landing import CallBuffer, ResourceLanding, RunLanding
 from recon.settings import Settings
 
@@ -153,30 +153,73 @@ def extract_resource(
         client = ApiClient(
             ClientConfig.from_settings(settings), on_attempt=attempts, transport=transport
         )
-    buffer = attempts.buffer
     rl = landing.resource(resource, batch_records=settings.landing_batch_records)
     if rl.state.done:
         return _outcome(rl)
     try:
         if resource == "payment_methods":
-            return _extract_payment_methods(
-                landing, rl, client, customer_ids, buffer, attempts, progress
-            )
-        rl.drain_calls = lambda: buffer.drain(resource)
-        seen = rl.landed_ids()
-        scan = client.scan(resource, start_offset=rl.state.next_offset, seen_ids=seen)
-        known_failures = 0
-        try:
+            if rl.state.pages:  # per-customer lists are short: a resumed run lists them again
+                shutil.rmtree(rl.folder)
+                rl = landing.resource(resource, batch_records=settings.landing_batch_records)
+            ids = list(customer_ids or settings.customer_ids) or _customers_in_landing(landing)
+            scans = [client.scan(resource, customer_id=cid) for cid in ids]
+            return _land(rl, scans, attempts, progress, none_reason="no customer ids known")
+        scan = client.scan(resource, start_offset=rl.state.next_offset, seen_ids=rl.landed_ids())
+        return _land(rl, [scan], attempts, progress)
+    finally:
+        if own_client:
+            client.close()
+
+
+def fetch_invoices_by_id(
+    settings: Settings,
+    landing: RunLanding,
+    client: ApiClient,
+    attempts: _Attempts,
+    progress: Progress,
+) -> ResourceOutcome:
+    """When no invoices list is offered, fetch the invoices we know of one by one.
+
+    The resource stays `unavailable`: without a list nobody can say the set is complete,
+    so the checks that need invoices are still not evaluated. What is fetched is kept.
+    """
+    rl = landing.resource("invoices", batch_records=settings.landing_batch_records)
+    listed = rl.state.reason or "the invoices list is not offered"
+    ids = invoice_ids(settings, landing)
+    rl.state.done = False
+    scan = client.scan_by_ids("invoices", ids, seen_ids=rl.landed_ids())
+    return _land(rl, [scan], attempts, progress, unavailable=listed)
+
+
+def _land(
+    rl: ResourceLanding,
+    scans: Sequence[Any],
+    attempts: _Attempts,
+    progress: Progress,
+    *,
+    none_reason: str | None = None,
+    unavailable: str | None = None,
+) -> ResourceOutcome:
+    """Drive scans into one resource's landing; record failures as they happen; finish it.
+
+    An auth refusal or TLS failure ends the resource `failed` and marks the outcome fatal.
+    With `unavailable`, records are kept but the resource stays unavailable (no list).
+    """
+    resource = rl.resource
+    rl.drain_calls = lambda: attempts.buffer.drain(resource)
+    statuses: list[str] = []
+    reasons: list[str] = []
+    try:
+        for scan in scans:
+            known = 0
             for page in scan:
-                failures = scan.report.failed_pages
-                for failure in failures[known_failures:]:
-                    rl.record_failed_page(_failure_row(failure))
-                known_failures = len(failures)
+                known = _note_failures(rl, scan.report.failed_pages, known)
                 rl.add_page(
                     offset=page.offset,
                     next_offset=page.next_offset,
                     records=page.records,
                     request_id=page.request_id,
+                    scope=page.customer_id,
                 )
                 progress.update(
                     resource,
@@ -184,76 +227,37 @@ def extract_resource(
                     records=rl.state.records + rl.pending_records,
                     retries=attempts.retries.get(resource, 0),
                 )
-        except (AuthError, TransportError) as exc:
-            if isinstance(exc, TransportError) and exc.retryable:
-                raise
-            rl.finish(status="failed", reason=str(exc), calls=buffer.drain(resource))
-            progress.done(resource, status="failed")
-            return _outcome(rl, fatal=str(exc))
-        report = scan.report
-        for failure in report.failed_pages[known_failures:]:
-            rl.record_failed_page(_failure_row(failure))
-        rl.state.duplicates += report.duplicates
-        rl.finish(status=report.status, reason=report.reason, calls=buffer.drain(resource))
-        progress.done(resource, status=report.status)
-        return _outcome(rl)
-    finally:
-        if own_client:
-            client.close()
-
-
-def _extract_payment_methods(
-    landing: RunLanding,
-    rl: ResourceLanding,
-    client: ApiClient,
-    customer_ids: Sequence[str],
-    buffer: CallBuffer,
-    attempts: _Attempts,
-    progress: Progress,
-) -> ResourceOutcome:
-    # Per-customer lists are short: a resumed run simply lists them all again.
-    if rl.state.pages:
-        shutil.rmtree(rl.folder)
-        rl = landing.resource("payment_methods", batch_records=rl.batch_records)
-    ids = list(customer_ids) or _customers_in_landing(landing)
-    rl.drain_calls = lambda: buffer.drain("payment_methods")
-    statuses: set[str] = set()
-    reasons: list[str] = []
-    duplicates = 0
-    for cid in ids:
-        scan = client.scan("payment_methods", customer_id=cid)
-        for page in scan:
-            rl.add_page(
-                offset=page.offset,
-                next_offset=page.next_offset,
-                records=page.records,
-                request_id=page.request_id,
-                scope=page.customer_id or cid,
-            )
-            progress.update(
-                "payment_methods",
-                pages=rl.state.pages + rl.pending_pages,
-                records=rl.state.records + rl.pending_records,
-                retries=attempts.retries.get("payment_methods", 0),
-            )
-        for failure in scan.report.failed_pages:
-            rl.record_failed_page({"customer_id": cid, **_failure_row(failure)})
-        statuses.add(scan.report.status)
-        duplicates += scan.report.duplicates
-        if scan.report.reason:
-            reasons.append(f"{cid}: {scan.report.reason}")
-    status = "complete"
-    for worse in ("unavailable", "incomplete"):
-        if worse in statuses:
-            status = worse
-    if not ids:
-        status, reasons = "skipped", ["no customer ids (set RECON_CUSTOMER_IDS)"]
-    rl.state.duplicates += duplicates
+            report = scan.report
+            _note_failures(rl, report.failed_pages, known)
+            rl.state.duplicates += report.duplicates
+            statuses.append(report.status)
+            prefix = f"{report.customer_id}: " if report.customer_id else ""
+            if report.reason:
+                reasons.append(prefix + report.reason)
+            if getattr(report, "missing", None):
+                reasons.append(f"{len(report.missing)} not found")
+    except (AuthError, TransportError) as exc:  # anything else is a failed page in the scan
+        rl.finish(status="failed", reason=str(exc), calls=attempts.buffer.drain(resource))
+        progress.done(resource, status="failed")
+        return _outcome(rl, fatal=str(exc))
+    status = next((s for s in ("unavailable", "incomplete") if s in statuses), "complete")
+    if not scans:
+        status, reasons = "skipped", [none_reason or "nothing to fetch"]
+    if unavailable is not None:
+        fetched = f"{rl.state.records + rl.pending_records} fetched one by one"
+        status, reasons = "unavailable", [unavailable, fetched, *reasons]
     rl.finish(
-        status=status, reason="; ".join(reasons) or None, calls=buffer.drain("payment_methods")
+        status=status, reason="; ".join(reasons) or None, calls=attempts.buffer.drain(resource)
     )
-    progress.done("payment_methods", status=status)
+    progress.done(resource, status=status)
     return _outcome(rl)
+
+
+def _note_failures(rl: ResourceLanding, failures: Sequence[Any], known: int) -> int:
+    """Persist failed pages not yet recorded; returns how many are recorded now."""
+    for failure in failures[known:]:
+        rl.record_failed_page(_failure_row(failure))
+    return len(failures)
 
 
 def invoice_ids(settings: Settings, landing: RunLanding) -> list[str]:
@@ -271,54 +275,6 @@ def invoice_ids(settings: Settings, landing: RunLanding) -> list[str]:
     for iid in _referenced(landing, others, ("invoiceId", "latestInvoiceId")):
         ids[iid] = None
     return list(ids)
-
-
-def fetch_invoices_by_id(
-    settings: Settings,
-    landing: RunLanding,
-    client: ApiClient,
-    attempts: _Attempts,
-    progress: Progress,
-) -> ResourceOutcome:
-    """When no invoices list is offered, fetch the invoices we know of one by one.
-
-    The resource stays `unavailable`: without a list nobody can say the set is complete,
-    so the checks that need invoices are still not evaluated. What is fetched is kept.
-    """
-    rl = landing.resource("invoices", batch_records=settings.landing_batch_records)
-    rl.drain_calls = lambda: attempts.buffer.drain("invoices")
-    reason = rl.state.reason or "the invoices list is not offered"
-    ids = invoice_ids(settings, landing)
-    rl.state.done = False
-    fetched = 0
-    for n, iid in enumerate(ids):
-        try:
-            record = client.get_invoice(iid).raw
-        except (AuthError, TransportError) as exc:
-            if isinstance(exc, TransportError) and exc.retryable is False and exc.kind == "tls":
-                raise
-            if isinstance(exc, AuthError):
-                raise
-            rl.record_failed_page({"invoice_id": iid, "error": str(exc)})
-            continue
-        except ReconError as exc:
-            rl.record_failed_page(
-                {
-                    "invoice_id": iid,
-                    "error": str(exc),
-                    "request_ids": [getattr(exc, "request_id", None)],
-                }
-            )
-            continue
-        rl.add_page(offset=n, next_offset=n + 1, records=[record], request_id=None)
-        fetched += 1
-        progress.update("invoices", pages=n + 1, records=fetched, retries=0)
-    note = f"{reason}; {fetched} of {len(ids)} known invoice(s) fetched one by one"
-    if not ids:
-        note = f"{reason}; no invoice ids known (set RECON_INVOICE_IDS_FILE)"
-    rl.finish(status="unavailable", reason=note, calls=attempts.buffer.drain("invoices"))
-    progress.done("invoices", status="unavailable")
-    return _outcome(rl)
 
 
 def _referenced(landing: RunLanding, resources: Sequence[str], fields: Sequence[str]) -> list[str]:

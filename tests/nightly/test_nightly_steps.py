@@ -206,8 +206,9 @@ def test_without_an_invoices_list_known_invoices_come_one_by_one(
         [summary.run_id],
     ).fetchone()
     assert scan is not None
-    assert scan[:3] == ("unavailable", 5, 1)  # honest: still no list, 5 fetched, 1 not found
-    assert "fetched one by one" in scan[3]
+    assert scan[:3] == ("unavailable", 5, 0)  # honest: still no list; 5 fetched
+    assert "5 fetched one by one" in scan[3]
+    assert "1 not found" in scan[3]
     assert sorted(r[0] for r in con.execute("SELECT id FROM invoices").fetchall()) == sorted(ids)
     checks = dict(
         con.execute(
