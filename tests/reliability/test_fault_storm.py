@@ -1,0 +1,113 @@
+"""Fault storm: ~20% of requests fail in every way the network and the server can fail.
+
+The sandbox's `flaky` profile gives 429 (Retry-After) / 500 / 502 / 503 / truncated bodies /
+slow answers; the FaultProxy in front of it adds connection resets and reads that stall past
+the client's timeout. Pass: the run completes, the landed ids equal those of a fault-free run
+(and the truth's counts), no duplicates, every attempt the server answered is in api_calls
+with its request id, every injected transport fault is there as a retried attempt, and the
+wall time stays within the fault-free time plus the waits the faults asked for.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from recon import nightly as steps
+from recon.sandbox.app import SandboxConfig
+from recon.sandbox.server import serve_in_thread
+
+from .conftest import KEY, TOKEN, fault_proxy, landed_ids, overrides_for, read_only, seeded, truth_of
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+SEED, PAYMENTS = 17, 4000
+TIMEOUT_S = 1.0
+STALL_S = 2.5
+RETRY_AFTER_S = 1
+
+
+def _run(tmp: Path, url: str) -> tuple[steps.RunSummary, float]:
+    started = time.monotonic()
+    summary = steps.run_local(overrides_for(tmp, url))
+    return summary, time.monotonic() - started
+
+
+def test_fault_storm_completes_with_every_record_and_every_failure_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECON_TIMEOUT_S", str(TIMEOUT_S))
+    clean_cfg = SandboxConfig(seed=SEED, payments=PAYMENTS, api_key=KEY, bearer_token=TOKEN)
+    with serve_in_thread(clean_cfg) as url, fault_proxy(url, lambda *a: None) as proxy:
+        clean, clean_s = _run(tmp_path / "clean", proxy.url)
+        truth = truth_of(url)
+    assert clean.status == "complete"
+
+    storm_cfg = SandboxConfig(
+        seed=SEED,
+        payments=PAYMENTS,
+        faults="flaky",
+        fault_rate=0.14,  # + 6% from the proxy: about 20% of first attempts
+        retry_after_s=RETRY_AFTER_S,
+        slow_s=0.2,
+        api_key=KEY,
+        bearer_token=TOKEN,
+    )
+    decide = seeded(SEED, 0.07, ("reset", "stall", "reset"))
+    with (
+        serve_in_thread(storm_cfg) as url,
+        fault_proxy(url, decide, stall_s=STALL_S) as proxy,
+    ):
+        storm, storm_s = _run(tmp_path / "storm", proxy.url)
+    events = list(proxy.events)
+
+    # The storm really happened: every kind of fault was met.
+    api = [e for e in events if e.target.startswith("/api/")]
+    first = {(e.method, e.target) for e in api}
+    failed = [e for e in api if e.fault or (e.status or 200) >= 400]
+    statuses = {e.status for e in failed}
+    assert {429, 500, 502, 503} <= statuses, statuses
+    assert {e.fault for e in failed} >= {"reset", "stall"}
+    assert len(failed) >= 0.12 * len(first), (len(failed), len(first))
+
+    # The run completes with exactly the records of the fault-free run and of the truth.
+    assert (storm.status, storm.exit_code) == ("complete", steps.EXIT_COMPLETE)
+    clean_ids, storm_ids = landed_ids(clean.db_path), landed_ids(storm.db_path)
+    for table, ids in storm_ids.items():
+        assert len(ids) == len(set(ids)), f"{table}: duplicates landed"
+        assert set(ids) == set(clean_ids[table]), f"{table}: lost or extra records"
+        assert len(ids) == truth["counts"][table]
+
+    # Every attempt the server answered is in the call log with its request id; every
+    # transport fault the proxy injected is there as an attempt without an HTTP status.
+    con = read_only(storm.db_path)
+    rows = con.execute(
+        "SELECT http_status, error, request_id, outcome FROM api_calls WHERE run_id = ?",
+        [storm.run_id],
+    ).fetchall()
+    logged_rids = {r[2] for r in rows if r[2]}
+    answered = [e for e in api if e.request_id and e.fault is None]
+    missing = [e for e in answered if e.request_id not in logged_rids]
+    assert not missing, missing[:5]
+    transport = [r for r in rows if r[0] is None]
+    injected = [e for e in api if e.fault in ("reset", "stall")]
+    assert len(transport) == len(injected), (transport[:5], len(injected))
+    assert all(r[3] == "retry" for r in transport)
+    assert {r[1] for r in transport} <= {"timeout", "read_error", "truncated_or_protocol_error"}
+    truncated = con.execute(
+        "SELECT count(*) FROM api_calls WHERE run_id = ? AND error = 'invalid_body' "
+        "AND request_id IS NOT NULL",
+        [storm.run_id],
+    ).fetchone()
+    assert truncated is not None
+    assert truncated[0] >= 1  # the cut 200s were logged with the id the server gave
+
+    # Wall time: fault-free time plus the waits the faults asked for (generously).
+    asked = sum(RETRY_AFTER_S for e in api if e.status == 429)
+    asked += sum(TIMEOUT_S for e in api if e.fault == "stall")
+    bound = 3 * clean_s + asked + 30
+    print(f"fault storm: clean {clean_s:.1f}s, storm {storm_s:.1f}s, waits asked {asked:.0f}s")
+    print(f"  {len(first)} requests, {len(failed)} failed attempts, statuses {sorted(s for s in statuses if s)}")
+    assert storm_s <= bound

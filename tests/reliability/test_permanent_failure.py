@@ -1,0 +1,104 @@
+"""Permanent failure: one payments page answers 503 every time (the sandbox's `chaos`).
+
+Pass: exit 3, run `incomplete`; the page's request ids (every attempt) are in the
+`failed_calls` view, summary.json, failed_calls.csv and the HTML report's headline section;
+the checks that need payments are `not_evaluated`; and after a complete night nothing that
+was open is marked resolved by the incomplete one.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from recon import nightly as steps
+
+from .conftest import overrides_for, read_only, sandbox, sandbox_state
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+NEEDS_PAYMENTS = (
+    "refunded_amount_mismatch",
+    "partially_refunded_out_of_range",
+    "confirmed_with_refunds",
+    "over_refunded",
+    "refund_currency_mismatch",
+    "refund_unknown_payment",
+    "refund_on_unrefundable_payment",
+    "dispute_on_refunded_payment",
+    "duplicate_payment_reference",
+    "stuck_non_final",
+)
+
+
+def test_permanent_failure_after_a_complete_night(tmp_path: Path) -> None:
+    overrides = None
+    with sandbox(seed=5, payments=1500) as url:
+        overrides = overrides_for(tmp_path, url)
+        first = steps.run_local(overrides)
+    assert (first.status, first.exit_code) == ("complete", steps.EXIT_COMPLETE)
+
+    with sandbox(seed=5, payments=1500, faults="chaos") as url:
+        overrides = overrides_for(tmp_path, url)
+        night = steps.run_local(overrides)
+        poisoned = sandbox_state(url)["poisonedPaymentsSkip"]
+    assert (night.status, night.exit_code) == ("incomplete", steps.EXIT_INCOMPLETE)
+
+    con = read_only(night.db_path)
+    rows = con.execute(
+        "SELECT query, http_status, request_id, request_ids, attempts FROM failed_calls "
+        "WHERE run_id = ? AND resource = 'payments'",
+        [night.run_id],
+    ).fetchall()
+    page = [r for r in rows if f"skip={poisoned}" in (r[0] or "")]
+    assert len(page) == 1, rows
+    query, status, last_rid, rids, attempts = page[0]
+    assert status == 503
+    assert len(rids) == attempts >= 2  # every attempt's id, not only the last one
+    assert last_rid == rids[-1]
+    assert all(r.startswith("req_") for r in rids)
+
+    folder = night.report_dir
+    assert folder is not None
+    summary = json.loads((folder / "summary.json").read_text())
+    text = json.dumps(summary)
+    with (folder / "failed_calls.csv").open(newline="") as fh:
+        csv_text = "\n".join(",".join(r) for r in csv.reader(fh))
+    html = (folder / "report.html").read_text()
+    headline = html[: html.index("</table>", html.index("failed API calls"))]
+    for rid in rids:
+        assert rid in text, f"{rid} not in summary.json"
+        assert rid in csv_text, f"{rid} not in failed_calls.csv"
+    assert last_rid in headline, "the failed page's request id is not in the HTML headline"
+    assert "incomplete" in html.lower()
+
+    statuses = dict(
+        con.execute(
+            "SELECT check_name, status FROM check_runs WHERE run_id = ?", [night.run_id]
+        ).fetchall()
+    )
+    for check in NEEDS_PAYMENTS:
+        assert statuses[check] == "not_evaluated", check
+    assert statuses["extraction_completeness"] == "failed"
+
+    # Nothing that was open after the complete night is resolved by the incomplete one.
+    before = {
+        r[0]
+        for r in con.execute(
+            "SELECT finding_key FROM findings WHERE run_id = ? AND state IN ('new', 'open')",
+            [first.run_id],
+        ).fetchall()
+    }
+    after = dict(
+        con.execute(
+            "SELECT finding_key, state FROM findings WHERE run_id = ?", [night.run_id]
+        ).fetchall()
+    )
+    assert before
+    resolved = sorted(k for k in before if after.get(k) != "open")
+    assert not resolved, resolved[:10]
+    assert "resolved" not in set(after.values())
+    print(f"permanent failure: {attempts} attempts of skip={poisoned}, {len(before)} kept open")
