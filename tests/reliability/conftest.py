@@ -13,14 +13,13 @@ import socket
 import struct
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import httpx
-
 from tests.nightly.conftest import KEY, TOKEN, _env, overrides_for, sandbox, truth_of
 
 __all__ = [
@@ -183,10 +182,8 @@ class FaultProxy:
         finally:
             for s in (client, upstream):
                 if s is not None:
-                    try:
+                    with suppress(OSError):
                         s.close()
-                    except OSError:
-                        pass
 
     def serve(self, listener: socket.socket) -> None:
         listener.settimeout(0.2)

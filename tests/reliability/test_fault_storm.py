@@ -19,7 +19,16 @@ from recon import nightly as steps
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.server import serve_in_thread
 
-from .conftest import KEY, TOKEN, fault_proxy, landed_ids, overrides_for, read_only, seeded, truth_of
+from .conftest import (
+    KEY,
+    TOKEN,
+    fault_proxy,
+    landed_ids,
+    overrides_for,
+    read_only,
+    seeded,
+    truth_of,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -109,5 +118,6 @@ def test_fault_storm_completes_with_every_record_and_every_failure_logged(
     asked += sum(TIMEOUT_S for e in api if e.fault == "stall")
     bound = 3 * clean_s + asked + 30
     print(f"fault storm: clean {clean_s:.1f}s, storm {storm_s:.1f}s, waits asked {asked:.0f}s")
-    print(f"  {len(first)} requests, {len(failed)} failed attempts, statuses {sorted(s for s in statuses if s)}")
+    shown = sorted(s for s in statuses if s)
+    print(f"  {len(first)} requests, {len(failed)} failed attempts, statuses {shown}")
     assert storm_s <= bound

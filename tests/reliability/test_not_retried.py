@@ -11,10 +11,10 @@ from __future__ import annotations
 import httpx
 import pytest
 from starlette.responses import JSONResponse
+from tests.api.sandbox_support import sandbox_client
 
 from recon.api import CallRecord
 from recon.errors import ApiError
-from tests.api.sandbox_support import sandbox_client
 
 from .conftest import KEY, TOKEN, sandbox, sandbox_state, scripted_server
 
@@ -34,9 +34,12 @@ def test_not_retried_statuses_are_tried_once(status: int, code: str) -> None:
         )
 
     records: list[CallRecord] = []
-    with scripted_server(answer) as (url, script):
-        with sandbox_client(url, records) as client, pytest.raises(ApiError) as info:
-            client.list_disputes()
+    with (
+        scripted_server(answer) as (url, script),
+        sandbox_client(url, records) as client,
+        pytest.raises(ApiError) as info,
+    ):
+        client.list_disputes()
     assert len(script.arrivals) == 1
     err = info.value
     assert (err.status, err.code, err.message, err.request_id) == (
@@ -63,6 +66,8 @@ def test_not_retried_against_the_sandbox_404_and_422() -> None:
                 client.create_refund(refunded)  # nothing left to refund
             assert sandbox_state(url)["requests"] == before + 1
     assert (missing.value.status, missing.value.code) == (404, "not_found")
-    assert missing.value.request_id and missing.value.message
+    assert missing.value.request_id
+    assert missing.value.message
     assert (exceeded.value.status, exceeded.value.code) == (422, "amount_exceeds_refundable")
-    assert exceeded.value.request_id and exceeded.value.message
+    assert exceeded.value.request_id
+    assert exceeded.value.message

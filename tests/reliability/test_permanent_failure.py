@@ -55,7 +55,7 @@ def test_permanent_failure_after_a_complete_night(tmp_path: Path) -> None:
     ).fetchall()
     page = [r for r in rows if f"skip={poisoned}" in (r[0] or "")]
     assert len(page) == 1, rows
-    query, status, last_rid, rids, attempts = page[0]
+    _query, status, last_rid, rids, attempts = page[0]
     assert status == 503
     assert len(rids) == attempts >= 2  # every attempt's id, not only the last one
     assert last_rid == rids[-1]

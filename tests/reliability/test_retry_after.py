@@ -13,10 +13,10 @@ from email.utils import formatdate
 
 import pytest
 from starlette.responses import JSONResponse
+from tests.api.sandbox_support import sandbox_client
 
 from recon.api import CallRecord
 from recon.errors import RetryAfterTooLongError
-from tests.api.sandbox_support import sandbox_client
 
 from .conftest import scripted_server
 
@@ -54,9 +54,11 @@ def test_retry_after_http_date_is_waited_for_never_less() -> None:
         target.append(when)
         return _limited(formatdate(when, usegmt=True), 503)
 
-    with scripted_server(first, lambda: JSONResponse(OK)) as (url, script):
-        with sandbox_client(url, []) as client:
-            client.list_disputes()
+    with (
+        scripted_server(first, lambda: JSONResponse(OK)) as (url, script),
+        sandbox_client(url, []) as client,
+    ):
+        client.list_disputes()
     assert len(script.arrivals) == 2
     assert script.arrivals[1].at >= target[0], script.arrivals[1].at - target[0]
     assert script.arrivals[1].at - target[0] < 10
