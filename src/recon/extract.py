@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import pyarrow.parquet as pq
 
+from recon.api import RESOURCES as API_RESOURCES
 from recon.api import ApiClient, ClientConfig
 from recon.errors import AuthError, ConfigError, TransportError
 from recon.landing import CallBuffer, ResourceLanding, RunLanding
@@ -34,14 +35,9 @@ __all__ = [
 
 log = logging.getLogger("recon.extract")
 
-LISTED_RESOURCES = (
-    "payments",
-    "refunds",
-    "disputes",
-    "subscriptions",
-    "invoices",
-    "payment_intents",
-)
+# Every list the API offers (or is assumed to), in extraction order; payment methods are
+# per customer and come last, on request.
+LISTED_RESOURCES = tuple(r for r in API_RESOURCES if r != "payment_methods")
 
 
 class Progress(Protocol):

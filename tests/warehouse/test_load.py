@@ -234,3 +234,13 @@ def test_loading_the_same_run_twice_is_a_no_op(tmp_path: Path, land_night) -> No
         again = load_run(con, landing)
     assert again.skipped
     assert _db(tmp_path).execute("SELECT count(*) FROM runs").fetchone() == (1,)
+
+
+def test_the_warehouse_loads_every_resource_the_client_lists() -> None:
+    from recon.api import RESOURCES as API_RESOURCES
+    from recon.sql import read_sql
+    from recon.warehouse import RESOURCES
+
+    assert set(RESOURCES) == set(API_RESOURCES)
+    for resource in RESOURCES:
+        assert "read_parquet($files)" in read_sql(f"load/{resource}.sql")

@@ -27,6 +27,7 @@ from typing import Any
 import duckdb
 import yaml
 
+from recon.api.pagination import RESOURCES as _API_RESOURCES
 from recon.errors import CheckDefinitionError
 
 __all__ = [
@@ -41,15 +42,7 @@ __all__ = [
 ]
 
 SEVERITIES = ("error", "warn", "info")
-RESOURCES = (
-    "payments",
-    "refunds",
-    "disputes",
-    "subscriptions",
-    "invoices",
-    "payment_intents",
-    "payment_methods",
-)
+RESOURCES = tuple(_API_RESOURCES)  # the resources recon knows, as the client names them
 KNOWN_PARAMETERS = frozenset({"run_id", "as_of", "stuck_days", "volume_ratio", "failed_statuses"})
 OUTPUT_COLUMNS = ("entity", "entity_id", "currency", "amount_minor", "issue_type", "detail")
 

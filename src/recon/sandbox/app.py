@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from recon.sandbox.data import Dataset, iso_ms
+from recon.sandbox.data import PAYMENT_STATUSES, Dataset, iso_ms
 from recon.sandbox.faults import Fault, FaultPlan, FaultProfile
 from recon.sandbox.store import ListView
 from recon.sandbox.truth import DEFAULT_FAILED_STATUSES, truth_json
@@ -44,15 +44,6 @@ __all__ = [
 
 DEMO_API_KEY = "sandbox-demo-key"
 DEMO_BEARER_TOKEN = "sandbox-demo-token"  # noqa: S105 - the documented demo token
-PAYMENT_STATUSES = (
-    "created",
-    "pending",
-    "confirmed",
-    "partially_refunded",
-    "refunded",
-    "cancelled",
-    "expired",
-)
 MAX_PAGE = 200
 DEFAULT_PAGE = 50
 CAP = 100

@@ -68,7 +68,16 @@ _DISPUTE_REASONS = (
     "unrecognized",
     "credit_not_processed",
 )
-_DISPUTE_STATUSES = (
+PAYMENT_STATUSES = (
+    "created",
+    "pending",
+    "confirmed",
+    "partially_refunded",
+    "refunded",
+    "cancelled",
+    "expired",
+)
+DISPUTE_STATUSES = (
     "needs_response",
     "under_review",
     "won",
@@ -908,7 +917,7 @@ class Dataset:
         else:
             cur, lo, hi = self._currency(h)
             amount = lo + (h >> 8) % (hi - lo + 1)
-        status = _DISPUTE_STATUSES[(h >> 20) % len(_DISPUTE_STATUSES)]
+        status = DISPUTE_STATUSES[(h >> 20) % len(DISPUTE_STATUSES)]
         if kind == "dispute_negative_amount":
             amount = -abs(amount)
         elif kind == "dispute_invalid_currency":

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 from iso4217 import Currency
 
-from recon.sandbox.data import Dataset
+from recon.sandbox.data import DISPUTE_STATUSES, PAYMENT_STATUSES, Dataset
 
 __all__ = [
     "DEFAULT_FAILED_STATUSES",
@@ -32,17 +32,7 @@ STUCK_DAYS = 7
 _ISO_CODES = frozenset(c.code for c in Currency)
 
 KNOWN_STATUS: dict[str, frozenset[str]] = {
-    "payment": frozenset(
-        {
-            "created",
-            "pending",
-            "confirmed",
-            "partially_refunded",
-            "refunded",
-            "cancelled",
-            "expired",
-        }
-    ),
+    "payment": frozenset(PAYMENT_STATUSES),
     "refund": frozenset(
         {"pending", "succeeded", "failed", "canceled", "cancelled", "rejected", "reversed"}
     ),
@@ -70,17 +60,7 @@ KNOWN_STATUS: dict[str, frozenset[str]] = {
         }
     ),
     "invoice": frozenset({"draft", "open", "paid", "void", "uncollectible"}),
-    "dispute": frozenset(
-        {
-            "needs_response",
-            "under_review",
-            "won",
-            "lost",
-            "warning_needs_response",
-            "warning_under_review",
-            "warning_closed",
-        }
-    ),
+    "dispute": frozenset(DISPUTE_STATUSES),
 }
 _INTENT_FINAL = frozenset({"succeeded", "cancelled"})
 
