@@ -1,0 +1,49 @@
+"""Auth refused (401/403): exit 1 within seconds, at most one request per scheme and
+resource, a message about the key, no retry storm — counted at the sandbox, not only in
+recon's own call log (tests/nightly/test_nightly_steps.py checks the call log side).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from tests.api.sandbox_support import sandbox_client
+
+from recon import nightly as steps
+from recon.errors import AuthError
+
+from .conftest import KEY, TABLES, overrides_for, sandbox, sandbox_state
+
+pytestmark = pytest.mark.integration
+
+
+def test_auth_refused_api_key_aborts_the_run_in_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECON_API_KEY", "a-wrong-key")
+    with sandbox(seed=1, payments=2000, faults="flaky") as url:
+        started = time.monotonic()
+        summary = steps.run_local(overrides_for(tmp_path, url))
+        elapsed = time.monotonic() - started
+        served = sandbox_state(url)["requests"]
+    assert (summary.status, summary.exit_code) == ("failed", steps.EXIT_ABORTED)
+    assert summary.reason is not None
+    assert "RECON_API_KEY" in summary.reason
+    assert "a-wrong-key" not in summary.reason
+    assert 1 <= served <= len(TABLES)  # one request per resource at most, no retry
+    assert elapsed < 30  # generous: the point is "not after a retry storm"
+
+
+def test_auth_refused_bearer_token_is_one_request_naming_the_token() -> None:
+    with sandbox(seed=1, payments=300) as url:
+        with sandbox_client(url, [], api_key=KEY, bearer_token="a-wrong-token") as client:
+            before = sandbox_state(url)["requests"]
+            with pytest.raises(AuthError) as info:
+                client.get_payment("pay_6ixxmpmm6bppi")
+        served = sandbox_state(url)["requests"] - before
+    assert served == 1
+    assert "RECON_BEARER_TOKEN" in str(info.value)
+    assert "a-wrong-token" not in str(info.value)
+    assert info.value.request_id
