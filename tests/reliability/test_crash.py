@@ -1,0 +1,86 @@
+"""Crash: `kill -9` at 20 random points of a night (seeded RNG), each followed by --resume.
+
+Every iteration starts from the same published warehouse (one complete night), runs night 2
+as `run_local` in a subprocess and SIGKILLs it after a random delay. Pass, after each kill:
+the published warehouse opens read-only at once (no lock, no stale .wal in the way) and holds
+exactly night 1 or exactly the finished night 2 — never anything half-written; after
+`--resume` the warehouse equals an uninterrupted night 2's, and no .wal is left behind.
+The three hand-picked kill points (first batch, mid-extract, during load) are in
+tests/nightly/test_resume.py.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.nightly.test_resume import _content, _start
+
+from recon import nightly as steps
+
+from .conftest import overrides_for, sandbox
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+KILLS = 20
+SEED, PAYMENTS = 21, 2500
+
+
+def _published(db: Path) -> dict[str, Any]:
+    return _content(db)  # opens read-only: raises if locked, half-written or blocked by a .wal
+
+
+def test_crash_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(
+    tmp_path: Path,
+) -> None:
+    rng = random.Random(7)
+    outcomes: list[str] = []
+    with sandbox(seed=SEED, payments=PAYMENTS) as url:
+        base = overrides_for(tmp_path / "base", url)
+        assert steps.run_local(base).status == "complete"
+        night1 = _published(Path(base["db"]))
+
+        ref = overrides_for(tmp_path / "ref", url)
+        Path(ref["db"]).parent.mkdir(parents=True)
+        shutil.copy(base["db"], ref["db"])
+        started = time.monotonic()
+        proc = _start(ref)  # an uninterrupted night 2, as a subprocess (calibrates the delays)
+        _out, err = proc.communicate(timeout=300)
+        whole = time.monotonic() - started
+        assert proc.returncode == 0, err
+        night2 = _published(Path(ref["db"]))
+        assert night2 != night1
+
+        for i in range(KILLS):
+            run = overrides_for(tmp_path / f"kill{i:02d}", url)
+            db = Path(run["db"])
+            db.parent.mkdir(parents=True)
+            shutil.copy(base["db"], db)
+            delay = rng.uniform(0.5, 0.95 * whole)  # imports take the first ~0.5 s
+            proc = _start(run)
+            time.sleep(delay)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+
+            seen = _published(db)
+            assert seen in (night1, night2), f"kill {i} after {delay:.2f}s: half-written"
+            if seen == night2:
+                outcomes.append("published")
+                continue
+            if not any(Path(run["landing"]).glob("*/run.json")):
+                resumed = _start(run)  # killed before the run existed: nothing to resume
+                outcomes.append("before-start")
+            else:
+                resumed = _start(run, resume="latest")
+                outcomes.append("resumed")
+            _out, err = resumed.communicate(timeout=300)
+            assert resumed.returncode == 0, f"kill {i} after {delay:.2f}s: {err[-2000:]}"
+            assert _published(db) == night2, f"kill {i} after {delay:.2f}s"
+            assert not Path(f"{db}.wal").exists()
+    print(f"crash: {KILLS} kills over {whole:.1f}s runs: {outcomes}")
+    assert outcomes.count("resumed") >= KILLS // 2
