@@ -39,6 +39,7 @@ _PREFECT_DEFAULTS = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
     "PREFECT_LOGGING_LEVEL": "WARNING",
+    "DO_NOT_TRACK": "1",  # Prefect's client telemetry: a reconciliation job does not phone home
 }
 
 BaseUrl = Annotated[
