@@ -18,6 +18,7 @@ import time
 import httpx
 
 PAGE = 200
+PATHS = {"payment_intents": "payment-intents"}
 
 
 def fetch_all(
@@ -31,7 +32,9 @@ def fetch_all(
     ) as client:
         offset: int | None = 0
         while offset is not None:
-            response = client.get(f"/{resource}", params={"max-records": PAGE, "skip": offset})
+            response = client.get(
+                f"/{PATHS.get(resource, resource)}", params={"max-records": PAGE, "skip": offset}
+            )
             response.raise_for_status()
             body = json.loads(response.content)
             data = body["data"]

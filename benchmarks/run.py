@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ from benchmarks._common import (
     sandbox_process,
 )
 
-console = Console()
+console = Console(width=None if sys.stdout.isatty() else 140)
 err = Console(stderr=True)
 
 DEFAULT_SIZES = (200_000, 1_000_000)
@@ -251,13 +252,17 @@ def dlt_available() -> bool:
 
 
 def bench_extract(
-    size: int, *, repeat: int, with_dlt: bool, dlt_default_max: int
+    size: int, *, repeat: int, with_recon: bool, with_dlt: bool, dlt_default_max: int
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"payments": size}
     with sandbox_process(size) as (url, startup_s):
         out["sandbox_startup_s"] = round(startup_s, 2)
         say(f"[bold]{size:,} payments[/]: sandbox up at {url} in {startup_s:.1f}s; warm-up pass")
-        bench_ceiling(url, "payments", 1)  # warm-up (server caches, page cache): not counted
+        # Warm-up, not counted: the server serialises every record once and keeps it.
+        warm = time.perf_counter()
+        for resource in LIST_RESOURCES:
+            bench_ceiling(url, resource, 1)
+        out["warm_up_s"] = round(time.perf_counter() - warm, 2)
         say(f"  ceiling (payments), median of {repeat}")
         out["ceiling"] = bench_ceiling(url, "payments", repeat)
         say("  ceiling, every list resource")
@@ -268,15 +273,16 @@ def bench_extract(
             "records": sum(int(v.get("records") or 0) for v in per_resource.values()),
             "per_resource": per_resource,
         }
-        recon_runs: list[dict[str, Any]] = []
-        for i in range(repeat):
-            say(f"  recon, payments only ({i + 1}/{repeat})")
+        if with_recon:
+            recon_runs: list[dict[str, Any]] = []
+            for i in range(repeat):
+                say(f"  recon, payments only ({i + 1}/{repeat})")
+                with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp:
+                    recon_runs.append(bench_recon_payments(url, Path(tmp)))
+            out["recon_payments"] = _median_run(recon_runs)
+            say("  recon extract + load, every list resource")
             with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp:
-                recon_runs.append(bench_recon_payments(url, Path(tmp)))
-        out["recon_payments"] = _median_run(recon_runs)
-        say("  recon extract + load, every list resource")
-        with tempfile.TemporaryDirectory(prefix="recon-bench-") as tmp:
-            out["recon_all"] = bench_recon_all(url, Path(tmp))
+                out["recon_all"] = bench_recon_all(url, Path(tmp))
         if with_dlt:
             with tempfile.TemporaryDirectory(prefix="recon-bench-dlt-") as tmp:
                 say("  dlt rest_api, tuned (parquet, no compression)")
@@ -639,8 +645,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help=f"also {LARGE_SIZE:,} payments (slow)")
     parser.add_argument(
         "--only",
-        default="extract,checks,report,fixed",
-        help="parts to run: extract,checks,report,fixed",
+        default="extract,dlt,checks,report,fixed",
+        help="parts to run (comma-separated): extract (ceiling + recon), dlt (ceiling + dlt), "
+        "checks, report, fixed",
     )
     parser.add_argument(
         "--repeat",
@@ -683,18 +690,22 @@ def main(argv: list[str] | None = None) -> int:
     }
     if not args.large and LARGE_SIZE not in sizes:
         results["notes"].append(f"{LARGE_SIZE:,} payments not run (slow): add --large")
-    if "extract" in parts:
-        with_dlt = not args.no_dlt and dlt_available()
-        if not args.no_dlt and not with_dlt:
+    if parts & {"extract", "dlt"}:
+        with_dlt = "dlt" in parts and not args.no_dlt and dlt_available()
+        if "dlt" in parts and not args.no_dlt and not with_dlt:
             note = "dlt not installed: uv sync --group bench"
             console.print(f"[yellow]{note}[/]")
             results["notes"].append(note)
         results["extract"] = []
         for size in sizes:
             entry = bench_extract(
-                size, repeat=args.repeat, with_dlt=with_dlt, dlt_default_max=args.dlt_default_max
+                size,
+                repeat=args.repeat,
+                with_recon="extract" in parts,
+                with_dlt=with_dlt,
+                dlt_default_max=args.dlt_default_max,
             )
-            if not with_dlt:
+            if "dlt" in parts and not with_dlt:
                 entry["dlt_note"] = "dlt not installed: uv sync --group bench"
             results["extract"].append(entry)
             _write(results, partial=True)
