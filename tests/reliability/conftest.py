@@ -89,7 +89,7 @@ class FaultProxy:
     stall_s: float = 2.0
     url: str = ""
     events: list[ProxyEvent] = field(default_factory=list)
-    _attempts: dict[tuple[str, str], int] = field(default_factory=dict)
+    _attempts: dict[tuple[str, str, str], int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _stop: threading.Event = field(default_factory=threading.Event)
 
@@ -146,11 +146,14 @@ class FaultProxy:
                     return
                 method, target = head.split(b" ", 2)[:2]
                 m, t = method.decode(), target.decode()
-                length = int(self._headers(head).get("content-length", "0") or 0)
+                headers = self._headers(head)
+                length = int(headers.get("content-length", "0") or 0)
                 body = self._read_exact(client, cbuf, length)
+                # Attempts are counted per request, a create's retries by its idempotency key.
+                key = (m, t, headers.get("idempotency-key", ""))
                 with self._lock:
-                    n = self._attempts.get((m, t), 0)
-                    self._attempts[(m, t)] = n + 1
+                    n = self._attempts.get(key, 0)
+                    self._attempts[key] = n + 1
                 fault = self.decide(m, t, n) if t.startswith("/api/") else None
                 event = ProxyEvent(m, t, fault)
                 with self._lock:
