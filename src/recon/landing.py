@@ -261,15 +261,18 @@ class ResourceLanding:
         """Records buffered but not yet written."""
         return len(self._ids)
 
-    def landed_ids(self) -> frozenset[str]:
-        """Ids already landed by earlier attempts of this run (for resume)."""
-        files = sorted(self.folder.glob("batch-*.parquet"))
-        if not files:
-            return frozenset()
-        ids: set[str] = set()
-        for f in files:
-            ids.update(pq.read_table(f, columns=["id"]).column("id").to_pylist())
-        return frozenset(ids)
+    def landed_ids(self, limit: int = 100_000) -> list[str]:
+        """The newest ids already landed by earlier attempts of this run (for resume).
+
+        A resumed scan needs the records just before its start (its overlap anchor and
+        near duplicates), not the whole list: older duplicates are dropped at load.
+        """
+        ids: list[str] = []
+        for f in sorted(self.folder.glob("batch-*.parquet"), reverse=True):
+            if len(ids) >= limit:
+                break
+            ids.extend(pq.read_table(f, columns=["id"]).column("id").to_pylist())
+        return ids
 
     def add_page(
         self,

@@ -253,8 +253,13 @@ def _load_resource(
     run_id = landing.run_id
     batches = [str(p) for p in landing.files(resource, "batch")]
     counts = {"new": 0, "changed": 0, "returned": 0, "gone": 0}
+    duplicates = state.duplicates
     if batches:  # a finished resource always has one (possibly empty) batch
         _stage(con, resource, batches)
+        # Ids landed twice (a duplicate older than the scan's memory, or across a resume's
+        # kill point) were collapsed by the stage; count them with those the scan saw.
+        duplicates += _count(con, "SELECT count(*) FROM read_parquet($files)", {"files": batches})
+        duplicates -= _count(con, "SELECT count(*) FROM stage")
         complete = state.status == "complete"
         con.execute(
             "CREATE OR REPLACE TEMP TABLE load_ctx AS SELECT ? AS run_id, ? AS complete",
@@ -286,7 +291,7 @@ def _load_resource(
             "reason": state.reason,
             "pages": state.pages,
             "records": state.records,
-            "duplicates": state.duplicates,
+            "duplicates": duplicates,
             "failed_pages": len(state.failed_pages),
             "rejects": state.rejects,
             "new_records": counts["new"],
@@ -297,8 +302,10 @@ def _load_resource(
     return {"status": state.status, "records": state.records, **counts}
 
 
-def _count(con: duckdb.DuckDBPyConnection, sql: str) -> int:
-    row = con.execute(sql).fetchone()
+def _count(
+    con: duckdb.DuckDBPyConnection, sql: str, params: Mapping[str, Any] | None = None
+) -> int:
+    row = con.execute(sql, params).fetchone() if params else con.execute(sql).fetchone()
     return int(row[0]) if row else 0
 
 

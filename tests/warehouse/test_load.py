@@ -244,3 +244,20 @@ def test_the_warehouse_loads_every_resource_the_client_lists() -> None:
     assert set(RESOURCES) == set(API_RESOURCES)
     for resource in RESOURCES:
         assert "read_parquet($files)" in read_sql(f"load/{resource}.sql")
+
+
+def test_an_id_landed_twice_loads_once_and_is_counted_as_a_duplicate(tmp_path: Path) -> None:
+    from recon.landing import new_run_id
+
+    run_id = new_run_id()
+    landing = RunLanding(tmp_path / "landing", run_id)
+    landing.create({"started_at": "2026-11-21T02:00:00+00:00", "trigger": "test"})
+    rl = landing.resource("payments", batch_records=1)
+    rl.add_page(offset=0, next_offset=1, records=[PAY], request_id="r1")
+    rl.add_page(offset=5000, next_offset=5001, records=[PAY], request_id="r2")  # long after
+    rl.finish(status="complete", reason=None, calls=[])
+    with Warehouse(tmp_path / "wh.duckdb").session(run_id, fresh=True, publish=True) as con:
+        load_run(con, landing)
+    con = _db(tmp_path)
+    assert con.execute("SELECT count(*) FROM payments").fetchone() == (1,)
+    assert con.execute("SELECT duplicates FROM resource_scans").fetchone() == (1,)

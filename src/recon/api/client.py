@@ -691,7 +691,7 @@ class ApiClient:
         resource: str,
         *,
         start_offset: int = 0,
-        seen_ids: frozenset[str] | set[str] = frozenset(),
+        seen_ids: Iterable[str] = frozenset(),
         status_filter: str | None = None,
         customer_id: str | None = None,
     ) -> Scan:
@@ -737,7 +737,7 @@ class ApiClient:
         resource: Literal["invoices", "subscriptions", "payments"],
         ids: Iterable[str],
         *,
-        seen_ids: frozenset[str] | set[str] = frozenset(),
+        seen_ids: Iterable[str] = frozenset(),
         batch_size: int = 200,
     ) -> IdScan:
         """Fetch `resource` records one by one (ops 16, 14, 6) as pages of raw dicts.

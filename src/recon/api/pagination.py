@@ -21,7 +21,7 @@ scan then being `incomplete`. A list that answers 404/405 on its first page is
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -37,6 +37,7 @@ __all__ = [
     "OffsetPaginator",
     "Page",
     "PagingError",
+    "RecentIds",
     "Scan",
     "ScanReport",
 ]
@@ -115,6 +116,50 @@ class ScanReport:
     rewinds: int = 0  # times the scan stepped back because the list shrank under it
     unkeyed: int = 0  # records without a usable string `id` (passed on, not deduplicated)
     missing: list[str] = field(default_factory=list)  # ids answered 404 (IdScan only)
+
+
+class RecentIds:
+    """The ids seen lately: a set with bounded memory, in two generations.
+
+    A scan must recognise the records it has just read (the overlap anchor, duplicates from
+    inserts ahead of the cursor, a step back after deletions), which are always on the last
+    few pages, but must not hold a merchant's whole list in memory. Ids are added to the
+    current generation; when it holds `window` ids it becomes the previous one and the
+    oldest generation is dropped, so between `window` and `2 * window` ids are remembered.
+    A duplicate older than that is caught where the pages are loaded (recon's loader keeps
+    the first landing of each id and counts the rest).
+    """
+
+    __slots__ = ("current", "previous", "window")
+
+    def __init__(self, window: int = 100_000, initial: Iterable[str] = ()) -> None:
+        self.window = max(1, window)
+        self.current: set[str] = set()
+        self.previous: set[str] = set()
+        self.update(initial)
+
+    def __contains__(self, ident: object) -> bool:
+        return ident in self.current or ident in self.previous
+
+    def __len__(self) -> int:
+        return len(self.current | self.previous)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.current | self.previous)
+
+    def add(self, ident: str) -> None:
+        self.current.add(ident)
+        self.rotate()
+
+    def update(self, idents: Iterable[str]) -> None:
+        self.current.update(idents)
+        self.rotate()
+
+    def rotate(self) -> None:
+        """Start a new generation once the current one is full."""
+        if len(self.current) >= self.window:
+            self.previous = self.current
+            self.current = set()
 
 
 def _record_id(record: Any) -> str | None:
@@ -282,20 +327,21 @@ class Scan:
         page_size: int,
         follow_next_offset: bool = False,
         start_offset: int = 0,
-        seen_ids: frozenset[str] | set[str] = frozenset(),
+        seen_ids: Iterable[str] = frozenset(),
         customer_id: str | None = None,
         unavailable_reason: str | None = None,
         max_consecutive_failures: int = 3,
+        window: int = 100_000,
     ) -> None:
         self.resource = resource
         self._fetch = fetch
         cls = NextOffsetPaginator if follow_next_offset else OffsetPaginator
         self.paginator: BasePaginator = cls(page_size, start_offset)
         self._start_offset = start_offset
-        self._seen: set[str] = set(seen_ids)
+        self._seen = RecentIds(window, seen_ids)
         # Ids read on pages that continued known ground without a gap: a page whose first
         # record is among them cannot have skipped anything (see OffsetPaginator).
-        self._verified: set[str] = set()
+        self._verified = RecentIds(window)
         self._customer_id = customer_id
         self._unavailable_reason = unavailable_reason
         self._max_failures = max_consecutive_failures
@@ -368,6 +414,7 @@ class Scan:
         data: list[Any] = fetched.body["data"]
         pag = self.paginator
         seen = self._seen
+        current, previous = seen.current, seen.previous
         overlap_expected = pag.expects_anchor
         first_id = _record_id(data[0]) if data else None
         first_known = first_id is not None and first_id in self._verified
@@ -382,11 +429,12 @@ class Scan:
                 new.append(record)
                 continue
             ids.append(rid)
-            if rid in seen:
+            if rid in current or rid in previous:
                 duplicates += 1
             else:
-                seen.add(rid)
+                current.add(rid)
                 new.append(record)
+        seen.rotate()
         if overlap_expected and first_known:
             duplicates -= 1  # the one record of overlap we asked for is not a duplicate
         report = self.report
@@ -451,7 +499,7 @@ class IdScan:
         fetch_one: FetchOne,
         *,
         batch_size: int = 200,
-        seen_ids: frozenset[str] | set[str] = frozenset(),
+        seen_ids: Iterable[str] = frozenset(),
     ) -> None:
         self.resource = resource
         self._ids = list(dict.fromkeys(ids))
