@@ -152,8 +152,12 @@ class RecentIds:
         self.rotate()
 
     def update(self, idents: Iterable[str]) -> None:
-        self.current.update(idents)
-        self.rotate()
+        current = self.current
+        for ident in idents:
+            current.add(ident)
+            if len(current) >= self.window:
+                self.rotate()
+                current = self.current
 
     def rotate(self) -> None:
         """Start a new generation once the current one is full."""
