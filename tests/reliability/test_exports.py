@@ -1,0 +1,117 @@
+"""Exports, end to end through `recon export` on a real night's warehouse.
+
+Pass: formula-injection cells are neutralised in text columns only (negative amounts stay
+numbers); an output path outside the working folder is refused (exit 2, nothing written);
+a filter value like `x' OR '1'='1` or one calling `read_text(...)`, bound with --param,
+returns nothing and reads no file; a query reading a file is refused. The unit tests of
+every rule are in tests/export/test_export.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from recon import nightly as steps
+from recon.cli import app
+
+from .conftest import overrides_for, sandbox
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+runner = CliRunner()
+FORMULAS = {
+    '=HYPERLINK("http://evil.test","x")': '\'=HYPERLINK("http://evil.test","x")',
+    "+SUM(A1:A9)": "'+SUM(A1:A9)",
+    "-2+3": "'-2+3",
+    "@cmd|' /C calc'!A0": "'@cmd|' /C calc'!A0",
+    "\tTAB": "'\tTAB",
+}
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A published warehouse of one night, with formula-like references planted in it."""
+    tmp = tmp_path_factory.mktemp("exports")
+    with pytest.MonkeyPatch.context() as mp:
+        from tests.nightly.conftest import KEY, TOKEN
+
+        mp.setenv("RECON_API_KEY", KEY)
+        mp.setenv("RECON_BEARER_TOKEN", TOKEN)
+        with sandbox(seed=14, payments=600) as url:
+            summary = steps.run_local(overrides_for(tmp, url))
+    db = tmp / "planted.duckdb"
+    shutil.copy(summary.db_path, db)
+    con = duckdb.connect(str(db))
+    ids = [r[0] for r in con.execute("SELECT id FROM payments ORDER BY id LIMIT 5").fetchall()]
+    for pid, value in zip(ids, FORMULAS, strict=True):
+        con.execute("UPDATE payments SET reference = ? WHERE id = ?", [value, pid])
+    con.close()
+    return db
+
+
+def _export(cwd: Path, db: Path, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["export", *args, "--db", str(db)], env={"PWD": str(cwd)})
+    return result.exit_code, result.output
+
+
+def test_exports_neutralise_formulas_in_text_columns_only(
+    night: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out = _export(tmp_path, night, "payments.csv", "--table", "payments")
+    assert code == 0, out
+    with (tmp_path / "payments.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    refs = {r["reference"] for r in rows}
+    for planted, safe in FORMULAS.items():
+        assert safe in refs, planted
+        assert planted not in refs
+    negative = [r for r in rows if r["amount_minor"].startswith("-")]
+    assert negative  # the sandbox plants negative amounts: they stay numbers
+    assert all(r["amount_minor"].lstrip("-").isdigit() for r in negative)
+
+
+@pytest.mark.parametrize("out", ["../escape.csv", "/tmp/recon-reliability-escape.csv"])
+def test_exports_refuse_path_traversal(
+    night: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, out: str
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, text = _export(work, night, out, "--table", "payments")
+    assert code == 2, text
+    assert "out" in text
+    assert not (tmp_path / "escape.csv").exists()
+    assert not Path("/tmp/recon-reliability-escape.csv").exists()
+
+
+def test_exports_bind_filter_values_and_read_no_file(
+    night: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("CANARY-FILE-CONTENT-5b1e\n")
+    query = "SELECT id, reference FROM payments WHERE reference = $ref OR id = $ref"
+    for i, value in enumerate(
+        ["x' OR '1'='1", f"read_text('{secret}')", "'); SELECT * FROM read_text('/etc/passwd"]
+    ):
+        code, out = _export(
+            tmp_path, night, f"q{i}.csv", "--query", query, "--param", f"ref={value}"
+        )
+        assert code == 0, out
+        text = (tmp_path / f"q{i}.csv").read_text()
+        assert text.splitlines() == ['"id","reference"'], text  # header only: nothing matched
+        assert "CANARY-FILE-CONTENT" not in text
+        assert "root:" not in text
+    code, out = _export(
+        tmp_path, night, "file.csv", "--query", f"SELECT * FROM read_text('{secret}')"
+    )
+    assert code == 2
+    assert "CANARY-FILE-CONTENT" not in out
+    assert not (tmp_path / "file.csv").exists()
