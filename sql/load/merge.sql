@@ -1,7 +1,6 @@
 -- Merge one staged resource into its current-state table and the version history.
--- Rendered by recon.warehouse with allow-listed identifiers only (the table name, its typed
--- columns, and "col = excluded.col" for each). The run comes from the one-row temp table
--- load_ctx(run_id, complete).
+-- Rendered by recon.warehouse with allow-listed identifiers only (the table name and its
+-- typed columns). The run comes from the one-row temp table load_ctx(run_id, complete).
 
 -- What changed tonight: new ids, changed content, ids that came back after being gone.
 CREATE OR REPLACE TEMP TABLE changes AS
@@ -18,20 +17,30 @@ SELECT id, max(version) AS version FROM record_versions
 WHERE entity = '{table}' AND id IN (SELECT id FROM changes)
 GROUP BY id;
 
+-- The latest version's raw lives in the current table (NULL here): before a record is
+-- replaced, its current raw is written to the version it had, then the new version added.
+UPDATE record_versions SET raw = t.raw
+FROM {table} t, version_base v
+WHERE record_versions.entity = '{table}' AND record_versions.id = t.id
+  AND v.id = t.id AND record_versions.version = v.version AND record_versions.raw IS NULL;
+
 INSERT INTO record_versions
 SELECT '{table}', s.id, coalesce(v.version, 0) + 1, ctx.run_id, c.change,
-       s.v_status, s.v_amount_minor, s.v_currency, s.content_hash, s.raw
+       s.v_status, s.v_amount_minor, s.v_currency, s.content_hash, NULL
 FROM changes c
 JOIN stage s USING (id)
 LEFT JOIN version_base v USING (id)
 CROSS JOIN load_ctx ctx;
 
+-- Replace changed rows (delete, then insert), keeping when each id was first seen.
+CREATE OR REPLACE TEMP TABLE carried AS
+SELECT t.id, t.first_seen_run FROM {table} t JOIN changes c USING (id);
+
+DELETE FROM {table} WHERE id IN (SELECT id FROM carried);
+
 INSERT INTO {table} ({cols}, raw, content_hash, first_seen_run, last_seen_run, gone_in_run)
-SELECT {cols}, s.raw, s.content_hash, ctx.run_id, ctx.run_id, NULL
-FROM stage s JOIN changes c USING (id) CROSS JOIN load_ctx ctx
-ON CONFLICT (id) DO UPDATE SET {set_cols}, raw = excluded.raw,
-    content_hash = excluded.content_hash, last_seen_run = excluded.last_seen_run,
-    gone_in_run = NULL;
+SELECT {cols}, s.raw, s.content_hash, coalesce(k.first_seen_run, ctx.run_id), ctx.run_id, NULL
+FROM stage s JOIN changes c USING (id) LEFT JOIN carried k USING (id) CROSS JOIN load_ctx ctx;
 
 UPDATE {table} SET last_seen_run = ctx.run_id
 FROM load_ctx ctx
@@ -42,6 +51,11 @@ CREATE OR REPLACE TEMP TABLE gone AS
 SELECT t.id FROM {table} t
 WHERE (SELECT complete FROM load_ctx) AND t.gone_in_run IS NULL
   AND NOT EXISTS (SELECT 1 FROM stage s WHERE s.id = t.id);
+
+UPDATE record_versions SET raw = t.raw
+FROM {table} t
+WHERE record_versions.entity = '{table}' AND record_versions.id = t.id
+  AND t.id IN (SELECT id FROM gone) AND record_versions.raw IS NULL;
 
 INSERT INTO record_versions
 SELECT '{table}', g.id,

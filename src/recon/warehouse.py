@@ -328,9 +328,5 @@ def _merge_statements(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
         ).fetchall()
         if r[0] not in _BOOKKEEPING
     ]
-    rendered = read_sql("load/merge.sql").format(
-        table=table,
-        cols=", ".join(["id", *cols]),
-        set_cols=", ".join(f"{c} = excluded.{c}" for c in cols),
-    )
+    rendered = read_sql("load/merge.sql").format(table=table, cols=", ".join(["id", *cols]))
     return sql_statements(rendered)

@@ -261,3 +261,25 @@ def test_an_id_landed_twice_loads_once_and_is_counted_as_a_duplicate(tmp_path: P
     con = _db(tmp_path)
     assert con.execute("SELECT count(*) FROM payments").fetchone() == (1,)
     assert con.execute("SELECT duplicates FROM resource_scans").fetchone() == (1,)
+
+
+def test_history_keeps_every_version_raw_without_storing_the_latest_twice(
+    tmp_path: Path, land_night
+) -> None:
+    land_night({"payments": [PAY]})
+    land_night({"payments": [{**PAY, "status": "refunded"}]})
+    land_night({"payments": []})  # gone
+    con = _db(tmp_path)
+    rows = con.execute(
+        "SELECT version, change, raw->>'$.status' FROM record_versions "
+        "WHERE id = 'pay_1' ORDER BY version"
+    ).fetchall()
+    assert rows == [(1, "new", "confirmed"), (2, "changed", "refunded"), (3, "gone", None)]
+
+
+def test_the_latest_version_raw_is_the_current_row(tmp_path: Path, land_night) -> None:
+    land_night({"payments": [PAY]})
+    con = _db(tmp_path)
+    assert con.execute(
+        "SELECT v.raw IS NULL, p.raw->>'$.status' FROM record_versions v JOIN payments p USING (id)"
+    ).fetchone() == (True, "confirmed")
