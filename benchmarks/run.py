@@ -86,6 +86,16 @@ def machine() -> dict[str, Any]:
             text=True,
             check=True,
         ).stdout.strip()
+    dirty: list[str] = []
+    with contextlib.suppress(OSError, subprocess.CalledProcessError):
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "src", "sql"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        dirty = [line[3:] for line in status.splitlines() if line.strip()]
     load = os.getloadavg() if hasattr(os, "getloadavg") else (0.0, 0.0, 0.0)
     return {
         "nproc": os.cpu_count(),
@@ -94,6 +104,7 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "commit": commit,
+        "uncommitted_src_sql": dirty,
         "loadavg_at_start": [round(x, 2) for x in load],
     }
 
