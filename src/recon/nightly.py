@@ -146,7 +146,7 @@ def extract_one_step(
 def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool) -> LoadResult:
     """Load the run's landing into a fresh working copy (published at once if `publish`)."""
     settings = settings_for(overrides)
-    wh = Warehouse(settings.db)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=True, publish=publish) as con:
         return load_run(con, RunLanding(settings.landing, run_id))
 
@@ -158,7 +158,7 @@ def check_step(
     from recon.checks import CheckParams, run_checks
 
     settings = settings_for(overrides)
-    wh = Warehouse(settings.db)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     owner = run_id or "check"
     with wh.session(owner, fresh=fresh, publish=publish) as con:
         run_id = run_id or _latest_loaded_run(con)
@@ -178,7 +178,7 @@ def check_step(
 def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
     """Publish the working copy and release the run's lock."""
     settings = settings_for(overrides)
-    wh = Warehouse(settings.db)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     wh.acquire(run_id)
     try:
         wh.publish()
@@ -190,7 +190,7 @@ def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
 def abandon_step(overrides: Mapping[str, Any] | None) -> None:
     """Drop the working copy and the lock after a failed run (the published file is untouched)."""
     settings = settings_for(overrides)
-    wh = Warehouse(settings.db)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     wh.discard()
     wh.release()
 

@@ -99,6 +99,11 @@ class Settings(BaseSettings):
     db: Path = Field(default=Path("data/recon.duckdb"), description="Published warehouse file")
     landing: Path = Field(default=Path("data/landing"), description="Raw landing root")
     reports: Path = Field(default=Path("reports"), description="Report folders root")
+    duckdb_memory_limit: str | None = Field(
+        default=None,
+        pattern=r"^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$",
+        description="DuckDB memory limit for loads and checks, e.g. 1GB (default: DuckDB's)",
+    )
     landing_batch_records: int = Field(
         default=20_000, ge=1, le=1_000_000, description="Records per landed Parquet batch"
     )

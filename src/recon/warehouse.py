@@ -46,9 +46,12 @@ RESOURCES: dict[str, tuple[str, str, str]] = {
 _BOOKKEEPING = {"id", "raw", "content_hash", "first_seen_run", "last_seen_run", "gone_in_run"}
 
 
-def _connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def _connect(
+    path: Path, *, read_only: bool = False, memory_limit: str | None = None
+) -> duckdb.DuckDBPyConnection:
+    config = {"memory_limit": memory_limit} if memory_limit else {}
     try:
-        con = duckdb.connect(str(path), read_only=read_only)
+        con = duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.Error as exc:
         raise WarehouseError(f"cannot open the warehouse {path}: {exc}") from None
     con.execute("SET TimeZone = 'UTC'")
@@ -67,6 +70,7 @@ class Warehouse:
     """The published file and its private working copy and lock beside it."""
 
     path: Path
+    memory_limit: str | None = None  # DuckDB's, for loads and checks (RECON_DUCKDB_MEMORY_LIMIT)
 
     @property
     def work_path(self) -> Path:
@@ -129,7 +133,7 @@ class Warehouse:
                     shutil.copyfile(self.path, self.work_path)
                 except OSError as exc:
                     raise WarehouseError(f"cannot copy {self.path}: {exc.strerror}") from None
-        con = _connect(self.work_path)
+        con = _connect(self.work_path, memory_limit=self.memory_limit)
         con.execute(read_sql("schema.sql"))
         return con
 
