@@ -8,6 +8,7 @@ where a request header is built.
 from __future__ import annotations
 
 import ipaddress
+import re
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -101,7 +102,6 @@ class Settings(BaseSettings):
     reports: Path = Field(default=Path("reports"), description="Report folders root")
     duckdb_memory_limit: str | None = Field(
         default=None,
-        pattern=r"^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$",
         description="DuckDB memory limit for loads and checks, e.g. 1GB (default: DuckDB's)",
     )
     landing_batch_records: int = Field(
@@ -142,6 +142,13 @@ class Settings(BaseSettings):
         if path.endswith(API_PREFIX):
             path = path[: -len(API_PREFIX)]
         return f"{parts.scheme}://{parts.netloc}{path}"
+
+    @field_validator("duckdb_memory_limit")
+    @classmethod
+    def _check_size(cls, value: str | None) -> str | None:
+        if value and not re.fullmatch(r"\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)", value):
+            raise ValueError("must be a size like 512MB or 2GB")
+        return value or None
 
     @field_validator("refunds_path", "invoices_path")
     @classmethod

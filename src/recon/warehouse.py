@@ -49,7 +49,9 @@ _BOOKKEEPING = {"id", "raw", "content_hash", "first_seen_run", "last_seen_run", 
 def _connect(
     path: Path, *, read_only: bool = False, memory_limit: str | None = None
 ) -> duckdb.DuckDBPyConnection:
-    config = {"memory_limit": memory_limit} if memory_limit else {}
+    config: dict[str, str | bool | int | float | list[str]] = (
+        {"memory_limit": memory_limit} if memory_limit else {}
+    )
     try:
         con = duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.Error as exc:
