@@ -8,8 +8,8 @@ where a request header is built.
 from __future__ import annotations
 
 import ipaddress
-import re
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
