@@ -117,11 +117,14 @@ def test_load_warehouse_memory_is_capped_whatever_the_data_size(tmp_path: Path) 
     Measured (docs/reliability.md): without a limit the load's peak RSS grows with the data
     (200k payments ~1.0 GB, 1M ~2.7 GB; DuckDB's default limit is 80% of the machine's RAM);
     with `SET memory_limit` it stays near the limit (300k payments: 1.03 GB -> 0.62 GB at
-    400MB). Fails until the working copy's connection sets a limit.
+    400MB). RECON_DUCKDB_MEMORY_LIMIT exists, but its default (None: DuckDB's 80% of RAM)
+    leaves a default run unbounded: fails until the default is a limit.
     """
+    from recon.nightly import settings_for
     from recon.warehouse import Warehouse
 
-    wh = Warehouse(tmp_path / "recon.duckdb")
+    settings = settings_for({"db": str(tmp_path / "recon.duckdb")})  # the defaults, as a run
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)  # as recon.nightly builds it
     with wh.session("probe", fresh=True, publish=False) as con:
         value = con.execute(
             "SELECT value FROM duckdb_settings() WHERE name = 'memory_limit'"
@@ -130,4 +133,4 @@ def test_load_warehouse_memory_is_capped_whatever_the_data_size(tmp_path: Path) 
     assert value is not None
     number, unit = value[0].split()
     limit = float(number) * _UNITS[unit]
-    assert limit <= 4 * 2**30, f"the run's DuckDB may use {value[0]} (default: 80% of RAM)"
+    assert limit <= 4 * 2**30, f"a default run's DuckDB may use {value[0]} (80% of RAM)"
