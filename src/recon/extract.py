@@ -1,25 +1,25 @@
 """Extract: page every listable resource and land each batch before going on.
 
 The unit of work is one resource (`extract_resource`), so that the Prefect flow can map it
-over resources on threads or a Dask cluster; `extract_all` runs them on local threads.
-Each unit builds its own client from settings read inside it (secrets never travel as
-arguments) and writes only under its own landing folder.
+over a Dask cluster, where each unit builds its own client from settings read inside it
+(secrets never travel as arguments). `extract_all` runs the resources on local threads
+sharing one client, hence one rate limiter. Each unit writes only under its own landing
+folder.
 """
 
 from __future__ import annotations
 
-import logging
 import shutil
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 import pyarrow.parquet as pq
 
 from recon.api import RESOURCES as API_RESOURCES
-from recon.api import ApiClient, ClientConfig
+from recon.api import ApiClient, CallRecord, ClientConfig
 from recon.errors import AuthError, ConfigError, TransportError
 from recon.landing import CallBuffer, ResourceLanding, RunLanding
 from recon.settings import Settings
@@ -32,8 +32,6 @@ __all__ = [
     "extract_resource",
     "resources_for",
 ]
-
-log = logging.getLogger("recon.extract")
 
 # Every list the API offers (or is assumed to), in extraction order; payment methods are
 # per customer and come last, on request.
@@ -81,14 +79,6 @@ def resources_for(settings: Settings, *, payment_methods: bool = False) -> list[
     return out
 
 
-def _call_row(record: Any) -> dict[str, Any]:
-    if is_dataclass(record) and not isinstance(record, type):
-        return asdict(record)
-    if isinstance(record, Mapping):
-        return dict(record)
-    return dict(vars(record))
-
-
 class _Attempts:
     """The client's attempt hook: buffers call records and counts retries per resource."""
 
@@ -97,11 +87,11 @@ class _Attempts:
         self.retries: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, record: Any) -> None:
-        row = _call_row(record)
-        resource = row.get("resource") or "other"
+    def __call__(self, record: CallRecord) -> None:
+        row = asdict(record)
+        resource = record.resource
         self.buffer.add(resource, row)
-        if row.get("outcome") != "ok":
+        if record.outcome != "ok":
             with self._lock:
                 self.retries[resource] = self.retries.get(resource, 0) + 1
 
@@ -119,11 +109,6 @@ def _outcome(landing: ResourceLanding, fatal: str | None = None) -> ResourceOutc
         rejects=st.rejects,
         fatal=fatal,
     )
-
-
-def _failure_row(failure: Any) -> dict[str, Any]:
-    row = _call_row(failure)
-    return {k: (str(v) if isinstance(v, BaseException) else v) for k, v in row.items()}
 
 
 def extract_resource(
@@ -252,7 +237,7 @@ def _land(
 def _note_failures(rl: ResourceLanding, failures: Sequence[Any], known: int) -> int:
     """Persist failed pages not yet recorded; returns how many are recorded now."""
     for failure in failures[known:]:
-        rl.record_failed_page(_failure_row(failure))
+        rl.record_failed_page(asdict(failure))
     return len(failures)
 
 

@@ -235,7 +235,7 @@ def report_step(
     finally:
         con.close()
     code = exit_code_for(status, worst_failed=worst, fail_on=fail_on or settings.fail_on)
-    report_dir = Path(getattr(paths, "folder", settings.reports / run_id))
+    report_dir = paths.folder
     return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines)
 
 
