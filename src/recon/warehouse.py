@@ -232,17 +232,19 @@ def load_run(con: duckdb.DuckDBPyConnection, landing: RunLanding) -> LoadResult:
     per_resource: dict[str, dict[str, Any]] = {}
     con.execute("BEGIN TRANSACTION")
     try:
-        con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
-        con.execute(
-            "INSERT INTO runs (run_id, started_at, status, reason, base_url, trigger) "
-            "VALUES (?, ?, 'running', NULL, ?, ?)",
-            [run_id, meta["started_at"], meta.get("base_url"), meta.get("trigger")],
-        )
+        start = {
+            "run_id": run_id,
+            "started_at": meta["started_at"],
+            "base_url": meta.get("base_url"),
+            "trigger": meta.get("trigger"),
+        }
+        for stmt in sql_statements(read_sql("load/run_start.sql")):
+            con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
         for resource, state in states.items():
             per_resource[resource] = _load_resource(con, landing, resource, state)
         con.execute(
-            "UPDATE runs SET status = ?, reason = ?, loaded_at = ? WHERE run_id = ?",
-            [status, reason, datetime.now(UTC), run_id],
+            read_sql("load/run_loaded.sql"),
+            {"status": status, "reason": reason, "loaded_at": datetime.now(UTC), "run_id": run_id},
         )
         con.execute("COMMIT")
     except BaseException:
@@ -281,9 +283,7 @@ def _load_resource(
     rejects = [str(p) for p in landing.files(resource, "rejects")]
     if rejects:
         con.execute(
-            "INSERT INTO rejects SELECT ?, ?, page_offset, request_id, reason, raw "
-            "FROM read_parquet(?)",
-            [run_id, resource, rejects],
+            read_sql("load/rejects.sql"), {"run_id": run_id, "resource": resource, "files": rejects}
         )
     calls = [str(p) for p in landing.files(resource, "calls")]
     if calls:
