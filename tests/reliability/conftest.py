@@ -69,7 +69,8 @@ Decide = Callable[[str, str, int], str | None]
 - reset: the client's connection is reset (RST) before the request is forwarded;
 - stall: nothing is forwarded and nothing answered for `stall_s`, then the socket closes;
 - lost: the request is forwarded and answered upstream, then the client's connection is
-  reset instead of relaying the answer (a create that happened but whose answer was lost).
+  reset instead of relaying the answer (a create that happened but whose answer was lost);
+- cut: the answer's head and half its body are relayed, then the connection is reset.
 """
 
 
@@ -177,6 +178,10 @@ class FaultProxy:
                 event.status = int(rhead.split(b" ", 2)[1])
                 event.request_id = rh.get("x-request-id")
                 if fault == "lost":
+                    self._reset(client)
+                    return
+                if fault == "cut":  # half the answer, then a reset mid-body
+                    client.sendall(rhead + rbody[: len(rbody) // 2])
                     self._reset(client)
                     return
                 client.sendall(rhead + rbody)

@@ -69,18 +69,21 @@ def test_crash_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(
 
             seen = _published(db)
             assert seen in (night1, night2), f"kill {i} after {delay:.2f}s: half-written"
-            if seen == night2:
-                outcomes.append("published")
-                continue
             if not any(Path(run["landing"]).glob("*/run.json")):
                 resumed = _start(run)  # killed before the run existed: nothing to resume
                 outcomes.append("before-start")
             else:
+                # Also after publishing (killed while reporting): resuming is a no-op that
+                # writes the report.
                 resumed = _start(run, resume="latest")
-                outcomes.append("resumed")
-            _out, err = resumed.communicate(timeout=300)
+                outcomes.append("published" if seen == night2 else "resumed")
+            out, err = resumed.communicate(timeout=300)
             assert resumed.returncode == 0, f"kill {i} after {delay:.2f}s: {err[-2000:]}"
             assert _published(db) == night2, f"kill {i} after {delay:.2f}s"
             assert not Path(f"{db}.wal").exists()
+            run_id = out.split()[0]
+            report = Path(run["reports"]) / run_id
+            assert (report / "report.html").exists(), f"kill {i}: no report after resume"
+            assert (report / "summary.json").exists()
     print(f"crash: {KILLS} kills over {whole:.1f}s runs: {outcomes}")
     assert outcomes.count("resumed") >= KILLS // 2

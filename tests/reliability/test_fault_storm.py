@@ -64,7 +64,7 @@ def test_fault_storm_completes_with_every_record_and_every_failure_logged(
         api_key=KEY,
         bearer_token=TOKEN,
     )
-    decide = seeded(SEED, 0.07, ("reset", "stall", "reset"))
+    decide = seeded(SEED, 0.07, ("reset", "stall", "cut"))
     with (
         serve_in_thread(storm_cfg) as url,
         fault_proxy(url, decide, stall_s=STALL_S) as proxy,
@@ -78,7 +78,7 @@ def test_fault_storm_completes_with_every_record_and_every_failure_logged(
     failed = [e for e in api if e.fault or (e.status or 200) >= 400]
     statuses = {e.status for e in failed}
     assert {429, 500, 502, 503} <= statuses, statuses
-    assert {e.fault for e in failed} >= {"reset", "stall"}
+    assert {e.fault for e in failed} >= {"reset", "stall", "cut"}
     assert len(failed) >= 0.12 * len(first), (len(failed), len(first))
 
     # The run completes with exactly the records of the fault-free run and of the truth.
@@ -97,11 +97,11 @@ def test_fault_storm_completes_with_every_record_and_every_failure_logged(
         [storm.run_id],
     ).fetchall()
     logged_rids = {r[2] for r in rows if r[2]}
-    answered = [e for e in api if e.request_id and e.fault is None]
+    answered = [e for e in api if e.request_id and e.fault in (None, "cut")]
     missing = [e for e in answered if e.request_id not in logged_rids]
     assert not missing, missing[:5]
     transport = [r for r in rows if r[0] is None]
-    injected = [e for e in api if e.fault in ("reset", "stall")]
+    injected = [e for e in api if e.fault in ("reset", "stall", "cut")]
     assert len(transport) == len(injected), (transport[:5], len(injected))
     assert all(r[3] == "retry" for r in transport)
     assert {r[1] for r in transport} <= {"timeout", "read_error", "truncated_or_protocol_error"}
@@ -121,3 +121,31 @@ def test_fault_storm_completes_with_every_record_and_every_failure_logged(
     shown = sorted(s for s in statuses if s)
     print(f"  {len(first)} requests, {len(failed)} failed attempts, statuses {shown}")
     assert storm_s <= bound
+
+
+def test_fault_storm_answer_cut_mid_body_is_logged_with_its_request_id() -> None:
+    """The status line and headers (with X-Request-Id) arrive, then the connection resets
+    in the middle of the body: the retried attempt keeps the id the server gave."""
+    from tests.api.sandbox_support import sandbox_client
+
+    from recon.api import CallRecord
+
+    from .conftest import sandbox
+
+    records: list[CallRecord] = []
+    cut_first = lambda method, target, attempt: "cut" if attempt == 0 else None  # noqa: E731
+    with (
+        sandbox(seed=2, payments=300) as url,
+        fault_proxy(url, cut_first) as proxy,
+        sandbox_client(proxy.url, records, api_key=KEY, bearer_token=TOKEN) as client,
+    ):
+        page = client.list_disputes()
+    assert page.data
+    cut = proxy.faults("cut")
+    assert len(cut) == 1
+    assert cut[0].request_id
+    assert [(r.attempt, r.outcome, r.http_status) for r in records] == [
+        (1, "retry", None),
+        (2, "ok", 200),
+    ]
+    assert records[0].request_id == cut[0].request_id
