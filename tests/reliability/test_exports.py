@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import shutil
 from pathlib import Path
+from typing import ClassVar
 
 import duckdb
 import pytest
@@ -115,3 +116,89 @@ def test_exports_bind_filter_values_and_read_no_file(
     assert code == 2
     assert "CANARY-FILE-CONTENT" not in out
     assert not (tmp_path / "file.csv").exists()
+
+
+class Hostile:
+    """ASGI wrapper: one payments page fails for good with a hostile message, and the first
+    refunds page carries a refund whose id and status are a formula and a script."""
+
+    MESSAGE = '=HYPERLINK("http://evil.test","click") <script>alert(1)</script>'
+    RECORD: ClassVar[dict[str, object]] = {
+        "id": "=2+3",
+        "paymentId": "+pay_x",
+        "amount": {"amountMinor": 100, "currency": "EUR"},
+        "status": "<script>alert('status')</script>",
+        "createdAt": "2026-11-19T00:00:00Z",
+    }
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
+        import orjson
+
+        query = scope.get("query_string", b"").decode().split("&")
+        if scope["type"] == "http" and scope["path"] in ("/api/v1/payments", "/api/v1/refunds"):
+            if "skip=200" in query and scope["path"] == "/api/v1/payments":
+                body = orjson.dumps(
+                    {"error": "unavailable", "message": self.MESSAGE, "requestId": "=req"}
+                )
+                await send(  # type: ignore[operator]
+                    {
+                        "type": "http.response.start",
+                        "status": 503,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"x-request-id", b"=req"),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})  # type: ignore[operator]
+                return
+            if "skip=0" in query and scope["path"] == "/api/v1/refunds":
+                chunks: list[bytes] = []
+                start: dict = {}  # type: ignore[type-arg]
+
+                async def capture(message: dict) -> None:  # type: ignore[type-arg]
+                    if message["type"] == "http.response.start":
+                        start.update(message)
+                    else:
+                        chunks.append(message.get("body", b""))
+
+                await self.inner(scope, receive, capture)  # type: ignore[operator]
+                doc = orjson.loads(b"".join(chunks))
+                doc["data"] = [self.RECORD, *doc["data"][1:]]  # same length as asked
+                body = orjson.dumps(doc)
+                headers = [(k, v) for k, v in start["headers"] if k != b"content-length"]
+                headers.append((b"content-length", str(len(body)).encode()))
+                await send({**start, "headers": headers})  # type: ignore[operator]
+                await send({"type": "http.response.body", "body": body})  # type: ignore[operator]
+                return
+        await self.inner(scope, receive, send)  # type: ignore[operator]
+
+
+def test_exports_report_files_neutralise_hostile_api_text(tmp_path: Path) -> None:
+    """Text the API controls (ids, statuses, error messages, request ids) reaches the report's
+    CSVs and HTML: formulas are neutralised there too and HTML is escaped."""
+    from tests.nightly.conftest import KEY, TOKEN
+
+    from recon.sandbox.app import SandboxConfig, create_app
+    from recon.sandbox.server import serve_app_in_thread
+
+    app = create_app(SandboxConfig(seed=15, payments=500, api_key=KEY, bearer_token=TOKEN))
+    with serve_app_in_thread(Hostile(app)) as url:
+        summary = steps.run_local(overrides_for(tmp_path, url))
+    assert summary.status == "incomplete"
+    folder = summary.report_dir
+    assert folder is not None
+    cells: list[str] = []
+    for name in ("findings.csv", "failed_calls.csv"):
+        with (folder / name).open(newline="") as fh:
+            cells += [c for row in csv.reader(fh) for c in row]
+    assert "'=2+3" in cells  # the hostile id, neutralised
+    hostile = [c for c in cells if c.lstrip("'").startswith(("=", "+", "@"))]
+    assert hostile
+    assert all(c.startswith("'") for c in hostile), [c for c in hostile if c[0] != "'"]
+    html = (folder / "report.html").read_text()
+    assert "<script>alert" not in html
+    assert "&lt;script&gt;alert" in html or "alert" not in html
