@@ -1,7 +1,8 @@
 """Crash: `kill -9` at 20 random points of a night (seeded RNG), each followed by --resume.
 
 Every iteration starts from the same published warehouse (one complete night), runs night 2
-as `run_local` in a subprocess and SIGKILLs it after a random delay. Pass, after each kill:
+as `run_local` in a subprocess and SIGKILLs it after a random delay (every 4th time the
+first `--resume` is killed too). Pass, after each kill:
 the published warehouse opens read-only at once (no lock, no stale .wal in the way) and holds
 exactly night 1 or exactly the finished night 2 — never anything half-written; after
 `--resume` the warehouse equals an uninterrupted night 2's, and no .wal is left behind.
@@ -75,6 +76,14 @@ def test_crash_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(
             else:
                 # Also after publishing (killed while reporting): resuming is a no-op that
                 # writes the report.
+                if i % 4 == 3 and seen != night2:  # every 4th: kill the resume too
+                    again = _start(run, resume="latest")
+                    time.sleep(rng.uniform(0.5, 0.8 * whole))
+                    again.send_signal(signal.SIGKILL)
+                    again.wait(timeout=30)
+                    seen = _published(db)
+                    assert seen in (night1, night2), f"kill {i} (resume): half-written"
+                    outcomes.append("killed-resume")
                 resumed = _start(run, resume="latest")
                 outcomes.append("published" if seen == night2 else "resumed")
             out, err = resumed.communicate(timeout=300)
@@ -87,3 +96,4 @@ def test_crash_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(
             assert (report / "summary.json").exists()
     print(f"crash: {KILLS} kills over {whole:.1f}s runs: {outcomes}")
     assert outcomes.count("resumed") >= KILLS // 2
+    assert "killed-resume" in outcomes

@@ -27,12 +27,14 @@ GARBAGE: dict[str, tuple[bytes, bytes]] = {
     "empty": (b"application/json", b""),
     "no_data": (b"application/json", b'{"hasMore": false, "nextOffset": null}'),
     "data_not_list": (b"application/json", b'{"data": {"id": "x"}, "hasMore": false}'),
+    "data_null": (b"application/json", b'{"data": null, "hasMore": false}'),
 }
 PATHS = {
     "payments": "/api/v1/payments",
     "invoices": "/api/v1/invoices",
     "refunds": "/api/v1/refunds",
     "disputes": "/api/v1/disputes",
+    "payment_intents": "/api/v1/payment-intents",
 }
 
 

@@ -101,4 +101,8 @@ def test_permanent_failure_after_a_complete_night(tmp_path: Path) -> None:
     resolved = sorted(k for k in before if after.get(k) != "open")
     assert not resolved, resolved[:10]
     assert "resolved" not in set(after.values())
+    gone = con.execute(
+        "SELECT count(*) FROM payments WHERE gone_in_run = ?", [night.run_id]
+    ).fetchone()
+    assert gone == (0,)  # an incomplete scan marks no record gone
     print(f"permanent failure: {attempts} attempts of skip={poisoned}, {len(before)} kept open")
