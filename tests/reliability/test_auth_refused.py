@@ -47,3 +47,27 @@ def test_auth_refused_bearer_token_is_one_request_naming_the_token() -> None:
     assert "RECON_BEARER_TOKEN" in str(info.value)
     assert "a-wrong-token" not in str(info.value)
     assert info.value.request_id
+
+
+def test_auth_refused_403_aborts_the_run_with_one_request_per_resource(tmp_path: Path) -> None:
+    from starlette.responses import JSONResponse
+
+    from .conftest import scripted_server
+
+    def forbidden() -> JSONResponse:
+        return JSONResponse(
+            {"error": "forbidden", "message": "key lacks scope", "requestId": "req_403"},
+            403,
+            headers={"X-Request-Id": "req_403"},
+        )
+
+    with scripted_server(forbidden) as (url, script):
+        started = time.monotonic()
+        summary = steps.run_local(overrides_for(tmp_path, url))
+        elapsed = time.monotonic() - started
+    assert (summary.status, summary.exit_code) == ("failed", steps.EXIT_ABORTED)
+    assert summary.reason is not None
+    assert "RECON_API_KEY" in summary.reason
+    assert 1 <= len(script.arrivals) <= len(TABLES)
+    assert len({(a.path, a.query) for a in script.arrivals}) == len(script.arrivals)  # no retry
+    assert elapsed < 30

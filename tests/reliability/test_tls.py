@@ -130,6 +130,8 @@ def test_tls_run_aborts_and_no_setting_turns_verification_off(
         summary = steps.run_local(overrides_for(tmp_path, url))
         served = state.requests  # type: ignore[attr-defined]
     assert (summary.status, summary.exit_code) == ("failed", steps.EXIT_ABORTED)
+    assert summary.reason is not None
+    assert "tls" in summary.reason.lower() or "certificate" in summary.reason.lower()
     assert served == 0
     con = read_only(summary.db_path)
     calls = con.execute(
