@@ -304,7 +304,7 @@ def bench_extract(
                 else:
                     out["dlt_default"] = {
                         "skipped": f"above --dlt-default-max {dlt_default_max:,} "
-                        "(defaults measured here at 4.66 GB for 200k: would exhaust RAM)"
+                        "(defaults need 4.7-7 GB at 200k and grow with the list)"
                     }
     return out
 
