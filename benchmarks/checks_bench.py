@@ -30,7 +30,7 @@ import duckdb
 
 from benchmarks._common import RESULTS, ROOT
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
 N_RUNS = 6
 
@@ -311,7 +311,8 @@ _TABLES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "paym
 def _versions_sql(table: str, amount: str, anomaly: str | None) -> str:
     """Version 1 (`new`) of every record in its first run; for planted changes (anomaly 11:
     a status that could not have come before; 12: an amount change) version 1 has the old
-    values and version 2 (`changed`) is tonight's; for vanished records version 2 is `gone`."""
+    values and version 2 (`changed`) is tonight's; for vanished records version 2 is `gone`.
+    As in the loader, `raw` is NULL on a record's latest version (the current table has it)."""
     status_v1 = "status"
     amount_v1 = amount
     hash_v1 = "content_hash"
@@ -325,15 +326,15 @@ def _versions_sql(table: str, amount: str, anomaly: str | None) -> str:
 INSERT INTO record_versions
 SELECT '{table}', id, 1, CASE WHEN {changed} AND first_seen_run = '{{r5}}' THEN '{{r4}}'
     ELSE first_seen_run END,
-       'new', {status_v1}, {amount_v1}, currency, {hash_v1}, raw
+       'new', {status_v1}, {amount_v1}, currency, {hash_v1},
+       CASE WHEN ({changed}) OR gone_in_run IS NOT NULL THEN raw END
 FROM {table};
 INSERT INTO record_versions
 SELECT '{table}', id, 2, '{{r5}}', CASE WHEN gone_in_run IS NOT NULL THEN 'gone' ELSE 'changed' END,
        CASE WHEN gone_in_run IS NULL THEN status END, CASE
            WHEN gone_in_run IS NULL THEN {amount} END,
        CASE WHEN gone_in_run IS NULL THEN currency END,
-       CASE WHEN gone_in_run IS NULL THEN content_hash END, CASE
-           WHEN gone_in_run IS NULL THEN raw END
+       CASE WHEN gone_in_run IS NULL THEN content_hash END, CAST(NULL AS JSON)
 FROM {table}
 WHERE gone_in_run IS NOT NULL OR ({changed});
 """
