@@ -63,6 +63,10 @@ def _overrides(**values: Any) -> dict[str, Any]:
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in values.items() if v is not None}
 
 
+def _say(message: str) -> None:
+    err.print(message, highlight=False, markup=False)
+
+
 def _fail(code: int, message: str) -> typer.Exit:
     err.print(f"recon: {message}", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(code)
@@ -192,6 +196,10 @@ def nightly(
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides["base_url"] = url
             preflight(overrides)
+            from pipelines.server import prefect_server
+
+            say = _say if verbose or task_runner == "dask" else (lambda _m: None)
+            stack.enter_context(prefect_server(say))  # before Prefect is imported
             stack.enter_context(_progress_display(enabled=True))
             summary = _run_flow(
                 overrides,
@@ -221,46 +229,34 @@ def _run_flow(
 ) -> Any:
     from pipelines.nightly import nightly as flow
 
-    with contextlib.ExitStack() as stack:
-        if task_runner == "dask":
-            flow = flow.with_options(task_runner=_dask_runner(overrides, dask_address, stack))
-        return flow(
-            overrides=overrides,
-            resume=resume,
-            trigger=trigger,
-            fail_on=fail_on,
-            payment_methods=payment_methods,
-            distributed=task_runner == "dask",
-        )
+    if task_runner == "dask":
+        flow = flow.with_options(task_runner=_dask_runner(overrides, dask_address))
+    return flow(
+        overrides=overrides,
+        resume=resume,
+        trigger=trigger,
+        fail_on=fail_on,
+        payment_methods=payment_methods,
+        distributed=task_runner == "dask",
+    )
 
 
-def _dask_runner(
-    overrides: dict[str, Any], address: str | None, stack: contextlib.ExitStack
-) -> Any:
-    """A DaskTaskRunner whose workers reach a standing Prefect server and shared paths."""
+def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
+    """A DaskTaskRunner whose workers see shared paths (and the run's Prefect server)."""
     from prefect_dask.task_runners import DaskTaskRunner
 
-    from pipelines.schedule import ensure_server
     from recon.nightly import settings_for
 
-    # Workers are other processes (other machines, on a real cluster): give them absolute
-    # paths, and a Prefect server they can all reach (a temporary one per worker clashes).
+    # Workers are other processes (other machines, on a real cluster): they need absolute
+    # paths, and the Prefect server the run uses (PREFECT_API_URL, set before they start).
     settings = settings_for(overrides)
     for key in ("db", "landing", "reports"):
         overrides[key] = str(Path(getattr(settings, key)).resolve())
-    server = ensure_server(lambda m: err.print(m, highlight=False, markup=False))
-    if server is not None:
-        stack.callback(_stop, server)
     if address:
         return DaskTaskRunner(address=address)
     return DaskTaskRunner(
         cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True}
     )
-
-
-def _stop(proc: Any) -> None:
-    proc.terminate()
-    proc.wait(timeout=30)
 
 
 def _print_summary(summary: Any) -> None:
