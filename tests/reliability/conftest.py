@@ -70,7 +70,9 @@ Decide = Callable[[str, str, int], str | None]
 - stall: nothing is forwarded and nothing answered for `stall_s`, then the socket closes;
 - lost: the request is forwarded and answered upstream, then the client's connection is
   reset instead of relaying the answer (a create that happened but whose answer was lost);
-- cut: the answer's head and half its body are relayed, then the connection is reset.
+- cut: the answer's head and half its body are relayed, then the connection is reset;
+- drip: the answer is relayed one byte every `stall_s / 4` seconds (each read is quicker
+  than the client's timeout, the whole answer far slower).
 """
 
 
@@ -179,6 +181,13 @@ class FaultProxy:
                 event.request_id = rh.get("x-request-id")
                 if fault == "lost":
                     self._reset(client)
+                    return
+                if fault == "drip":  # the answer a byte at a time: never a full stall
+                    for i in range(len(rhead) + len(rbody)):
+                        client.sendall((rhead + rbody)[i : i + 1])
+                        if self._stop.wait(self.stall_s / 4):
+                            break
+                    client.close()
                     return
                 if fault == "cut":  # half the answer, then a reset mid-body
                     client.sendall(rhead + rbody[: len(rbody) // 2])

@@ -149,3 +149,46 @@ def test_fault_storm_answer_cut_mid_body_is_logged_with_its_request_id() -> None
         (2, "ok", 200),
     ]
     assert records[0].request_id == cut[0].request_id
+
+
+def test_fault_storm_answer_dripping_slower_than_the_budget_is_cut_off() -> None:
+    """A server that sends a byte every 0.25 s never trips a 1 s read timeout; the call
+    budget (4 s, waits and retries included) must still end the call."""
+    import threading
+
+    from tests.api.sandbox_support import sandbox_client
+
+    from recon.api import CallRecord
+
+    from .conftest import sandbox
+
+    records: list[CallRecord] = []
+    outcome: list[BaseException | None] = []
+    drip = lambda method, target, attempt: "drip"  # noqa: E731
+    with (
+        sandbox(seed=2, payments=300) as url,
+        fault_proxy(url, drip, stall_s=1.0) as proxy,
+        sandbox_client(
+            proxy.url, records, api_key=KEY, bearer_token=TOKEN, timeout_s=1.0, call_budget_s=4.0
+        ) as client,
+    ):
+
+        def call() -> None:
+            try:
+                client.list_disputes()
+                outcome.append(None)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        worker = threading.Thread(target=call, daemon=True)
+        started = time.monotonic()
+        worker.start()
+        worker.join(timeout=4.0 + 11.0)
+        elapsed = time.monotonic() - started
+        hung = worker.is_alive()
+        # Leaving the proxy's context stops the drip, which ends a hung call too.
+    assert proxy.faults("drip")
+    assert not hung, f"the call was still reading after {elapsed:.0f}s against a 4 s budget"
+    assert outcome
+    assert outcome[0] is not None  # it failed (the answer never completed in time)
+    assert records[-1].outcome == "failed"
