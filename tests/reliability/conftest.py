@@ -71,8 +71,8 @@ Decide = Callable[[str, str, int], str | None]
 - lost: the request is forwarded and answered upstream, then the client's connection is
   reset instead of relaying the answer (a create that happened but whose answer was lost);
 - cut: the answer's head and half its body are relayed, then the connection is reset;
-- drip: the answer is relayed one byte every `stall_s / 4` seconds (each read is quicker
-  than the client's timeout, the whole answer far slower).
+- drip: the answer's head is relayed, then its body one byte every `stall_s / 4` seconds
+  (each read is quicker than the client's timeout, the whole answer far slower).
 """
 
 
@@ -182,9 +182,10 @@ class FaultProxy:
                 if fault == "lost":
                     self._reset(client)
                     return
-                if fault == "drip":  # the answer a byte at a time: never a full stall
-                    for i in range(len(rhead) + len(rbody)):
-                        client.sendall((rhead + rbody)[i : i + 1])
+                if fault == "drip":  # the head, then the body a byte at a time
+                    client.sendall(rhead)
+                    for i in range(len(rbody)):
+                        client.sendall(rbody[i : i + 1])
                         if self._stop.wait(self.stall_s / 4):
                             break
                     client.close()
