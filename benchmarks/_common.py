@@ -58,6 +58,40 @@ class Proc:
         return "\n".join(lines[-n:])
 
 
+def _hwm_kb(pid: int) -> int:
+    """VmHWM (peak RSS) of a live process in KiB; 0 when gone or not readable."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _descendants(root: int) -> list[int]:
+    """Live descendants of `root`, from the ppid field of /proc/*/stat."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                stat = fh.read()
+            ppid = int(stat.rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for kid in children.get(todo.pop(), []):
+            found.append(kid)
+            todo.append(kid)
+    return found
+
+
 def run_measured(
     argv: Sequence[str],
     *,
@@ -65,27 +99,37 @@ def run_measured(
     cwd: Path | None = None,
     timeout: float = 3600.0,
 ) -> Proc:
-    """Run `argv` to completion; wall time and the peak RSS of that child (os.wait4).
+    """Run `argv` to completion; wall time and peak RSS.
 
-    `ru_maxrss` from wait4 is the largest RSS of the child or of any descendant it waited
-    for (KiB on Linux): a child's own helper processes are covered, unrelated ones not.
+    Peak RSS is VmHWM from /proc, sampled every 5 ms for the child and every 50 ms for its
+    descendants (e.g. Prefect's temporary server): the largest single process. Not
+    `ru_maxrss` from wait4: on Linux that includes the *parent's* RSS at fork time (the
+    pre-exec copy), which made a bare `python -c pass` read as 82 MB.
     """
     full_env = {**os.environ, **(env or {})}
     out_path = RESULTS / f".out-{os.getpid()}.txt"
     err_path = RESULTS / f".err-{os.getpid()}.txt"
     RESULTS.mkdir(parents=True, exist_ok=True)
+    peaks: dict[int, int] = {}
     with out_path.open("wb") as out, err_path.open("wb") as err:
         started = time.perf_counter()
         child = subprocess.Popen(list(argv), stdout=out, stderr=err, env=full_env, cwd=cwd or ROOT)
         deadline = started + timeout
+        tick = 0
         while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            pids = [child.pid, *(_descendants(child.pid) if tick % 10 == 0 else peaks)]
+            for pid in pids:
+                hwm = _hwm_kb(pid)
+                if hwm > peaks.get(pid, 0):
+                    peaks[pid] = hwm
+            pid, status, _usage = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 break
             if time.perf_counter() > deadline:
                 child.kill()
-                pid, status, usage = os.wait4(child.pid, 0)
+                pid, status, _usage = os.wait4(child.pid, 0)
                 break
+            tick += 1
             time.sleep(0.005)
         wall = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -96,10 +140,11 @@ def run_measured(
     return Proc(
         argv=list(argv),
         wall_s=wall,
-        peak_rss_mb=usage.ru_maxrss / 1024.0,
+        peak_rss_mb=max(peaks.values(), default=0) / 1024.0,
         returncode=child.returncode,
         stdout=stdout,
         stderr=stderr,
+        extra={"own_peak_rss_mb": peaks.get(child.pid, 0) / 1024.0, "processes": len(peaks)},
     )
 
 
