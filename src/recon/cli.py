@@ -188,14 +188,15 @@ def nightly(
     overrides = _overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
-        from recon.nightly import preflight, settings_for
+        from recon.nightly import preflight, resolve_resume, settings_for
 
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         with contextlib.ExitStack() as stack:
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides["base_url"] = url
-            preflight(overrides)
+            settings = preflight(overrides)
+            run_to_resume = resolve_resume(settings, resume) if resume else None
             from pipelines.server import prefect_server
 
             say = _say if verbose or task_runner == "dask" else (lambda _m: None)
@@ -203,7 +204,7 @@ def nightly(
             stack.enter_context(_progress_display(enabled=True))
             summary = _run_flow(
                 overrides,
-                resume=resume,
+                resume=run_to_resume,
                 fail_on=fail_on,
                 payment_methods=payment_methods,
                 task_runner=task_runner,

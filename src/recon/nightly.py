@@ -36,6 +36,7 @@ __all__ = [
     "preflight",
     "publish_step",
     "report_step",
+    "resolve_resume",
     "run_local",
     "settings_for",
     "start_step",
@@ -66,13 +67,8 @@ def start_step(
     """
     settings = preflight(overrides)
     if resume:
-        run_id = RunLanding.latest(settings.landing) if resume == "latest" else resume
-        if not run_id:
-            raise ConfigError("--resume", f"no earlier run to resume under {settings.landing}")
-        landing = RunLanding(settings.landing, check_run_id(run_id))
-        if not landing.exists:
-            raise ConfigError("--resume", f"no landed run {run_id} under {settings.landing}")
-        log.info("resuming run %s from %s", run_id, landing.folder)
+        run_id = resolve_resume(settings, resume)
+        log.info("resuming run %s from %s", run_id, settings.landing / run_id)
         return run_id
     run_id = new_run_id()
     landing = RunLanding(settings.landing, run_id)
@@ -84,6 +80,20 @@ def start_step(
             "page_size": settings.page_size,
         }
     )
+    return run_id
+
+
+def resolve_resume(settings: Settings, resume: str) -> str:
+    """The landed run `--resume` names ("latest": the newest); a ConfigError otherwise."""
+    run_id = RunLanding.latest(settings.landing) if resume == "latest" else resume
+    if not run_id:
+        raise ConfigError("--resume", f"no earlier run to resume under {settings.landing}")
+    try:
+        landing = RunLanding(settings.landing, check_run_id(run_id))
+    except ConfigError as exc:
+        raise ConfigError("--resume", exc.problem) from None
+    if not landing.exists:
+        raise ConfigError("--resume", f"no landed run {run_id} under {settings.landing}")
     return run_id
 
 

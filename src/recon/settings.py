@@ -102,9 +102,10 @@ class Settings(BaseSettings):
     db: Path = Field(default=Path("data/recon.duckdb"), description="Published warehouse file")
     landing: Path = Field(default=Path("data/landing"), description="Raw landing root")
     reports: Path = Field(default=Path("reports"), description="Report folders root")
+    # Bounded so that memory does not grow with the merchant: beyond it DuckDB spills to
+    # <db>.tmp. 1M payments (2.2M records) load in 18 s under 2GB, in 56 s under 1GB.
     duckdb_memory_limit: str | None = Field(
-        default=None,
-        description="DuckDB memory limit for loads and checks, e.g. 1GB (default: DuckDB's)",
+        default="2GB", description="DuckDB memory limit for loads and checks, e.g. 1GB"
     )
     landing_batch_records: int = Field(
         default=20_000, ge=1, le=1_000_000, description="Records per landed Parquet batch"
