@@ -118,6 +118,17 @@ def test_secrets_canary_never_leaks(tmp_path: Path) -> None:
     assert proc.returncode == 3, proc.stderr[-3000:]  # chaos: incomplete, reports written
     assert export.returncode == 0, export.stderr
     assert "DEBUG" in proc.stderr  # it really ran at DEBUG
+    # Prefect's queued logs reached its database before recon stopped the server (else
+    # the search below would miss them, and the run would wait a minute retrying).
+    assert "Error logging to API" not in proc.stderr
+    dbs = list(home.rglob("prefect.db"))
+    assert dbs
+    con = sqlite3.connect(f"file:{dbs[0]}?mode=ro", uri=True)
+    try:
+        logged = con.execute("SELECT count(*) FROM log").fetchone()[0]
+    finally:
+        con.close()
+    assert logged > 0
     assert not _leaks(proc.stdout + proc.stderr + export.stdout + export.stderr)
 
     files = [p for root in (work, home) for p in root.rglob("*") if p.is_file()]
