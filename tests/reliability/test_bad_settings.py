@@ -41,7 +41,7 @@ runner = CliRunner()
         ({"RECON_DUCKDB_MEMORY_LIMIT": "lots"}, [], "RECON_DUCKDB_MEMORY_LIMIT"),
         ({"RECON_RETRY_AFTER_CAP_S": "-5"}, [], "RECON_RETRY_AFTER_CAP_S"),
         ({}, ["--db", "{blocker}/w.duckdb"], "RECON_DB"),
-        ({}, ["--resume", "no-such-run"], "RUN_ID"),
+        ({}, ["--resume", "no-such-run"], "--resume"),
     ],
 )
 def test_bad_settings_exit_2_with_one_line_before_any_request(
