@@ -71,3 +71,90 @@ def test_auth_refused_403_aborts_the_run_with_one_request_per_resource(tmp_path:
     assert 1 <= len(script.arrivals) <= len(TABLES)
     assert len({(a.path, a.query) for a in script.arrivals}) == len(script.arrivals)  # no retry
     assert elapsed < 30
+
+
+class RevokeAfter:
+    """ASGI wrapper: the key is revoked mid-run — payments pages past the second answer 401."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.on = False
+
+    async def __call__(self, scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
+        import orjson
+
+        query = scope.get("query_string", b"").decode().split("&")
+        if (
+            self.on
+            and scope["type"] == "http"
+            and scope["path"] == "/api/v1/payments"
+            and not {"skip=0", "skip=200"} & set(query)
+        ):
+            body = orjson.dumps(
+                {"error": "unauthorized", "message": "key revoked", "requestId": "req_rev"}
+            )
+            await send(  # type: ignore[operator]
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"x-request-id", b"req_rev"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})  # type: ignore[operator]
+            return
+        await self.inner(scope, receive, send)  # type: ignore[operator]
+
+
+def test_auth_refused_mid_run_aborts_and_leaves_the_published_night_alone(
+    tmp_path: Path,
+) -> None:
+    from tests.nightly.test_resume import _content
+
+    from recon.sandbox.app import SandboxConfig, create_app
+    from recon.sandbox.server import serve_app_in_thread
+
+    from .conftest import TOKEN, read_only
+
+    wrapper = RevokeAfter(
+        create_app(SandboxConfig(seed=4, payments=1500, api_key=KEY, bearer_token=TOKEN))
+    )
+    with serve_app_in_thread(wrapper) as url:
+        first = steps.run_local(overrides_for(tmp_path, url))
+        assert first.status == "complete"
+        before = _content(first.db_path)
+        wrapper.on = True
+        started = time.monotonic()
+        night = steps.run_local(overrides_for(tmp_path, url))
+        elapsed = time.monotonic() - started
+    assert (night.status, night.exit_code) == ("failed", steps.EXIT_ABORTED)
+    assert night.reason is not None
+    assert "RECON_API_KEY" in night.reason
+    assert elapsed < 30
+    after = _content(first.db_path)
+    # The failed night is recorded, but no record changed and nothing open was resolved.
+    for key in ("payments", "refunds", "disputes", "subscriptions", "invoices"):
+        assert after[key] == before[key], key
+    assert after["payment_intents"] == before["payment_intents"]
+    con = read_only(first.db_path)
+    opened = {
+        r[0]
+        for r in con.execute(
+            "SELECT finding_key FROM findings WHERE run_id = ? AND state IN ('new', 'open')",
+            [first.run_id],
+        ).fetchall()
+    }
+    tonight = dict(
+        con.execute(
+            "SELECT finding_key, state FROM findings WHERE run_id = ?", [night.run_id]
+        ).fetchall()
+    )
+    resolved = sorted(k for k in opened if tonight.get(k) != "open")
+    assert not resolved, resolved[:5]
+    calls = con.execute(
+        "SELECT count(*) FROM api_calls WHERE run_id = ? AND http_status = 401",
+        [night.run_id],
+    ).fetchone()
+    assert calls == (1,)  # the refusal, once, never retried
