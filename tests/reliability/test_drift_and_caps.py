@@ -95,3 +95,50 @@ def test_drift_and_caps_killed_and_resumed_still_land_every_stable_record_once(
                 lost = present[table] - set(ids)
                 assert not lost, f"run {i}, {table}: {len(lost)} stable records lost"
             con.close()
+
+
+def test_drift_and_caps_a_server_ignoring_skip_fails_instead_of_looping(tmp_path: Path) -> None:
+    """A misconfigured RECON_SKIP_PARAM (the API ignores unknown parameters, as the sandbox
+    does) means every request returns the first page again. The run must end — incomplete,
+    saying why — instead of paging the same records forever."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    runner = (
+        "import json, sys\n"
+        "from recon.nightly import run_local\n"
+        "s = run_local(json.loads(sys.argv[1]))\n"
+        "print(s.status, s.exit_code, flush=True)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECON_")}
+    env.update(
+        RECON_API_KEY="nightly-test-key",
+        RECON_BEARER_TOKEN="nightly-test-token",
+        RECON_SKIP_PARAM="offset",
+    )
+    with sandbox(seed=3, payments=1000) as url:
+        overrides = overrides_for(tmp_path, url)
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", runner, json.dumps(overrides)],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        except subprocess.TimeoutExpired:
+            requests = sandbox_state(url)["requests"]
+            pytest.fail(f"the run was still paging after 60 s ({requests:,} requests)")
+        requests = sandbox_state(url)["requests"]
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert proc.stdout.split()[:1] == ["incomplete"]
+    assert requests < 200
+    con = read_only(overrides["db"])
+    reasons = dict(
+        con.execute(
+            "SELECT resource, reason FROM resource_scans WHERE status <> 'complete'"
+        ).fetchall()
+    )
+    assert {"refunds", "invoices", "payment_intents"} <= set(reasons), reasons
