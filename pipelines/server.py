@@ -85,6 +85,7 @@ def prefect_server(
         os.environ["PREFECT_API_URL"] = api_url
         yield api_url
     finally:
+        _drain_prefect()  # Prefect sends logs and events in the background: let them arrive
         os.environ.pop("PREFECT_API_URL", None)
         proc.terminate()
         try:
@@ -92,6 +93,18 @@ def prefect_server(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _drain_prefect(timeout_s: float = 15.0) -> None:
+    """Flush Prefect's background log and event queues to the server before it stops."""
+    if "prefect" not in sys.modules:
+        return
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for worker in (APILogWorker, EventsWorker):
+        with contextlib.suppress(Exception):  # best effort: the run's outcome is already known
+            worker.drain_all(timeout=timeout_s, at_exit=False)
 
 
 def _wait_healthy(proc: subprocess.Popen[bytes], api_url: str) -> None:
