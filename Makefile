@@ -43,7 +43,7 @@ format: setup ## Apply ruff's formatting and safe fixes
 	$(BIN)/ruff check --fix src tests pipelines benchmarks
 	$(BIN)/ruff format src tests pipelines benchmarks
 
-bench: setup ## Benchmarks: ceiling vs recon vs dlt (dlt only with `uv sync --group bench`)
+bench: setup ## Benchmarks: ceiling vs recon vs dlt (dlt only after `uv sync --locked --group bench`)
 	$(BIN)/python -m benchmarks.run
 
 clean: ## Remove the venv, caches and local run output
