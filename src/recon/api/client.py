@@ -216,7 +216,7 @@ class ApiClient:
                 timeout=timeout,
             )
             t0 = self._clock()
-            result = self._attempt(request, op)
+            result = self._attempt(request, op, deadline=t0 + timeout)
             latency_ms = (self._clock() - t0) * 1000.0
             decision = self.policy.decide(
                 result.outcome,
@@ -250,14 +250,46 @@ class ApiClient:
                 error.attempts = attempt
             raise error
 
-    def _attempt(self, request: httpx.Request, op: _Op) -> _Attempt:
-        """Send `request` once and classify the result; never raises for HTTP trouble."""
+    def _attempt(
+        self, request: httpx.Request, op: _Op, *, deadline: float | None = None
+    ) -> _Attempt:
+        """Send `request` once and classify the result; never raises for HTTP trouble.
+
+        The body is read chunk by chunk against `deadline` (the attempt's time on the
+        client's clock): httpx's timeouts are per socket read, so an answer trickling in a
+        byte at a time would otherwise never end. A connection that breaks after the
+        headers arrived keeps the request id they carried.
+        """
         try:
-            response = self._http.send(request)
+            streamed = self._http.send(request, stream=True)
         except httpx.HTTPError as exc:
             return self._transport_failure(exc, request)
+        request_id = streamed.headers.get("x-request-id") or streamed.headers.get("request-id")
+        try:
+            chunks: list[bytes] = []
+            for chunk in streamed.iter_bytes():
+                chunks.append(chunk)
+                if deadline is not None and self._clock() > deadline:
+                    raise httpx.ReadTimeout(
+                        "the answer did not arrive in full within the attempt's time",
+                        request=request,
+                    )
+        except httpx.HTTPError as exc:
+            return self._transport_failure(exc, request, request_id=request_id)
+        finally:
+            streamed.close()
+        # The decoded body as a plain response (headers kept, minus the transfer ones).
+        response = httpx.Response(
+            streamed.status_code,
+            headers=[
+                (k, v)
+                for k, v in streamed.headers.multi_items()
+                if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+            ],
+            content=b"".join(chunks),
+            request=request,
+        )
         status = response.status_code
-        request_id = response.headers.get("x-request-id") or response.headers.get("request-id")
         if 200 <= status < 300:
             return self._classify_success(response, op, request_id)
         retry_after = parse_retry_after(response.headers.get("retry-after"), self._wall_clock())
@@ -317,7 +349,9 @@ class ApiClient:
             error=error,
         )
 
-    def _transport_failure(self, exc: httpx.HTTPError, request: httpx.Request) -> _Attempt:
+    def _transport_failure(
+        self, exc: httpx.HTTPError, request: httpx.Request, *, request_id: str | None = None
+    ) -> _Attempt:
         if _is_tls_failure(exc):
             kind, outcome = "tls", Outcome.TLS
         elif isinstance(exc, httpx.TimeoutException):
@@ -338,7 +372,9 @@ class ApiClient:
             url=str(request.url),
             retryable=outcome is Outcome.TRANSPORT,
         )
-        return _Attempt(outcome, error_code=kind, message=detail, error=error)
+        return _Attempt(
+            outcome, error_code=kind, message=detail, error=error, request_id=request_id
+        )
 
     def _record(
         self,

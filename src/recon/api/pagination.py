@@ -56,6 +56,19 @@ RESOURCES: dict[str, str] = {
 ScanStatus = Literal["complete", "incomplete", "unavailable"]
 
 
+#: Identical pages in a row, each from a higher offset and with nothing new, before a scan
+#: stops: real paging moving forward never answers with the very same page again and again,
+#: but a server that ignores the offset parameter does so forever.
+_MAX_REPEATED_PAGES = 3
+
+
+def _shape(data: list[Any]) -> tuple[int, str | None, str | None]:
+    """A page's length and its first and last ids (enough to tell one page from another)."""
+    if len(data) < 2:  # an empty or one-record page is the end of a list, not a repeat
+        return (len(data), None, None)
+    return (len(data), _record_id(data[0]), _record_id(data[-1]))
+
+
 class PagingError(ReconError):
     """The list's paging fields make no sense (e.g. a `nextOffset` that does not advance)."""
 
@@ -370,6 +383,8 @@ class Scan:
             return
         pag = self.paginator
         failures_in_a_row = 0
+        repeats = 0  # pages in a row identical to the one before, from another offset
+        last: tuple[int, tuple[int, str | None, str | None]] | None = None
         seq = 0
         while pag.has_next_page:
             offset = pag.offset
@@ -394,6 +409,29 @@ class Scan:
                 page, paging_failed = self._take(fetched, offset, seq)
                 seq += 1
                 yield page
+                shape = _shape(fetched.body["data"])
+                same = last is not None and offset > last[0] and last[1] == shape
+                repeats = repeats + 1 if same and shape[0] > 1 and not page.records else 0
+                last = (offset, shape)
+                if repeats >= _MAX_REPEATED_PAGES and pag.has_next_page:
+                    # The same page whatever the offset: the server ignores the paging
+                    # parameter (a wrong RECON_SKIP_PARAM?). Never page it forever.
+                    self._fail(
+                        offset,
+                        PagingError(
+                            f"offsets {offset} and before answered the same "
+                            f"{shape[0]} records {repeats + 1} times in a row: the server "
+                            "ignores the paging parameters (check RECON_SKIP_PARAM and "
+                            "RECON_PAGE_SIZE_PARAM)"
+                        ),
+                        [fetched.request_id] if fetched.request_id else [],
+                    )
+                    report.status = "incomplete"
+                    report.reason = (
+                        "the server answers the same page whatever the offset; "
+                        "the rest of the list was not read"
+                    )
+                    return
                 if not paging_failed:
                     failures_in_a_row = 0
                     continue
