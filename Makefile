@@ -28,8 +28,8 @@ setup: $(STAMP) ## Create .venv from uv.lock (installs uv with pip if missing; i
 demo: setup ## Run the nightly job against the bundled sandbox API and show where the results are
 	$(BIN)/recon nightly --sandbox
 
-test: setup lint ## Lint, then run every test (unit, contract, integration, slow)
-	$(BIN)/pytest -n 2 --dist loadgroup
+test: setup lint ## Lint, then run every test (unit, contract, integration, slow, the 1M-payment load)
+	RECON_RELIABILITY_LOAD=1 $(BIN)/pytest -n 2 --dist loadgroup
 
 test-fast: setup ## Run the fast tests only (no slow or integration ones)
 	$(BIN)/pytest -m "not slow and not integration" -n 2
