@@ -981,15 +981,22 @@ async def _op16(request: Request, state: SandboxState) -> Response:
     return _json(ds.invoice(v))
 
 
-async def _op18(request: Request, state: SandboxState) -> Response:
-    rec = state.products.get(request.path_params["id"])
+async def _rename(
+    request: Request, state: SandboxState, store: dict[str, dict[str, Any]], what: str
+) -> Response:
+    """PATCH {name} of a stored object (products, op 18; coupons, op 20)."""
+    rec = store.get(request.path_params["id"])
     if rec is None:
-        raise ApiError(404, "not_found", "no such product")
+        raise ApiError(404, "not_found", f"no such {what}")
     body = await _body(request)
     name = _str(body, "name", required=True)
     with state.lock:
         rec["name"] = name
     return _json(rec)
+
+
+async def _op18(request: Request, state: SandboxState) -> Response:
+    return await _rename(request, state, state.products, "product")
 
 
 async def _op19(request: Request, state: SandboxState) -> Response:
@@ -1013,14 +1020,7 @@ async def _op19(request: Request, state: SandboxState) -> Response:
 
 
 async def _op20(request: Request, state: SandboxState) -> Response:
-    rec = state.coupons.get(request.path_params["id"])
-    if rec is None:
-        raise ApiError(404, "not_found", "no such coupon")
-    body = await _body(request)
-    name = _str(body, "name", required=True)
-    with state.lock:
-        rec["name"] = name
-    return _json(rec)
+    return await _rename(request, state, state.coupons, "coupon")
 
 
 async def _op21(request: Request, state: SandboxState) -> Response:
