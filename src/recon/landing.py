@@ -384,12 +384,11 @@ class RunLanding:
         return ResourceLanding(self.folder / resource, resource, batch_records=batch_records)
 
     def states(self) -> dict[str, ResourceState]:
-        """The persisted state of every resource landed so far."""
-        out: dict[str, ResourceState] = {}
-        for f in sorted(self.folder.glob("*/state.json")):
-            st = ResourceState.from_json(f.read_bytes())
-            out[st.resource] = st
-        return out
+        """The committed state of every resource landed so far (rolled forward from the
+        newest batch where state.json lags, exactly as a resumed extraction sees it)."""
+        folders = {p.parent for p in self.folder.glob("*/state.json")}
+        folders |= {p.parent for p in self.folder.glob("*/batch-*.parquet")}
+        return {f.name: ResourceLanding(f, f.name).state for f in sorted(folders)}
 
     def files(self, resource: str, kind: str) -> list[Path]:
         """Landed Parquet files of one kind (`batch`, `rejects`, `calls`) for a resource."""

@@ -283,3 +283,20 @@ def test_the_latest_version_raw_is_the_current_row(tmp_path: Path, land_night) -
     assert con.execute(
         "SELECT v.raw IS NULL, p.raw->>'$.status' FROM record_versions v JOIN payments p USING (id)"
     ).fetchone() == (True, "confirmed")
+
+
+def test_a_batch_whose_state_json_never_landed_is_still_loaded(tmp_path: Path) -> None:
+    from recon.landing import new_run_id
+
+    run_id = new_run_id()
+    landing = RunLanding(tmp_path / "landing", run_id)
+    landing.create({"started_at": "2026-11-21T02:00:00+00:00", "trigger": "test"})
+    rl = landing.resource("payments")
+    rl.add_page(offset=0, next_offset=None, records=[PAY], request_id="r1")
+    rl.finish(status="complete", reason=None, calls=[])
+    (rl.folder / "state.json").unlink()  # killed between the batch's rename and state.json
+    assert landing.states()["payments"].status == "complete"
+    with Warehouse(tmp_path / "wh.duckdb").session(run_id, fresh=True, publish=True) as con:
+        result = load_run(con, landing)
+    assert result.status == "complete"
+    assert _db(tmp_path).execute("SELECT count(*) FROM payments").fetchone() == (1,)
