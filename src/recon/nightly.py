@@ -158,7 +158,7 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
     settings = settings_for(overrides)
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=True, publish=publish) as con:
-        return load_run(con, RunLanding(settings.landing, run_id))
+        return load_run(con, RunLanding(settings.landing, run_id), fields=settings.fields)
 
 
 def check_step(

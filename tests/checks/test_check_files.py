@@ -27,11 +27,12 @@ CATALOGUE = {
     "duplicate_payment_reference": ("warn", ("payments",)),
     "impossible_amounts": ("error", ()),
     "unknown_status": ("warn", ()),
-    "stuck_non_final": ("warn", ("payments", "refunds", "payment_intents")),
+    "stuck_non_final": ("warn", ()),
     "intent_negative_amount": ("error", ("payment_intents",)),
     "vanished_records": ("warn", ()),
     "suspicious_changes": ("warn", ()),
     "volume_anomaly": ("warn", ()),
+    "refund_in_flight": ("info", ("payments", "refunds")),
 }
 
 
@@ -68,6 +69,7 @@ def test_every_check_returns_the_output_columns_on_an_empty_warehouse(wh: Wh) ->
             "stuck_days": 7,
             "volume_ratio": 0.5,
             "failed_statuses": ["failed"],
+            "refund_grace_hours": 48,
         }
         bound = {k: v for k, v in values.items() if k in check.parameters}
         cur = wh.con.execute(f"SELECT * FROM ({check.sql}\n) LIMIT 0", bound)
@@ -84,6 +86,7 @@ def test_check_files_run_as_pasted_into_the_duckdb_shell(wh: Wh) -> None:
         "$stuck_days": "7",
         "$volume_ratio": "0.5",
         "$failed_statuses": "['failed', 'canceled', 'cancelled', 'rejected', 'reversed']",
+        "$refund_grace_hours": "48",
     }
     for path in CHECK_FILES:
         text = path.read_text(encoding="utf-8")

@@ -62,12 +62,12 @@ def test_coverage_says_what_each_verdict_covers(wh: Wh) -> None:
     _payments_page_failed(wh, payments=19_800, refunds=5_154)
     runs = wh.checks("r1")
     assert runs["refunded_amount_mismatch"].coverage == (
-        "19,800 payments read (offsets 400–599 could not be read); all 5,154 refunds"
+        "19,800 payments read (offsets 400-599 could not be read); all 5,154 refunds"
     )
     assert runs["refund_unknown_payment"].coverage is None
     assert runs["open_invoices"].coverage == "all 0 invoices"
     assert runs["impossible_amounts"].coverage == (
-        "19,800 payments read (offsets 400–599 could not be read); all 5,154 refunds; "
+        "19,800 payments read (offsets 400-599 could not be read); all 5,154 refunds; "
         "all 0 invoices; all 1 dispute; all 0 payment_intents"
     )
     stored = wh.con.execute(
@@ -91,10 +91,12 @@ def test_coverage_merges_adjacent_failed_pages_and_counts_failed_fetches_by_id(w
     )
     runs = wh.checks("r1", only=["stuck_non_final", "open_invoices"])
     assert runs["stuck_non_final"].coverage == (
-        "10 payments read (offsets 200–799 and 1,400–1,599 could not be read); all 0 refunds; "
+        "10 payments read (offsets 200-799 and 1,400-1,599 could not be read); all 0 refunds; "
         "all 0 payment_intents"
     )
-    assert runs["open_invoices"].coverage == "3 invoices read (1 request failed)"
+    assert runs["open_invoices"].coverage == (
+        "3 invoices read (the list is not offered; 1 request failed)"
+    )
 
 
 def test_a_tolerated_resource_with_nothing_read_is_not_evaluated(wh: Wh) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .builder import RESOURCES, Wh
 
-FAILED_EVERYWHERE = {resource: ("incomplete", 1) for resource in RESOURCES}
+FAILED_EVERYWHERE = dict.fromkeys(RESOURCES, ("incomplete", 1))
 
 
 def _a_complete_night(wh: Wh) -> None:
@@ -19,7 +19,7 @@ def _a_complete_night(wh: Wh) -> None:
     wh.subscription("sub_1", "cus_1", "active")
     wh.dispute("dp_1", "pay_1", seen="r0")
     wh.intent("pi_neg", -1)
-    wh.run("r0", day=-1, records={r: 2 for r in RESOURCES})
+    wh.run("r0", day=-1, records=dict.fromkeys(RESOURCES, 2))
     wh.checks("r0")
 
 

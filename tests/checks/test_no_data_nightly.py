@@ -4,7 +4,6 @@ second night may pass, and nothing found on the first may be resolved by it."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
-def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in list(os.environ):
         if name.startswith("RECON_"):
             monkeypatch.delenv(name)
@@ -31,7 +30,6 @@ def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.setenv("RECON_BACKOFF_MAX_S", "0")
     monkeypatch.setenv("RECON_MAX_ATTEMPTS", "2")
     monkeypatch.chdir(tmp_path)
-    yield
 
 
 def _overrides(tmp_path: Path) -> dict[str, Any]:

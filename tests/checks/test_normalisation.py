@@ -87,7 +87,9 @@ def test_codes_and_statuses_are_normalised_and_the_raw_value_kept(
         }
     )
     con = duckdb.connect(str(tmp_path / "wh.duckdb"), read_only=True)
-    assert con.execute("SELECT currency, status, raw->>'$.currency', raw->>'$.status' FROM payments").fetchone() == (
+    assert con.execute(
+        "SELECT currency, status, raw->>'$.currency', raw->>'$.status' FROM payments"
+    ).fetchone() == (
         "EUR",
         "refunded",
         "eur",

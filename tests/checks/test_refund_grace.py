@@ -65,7 +65,7 @@ def test_young_pending_refunds_are_shown_as_in_flight(wh: Wh) -> None:
     assert (row["severity"], row["currency"], row["amount_minor"]) == ("info", "EUR", 250)
     assert row["detail"] == (
         "confirmed payment of EUR 10.00: EUR 2.50 in 1 pending refund younger than 48 h "
-        "(settled refunds: EUR 0.00)"
+        "(other counted refunds: EUR 0.00)"
     )
 
 
@@ -88,7 +88,7 @@ def test_the_grace_defaults_to_48_hours_and_rejects_negatives(
 ) -> None:
     assert load_settings().refund_grace_hours == 48
     monkeypatch.setenv("RECON_REFUND_GRACE_HOURS", "-1")
-    with pytest.raises(ConfigError, match="^RECON_REFUND_GRACE_HOURS: "):
+    with pytest.raises(ConfigError, match=r"^RECON_REFUND_GRACE_HOURS: "):
         load_settings()
 
 
