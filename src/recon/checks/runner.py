@@ -8,8 +8,14 @@ unpublished working copy) and works in two phases:
 
 1. evaluate — each check's SELECT runs in autocommit into a TEMP table; a failing check
    rolls back only its own statement and is recorded as `errored`;
-2. record — one transaction owned by `run_checks` writes `findings` and `check_runs` with
-   set-based SQL (`lifecycle.sql`), replacing earlier rows of this run for these checks.
+2. record — one transaction (`lifecycle.record_outcomes`) writes `findings` and
+   `check_runs` with set-based SQL (`lifecycle.sql`), replacing earlier rows of this run
+   for these checks.
+
+Scope. Before a check runs, `scope.plan_scope` decides from this run's scans and field
+presence whether it can be evaluated and over what (`check_runs.coverage` says it in words);
+while the checks run, a resource not read whole tonight reads as the records read tonight
+(`shadow.Shadows`), so no verdict rests on last night's copy of a record that was not read.
 
 Readers never see a half-written night either way: they read the published file, which the
 nightly run replaces by rename after the checks.
@@ -21,7 +27,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +39,7 @@ from recon.checks.definition import (
     parse_check,
     used_parameters,
 )
+from recon.checks.lifecycle import CheckRun, Outcome, read_check_runs, record_outcomes
 from recon.checks.scope import Scan, Scope, plan_scope, read_presence, read_scans
 from recon.checks.shadow import NOTHING, Shadows, night_modes
 from recon.currency import create_currencies_table
@@ -108,39 +114,6 @@ class CheckParams:
             page_size_param=settings.page_size_param,
             fields=settings.fields,
         )
-
-
-@dataclass(frozen=True)
-class CheckRun:
-    """The outcome of one check in one run, as stored in `check_runs`."""
-
-    run_id: str
-    check_name: str
-    severity: str
-    status: str  # passed | failed | not_evaluated | errored
-    reason: str | None
-    description: str | None
-    finding_count: int
-    opening_count: int
-    new_count: int
-    resolved_count: int
-    closing_count: int
-    duration_ms: float | None
-    coverage: str | None = None  # what an evaluated verdict covers, in words
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    name: str
-    severity: str
-    status: str
-    reason: str | None
-    description: str | None
-    finding_count: int
-    duration_ms: float
-    scope: Scope
-    per_resource: bool
-    key_has_issue: bool
 
 
 def default_sql_dir() -> Path:
@@ -241,8 +214,8 @@ def run_checks(
             outcomes.append(_evaluate(con, item, scope, values))
             shadows.apply(night)
         shadows.clear()
-        _record(con, outcomes, values)
-        return _read_check_runs(con, run_id, [o.name for o in outcomes])
+        record_outcomes(con, outcomes, values)
+        return read_check_runs(con, run_id, [o.name for o in outcomes])
     finally:
         shadows.clear()
         for table in ("_recon_results", "_recon_status", "_recon_opening", "_recon_read"):
@@ -297,18 +270,18 @@ def _evaluate(
     item: CheckDefinition | tuple[str, CheckDefinitionError],
     scope: Scope | None,
     values: Mapping[str, Any],
-) -> _Outcome:
+) -> Outcome:
     started = time.perf_counter()
     unread = scope or Scope(evaluate=False)
 
-    def outcome(status: str, reason: str | None, count: int = 0) -> _Outcome:
+    def outcome(status: str, reason: str | None, count: int = 0) -> Outcome:
         elapsed = (time.perf_counter() - started) * 1000.0
         if isinstance(item, tuple):
-            return _Outcome(
+            return Outcome(
                 item[0], "error", status, reason, None, count, elapsed, unread, False, True
             )
         evaluated = status in ("passed", "failed")
-        return _Outcome(
+        return Outcome(
             item.name,
             item.severity,
             status,
@@ -374,59 +347,6 @@ def _run_select(
         "SELECT count(*) FROM _recon_results WHERE check_name = ?", [check.name]
     ).fetchone()
     return int(row[0]) if row else 0
-
-
-def _lifecycle_statements() -> list[str]:
-    text = resources.files("recon.checks").joinpath("lifecycle.sql").read_text(encoding="utf-8")
-    parts = text.split("\n-- statement\n")[1:]  # the first part is the file's comment
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _record(
-    con: duckdb.DuckDBPyConnection, outcomes: Sequence[_Outcome], values: Mapping[str, Any]
-) -> None:
-    if not outcomes:
-        return
-    con.executemany(
-        "INSERT INTO _recon_status VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            [
-                o.name,
-                o.severity,
-                o.status,
-                o.reason,
-                o.description,
-                o.finding_count,
-                o.duration_ms,
-                o.scope.coverage,
-                list(o.scope.partial),
-                list(o.scope.read_partial),
-                o.per_resource,
-                o.key_has_issue,
-            ]
-            for o in outcomes
-        ],
-    )
-    con.execute("BEGIN TRANSACTION")
-    try:
-        for statement in _lifecycle_statements():
-            con.execute(statement, _bind(statement, values))
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-
-
-def _read_check_runs(
-    con: duckdb.DuckDBPyConnection, run_id: str, names: Sequence[str]
-) -> list[CheckRun]:
-    rows = con.execute(
-        "SELECT run_id, check_name, severity, status, reason, description, finding_count, "
-        "opening_count, new_count, resolved_count, closing_count, duration_ms, coverage "
-        "FROM check_runs WHERE run_id = ? AND list_contains(?, check_name) ORDER BY check_name",
-        [run_id, list(names)],
-    ).fetchall()
-    return [CheckRun(*row) for row in rows]
 
 
 def _first_line(exc: BaseException) -> str:
