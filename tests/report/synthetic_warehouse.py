@@ -12,6 +12,12 @@ from pathlib import Path
 
 import duckdb
 
+# Named columns: check_runs grows (issue 15 added `coverage`).
+_CHECK_RUNS = (
+    "INSERT INTO check_runs (run_id, check_name, severity, status, reason, description, "
+    "finding_count, opening_count, new_count, resolved_count, closing_count, duration_ms) "
+)
+
 SCHEMA = Path(__file__).resolve().parents[2] / "sql" / "schema.sql"
 RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
 NIGHTS = [f"run-202611{d:02d}" for d in range(11, 21)]
@@ -200,7 +206,7 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
                     [run_id, sev, f"k{k}", "new" if k % 4 == 0 else "open", f"pay_{k}", run_id],
                 )
             con.execute(
-                "INSERT INTO check_runs VALUES (?, 'refunded_amount_mismatch', 'error', 'failed',"
+                _CHECK_RUNS + "VALUES (?, 'refunded_amount_mismatch', 'error', 'failed',"
                 " NULL, 'd', 5, 4, 1, 0, 5, 12.0)",
                 [run_id],
             )
@@ -209,7 +215,7 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
         resolved = sum(1 for f in RESOLVED if f[0] == check)
         n = len(rows)
         con.execute(
-            "INSERT INTO check_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            _CHECK_RUNS + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 LAST,
                 check,
@@ -253,7 +259,7 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
             {"run": LAST, "n": extra_findings},
         )
         con.execute(
-            "INSERT INTO check_runs VALUES ($run, 'stuck_non_final', 'warn', 'failed', NULL, "
+            _CHECK_RUNS + "VALUES ($run, 'stuck_non_final', 'warn', 'failed', NULL, "
             "'Stuck in a non-final state.', $n, $n, 0, 0, $n, 50.0)",
             {"run": LAST, "n": extra_findings},
         )
