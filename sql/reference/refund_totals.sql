@@ -11,33 +11,39 @@
 -- Grouped by the payment's status too (it depends on the payment id) so that a check's
 -- filter on it is applied before the sums.
 CREATE OR REPLACE MACRO counted_refunds(failed_statuses, as_of, grace_hours) AS TABLE
-WITH counted AS (
+WITH known AS (
+    SELECT list(v.status) AS statuses FROM status_values AS v WHERE v.entity = 'refunds'
+),
+counted AS (
     SELECT
         rp.*,
-        coalesce(lower(rp.status) = 'pending'
-                 AND rp.created_at > as_of - to_hours(CAST(grace_hours AS BIGINT)), false) AS young,
-        rp.status IS NULL
-            OR lower(rp.status) NOT IN (SELECT v.status FROM status_values AS v WHERE v.entity = 'refunds') AS unknown_status
+        -- NULL (not young) when the refund has no createdAt: it has no age.
+        lower(rp.status) = 'pending'
+            AND rp.created_at > as_of - to_hours(CAST(grace_hours AS BIGINT)) AS young,
+        NOT coalesce(list_contains((SELECT k.statuses FROM known AS k), lower(rp.status)), false)
+            AS unknown_status
     FROM refund_payments AS rp
     WHERE rp.live_payment_id IS NOT NULL
       AND rp.currency IS NOT DISTINCT FROM rp.payment_currency
       AND NOT list_contains(failed_statuses, lower(coalesce(rp.status, '')))
+),
+totals AS (
+    SELECT
+        c.live_payment_id AS payment_id,
+        c.payment_status,
+        c.payment_currency AS currency,
+        c.payment_amount_minor,
+        CAST(sum(c.amount_minor) AS BIGINT) AS total,
+        CAST(coalesce(sum(c.amount_minor) FILTER (WHERE lower(c.status) = 'pending'), 0) AS BIGINT) AS in_flight,
+        CAST(coalesce(sum(c.amount_minor) FILTER (WHERE c.young), 0) AS BIGINT) AS young,
+        count(*) AS refund_count,
+        count(*) FILTER (WHERE c.young) AS young_count,
+        CAST(coalesce(sum(c.amount_minor) FILTER (WHERE c.unknown_status), 0) AS BIGINT) AS assumed,
+        count(*) FILTER (WHERE c.unknown_status) AS assumed_count
+    FROM counted AS c
+    GROUP BY c.live_payment_id, c.payment_status, c.payment_currency, c.payment_amount_minor
 )
-SELECT
-    c.live_payment_id AS payment_id,
-    c.payment_status,
-    c.payment_currency AS currency,
-    c.payment_amount_minor,
-    CAST(sum(c.amount_minor) AS BIGINT) AS total,
-    CAST(coalesce(sum(c.amount_minor) FILTER (WHERE lower(c.status) = 'pending'), 0) AS BIGINT) AS in_flight,
-    CAST(coalesce(sum(c.amount_minor) FILTER (WHERE c.young), 0) AS BIGINT) AS young,
-    CAST(sum(c.amount_minor) - coalesce(sum(c.amount_minor) FILTER (WHERE c.young), 0) AS BIGINT) AS settled,
-    count(*) AS refund_count,
-    count(*) FILTER (WHERE c.young) AS young_count,
-    CAST(coalesce(sum(c.amount_minor) FILTER (WHERE c.unknown_status), 0) AS BIGINT) AS assumed,
-    count(*) FILTER (WHERE c.unknown_status) AS assumed_count
-FROM counted AS c
-GROUP BY c.live_payment_id, c.payment_status, c.payment_currency, c.payment_amount_minor;
+SELECT t.*, t.total - t.young AS settled FROM totals AS t;
 
 -- What a refund total assumed, for a finding's detail: '' or
 -- '; assumed counted: EUR 4.00 in 2 refunds of unknown or no status'.
