@@ -7,8 +7,8 @@ from datetime import UTC
 import httpx
 import pytest
 
-from recon.api.pagination import OffsetPaginator, PagingError
-from recon.errors import ApiError, RetryAfterTooLongError
+from recon.api.paginators import OffsetPaginator
+from recon.errors import ApiError, PagingError, RetryAfterTooLongError
 
 from .conftest import EPOCH, Harness, envelope
 

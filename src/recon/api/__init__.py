@@ -32,26 +32,19 @@ from recon.api.models import (
     Subscription,
     TaxRate,
 )
-from recon.api.pagination import (
-    RESOURCES,
-    FailedPage,
-    IdScan,
-    Page,
-    PagingError,
-    Scan,
-    ScanReport,
-)
+from recon.api.paginators import BasePaginator, NextOffsetPaginator, OffsetPaginator
 from recon.api.ratelimit import SharedRateLimiter
 from recon.api.retry import RETRYABLE_STATUSES, RetryPolicy, parse_retry_after
+from recon.api.scan import FailedPage, IdScan, Page, Scan, ScanReport
 
 __all__ = [
     "PAYMENT_STATUSES",
-    "RESOURCES",
     "RETRYABLE_STATUSES",
     "ApiClient",
     "ApiModel",
     "AsyncApiClient",
     "AsyncScan",
+    "BasePaginator",
     "CallRecord",
     "CheckoutSession",
     "CheckoutSetting",
@@ -63,8 +56,9 @@ __all__ = [
     "Invoice",
     "ListPage",
     "Money",
+    "NextOffsetPaginator",
+    "OffsetPaginator",
     "Page",
-    "PagingError",
     "Payment",
     "PaymentIntent",
     "PaymentLink",

@@ -1,0 +1,131 @@
+"""The nightly Prefect flow: extract → load → check → publish → report.
+
+Every task is a one-line call into `recon.nightly`, which knows nothing of Prefect. Flow
+parameters carry only non-secret overrides (paths, base URL); the API key and token are
+read from the environment inside the tasks, so Prefect never stores them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow, get_run_logger, task, unmapped
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
+
+from recon import nightly as steps
+from recon import progress
+from recon.extract import ResourceOutcome, resources_for
+from recon.warehouse import LoadResult
+
+Overrides = dict[str, Any] | None
+
+
+@task(name="start", cache_policy=NO_CACHE, persist_result=False)
+def start(overrides: Overrides, resume: str | None, trigger: str) -> str:
+    return steps.start_step(overrides, resume=resume, trigger=trigger)
+
+
+@task(name="extract", cache_policy=NO_CACHE, persist_result=False)
+def extract(overrides: Overrides, run_id: str, payment_methods: bool) -> list[ResourceOutcome]:
+    return steps.extract_step(
+        overrides, run_id, progress=progress.current(), payment_methods=payment_methods
+    )
+
+
+@task(name="extract-resource", cache_policy=NO_CACHE, persist_result=False)
+def extract_resource(overrides: Overrides, run_id: str, resource: str) -> ResourceOutcome:
+    return steps.extract_one_step(overrides, run_id, resource)
+
+
+@task(name="load", cache_policy=NO_CACHE, persist_result=False)
+def load(overrides: Overrides, run_id: str) -> LoadResult:
+    return steps.load_step(overrides, run_id, publish=False)
+
+
+@task(name="check", cache_policy=NO_CACHE, persist_result=False)
+def check(overrides: Overrides, run_id: str) -> int:
+    return len(steps.check_step(overrides, run_id, publish=False, fresh=False))
+
+
+@task(name="publish", cache_policy=NO_CACHE, persist_result=False)
+def publish(overrides: Overrides, run_id: str) -> str:
+    return str(steps.publish_step(overrides, run_id))
+
+
+@task(name="report", cache_policy=NO_CACHE, persist_result=False)
+def report(overrides: Overrides, run_id: str, fail_on: str | None) -> steps.RunSummary:
+    return steps.report_step(overrides, run_id, fail_on=fail_on)
+
+
+@flow(name="recon-nightly", log_prints=False, validate_parameters=False)
+def nightly(
+    overrides: Overrides = None,
+    resume: str | None = None,
+    trigger: str = "cli",
+    fail_on: str | None = None,
+    payment_methods: bool = False,
+    distributed: bool = False,
+) -> steps.RunSummary:
+    """Reconcile the Merchant Payments API into the warehouse and write the reports."""
+    run_id = start(overrides, resume, trigger)
+    try:
+        if distributed:  # one task per resource, spread over the task runner's workers
+            names = resources_for(steps.settings_for(overrides), payment_methods=payment_methods)
+            futures = extract_resource.map(unmapped(overrides), unmapped(run_id), names)
+            outcomes = [f.result() for f in futures]
+        else:  # one task, resources on local threads sharing one rate limiter
+            outcomes = extract(overrides, run_id, payment_methods)
+        load(overrides, run_id)
+        check(overrides, run_id)
+        publish(overrides, run_id)
+    except BaseException:
+        steps.abandon_step(overrides)
+        raise
+    summary: steps.RunSummary = report(overrides, run_id, fail_on)
+    _artifacts(summary, outcomes)
+    return summary
+
+
+def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> None:
+    logger = get_run_logger()
+    logger.info("run %s: %s", summary.run_id, summary.status)
+    md_path = (summary.report_dir / "report.md") if summary.report_dir else None
+    markdown = md_path.read_text() if md_path and md_path.exists() else "\n".join(summary.lines)
+    create_markdown_artifact(
+        key="recon-summary", markdown=markdown, description=f"recon run {summary.run_id}"
+    )
+    table = [
+        {
+            "resource": o.resource,
+            "status": o.status,
+            "records": o.records,
+            "failed_pages": o.failed_pages,
+            "reason": o.reason or "",
+        }
+        for o in outcomes
+    ]
+    create_table_artifact(
+        key="recon-resources", table=table, description="How complete each resource's scan was"
+    )
+    _failed_calls_artifact(summary)
+
+
+def _failed_calls_artifact(summary: steps.RunSummary) -> None:
+    from recon.warehouse import open_readonly
+
+    con = open_readonly(summary.db_path)
+    try:
+        cols = ["method", "path", "query", "http_status", "error", "message", "request_id"]
+        rows = con.execute(
+            "SELECT method, path, query, http_status, error, message, request_id "
+            "FROM failed_calls WHERE run_id = ? ORDER BY attempted_at",
+            [summary.run_id],
+        ).fetchall()
+    finally:
+        con.close()
+    create_table_artifact(
+        key="recon-failed-calls",
+        table=[dict(zip(cols, r, strict=True)) for r in rows],
+        description="API calls that failed for good, with the request ids to quote",
+    )
