@@ -19,7 +19,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from recon.api.models import (
+from recon.errors import ConfigError
+from recon.models import (
     ApiModel,
     Dispute,
     Invoice,
@@ -29,8 +30,7 @@ from recon.api.models import (
     Refund,
     Subscription,
 )
-from recon.api.paginators import BasePaginator, NextOffsetPaginator, OffsetPaginator
-from recon.errors import ConfigError
+from recon.paging.paginators import BasePaginator, NextOffsetPaginator, OffsetPaginator
 
 __all__ = [
     "CATALOGUE",

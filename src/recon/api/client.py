@@ -26,7 +26,10 @@ from recon.api.config import (
     check_payment_status,
     check_skip,
 )
-from recon.api.models import (
+from recon.api.ratelimit import SharedRateLimiter
+from recon.api.sender import Answer, Op, Sender
+from recon.errors import ApiError, ConfigError
+from recon.models import (
     ApiModel,
     CallRecord,
     CheckoutSession,
@@ -45,10 +48,7 @@ from recon.api.models import (
     Subscription,
     TaxRate,
 )
-from recon.api.ratelimit import SharedRateLimiter
-from recon.api.scan import FetchedPage, IdScan, Scan
-from recon.api.sender import Answer, Op, Sender
-from recon.errors import ApiError, ConfigError
+from recon.paging.scan import FetchedPage, IdScan, Scan
 from recon.resources import api_list
 
 __all__ = ["ApiClient"]

@@ -24,8 +24,6 @@ import orjson
 from pydantic import ValidationError
 
 from recon.api.config import ClientConfig
-from recon.api.models import ApiModel, CallRecord
-from recon.api.paginators import Params
 from recon.api.ratelimit import SharedRateLimiter
 from recon.api.retry import (
     Decision,
@@ -43,6 +41,8 @@ from recon.errors import (
     TransportError,
     redact_url,
 )
+from recon.models import ApiModel, CallRecord
+from recon.paging.paginators import Params
 
 __all__ = ["Answer", "Auth", "Op", "Params", "Sender", "default_random", "utcnow"]
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from recon.api.paginators import BasePaginator, Params, record_id
 from recon.errors import ApiError, AuthError, ConfigError, PagingError, ReconError, TransportError
+from recon.paging.paginators import BasePaginator, Params, record_id
 
 __all__ = [
     "FailedPage",

@@ -2,7 +2,7 @@
 
 In the manner of dlt's paginators, a paginator *builds* each request (`update_request`
 writes its paging parameters into the query) and *moves* after each answer
-(`update_state`); the loop that drives it (`recon.api.scan.Scan`) never changes when a
+(`update_state`); the loop that drives it (`recon.paging.scan.Scan`) never changes when a
 strategy is added. Where dlt loses records, recon does not:
 
 - `OffsetPaginator` (every list but payments) advances by the number of records actually
