@@ -24,26 +24,16 @@ import orjson
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.landing import RunLanding
+from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
 
 __all__ = [
-    "RESOURCES",
     "LoadResult",
     "Warehouse",
     "load_run",
     "open_readonly",
 ]
 
-# resource -> (table, version columns: status, amount, currency)
-RESOURCES: dict[str, tuple[str, str, str]] = {
-    "payments": ("status", "amount_minor", "currency"),
-    "refunds": ("status", "amount_minor", "currency"),
-    "disputes": ("status", "amount_minor", "currency"),
-    "subscriptions": ("status", "NULL::BIGINT", "NULL::VARCHAR"),
-    "invoices": ("status", "amount_due_minor", "currency"),
-    "payment_intents": ("status", "amount_minor", "currency"),
-    "payment_methods": ("NULL::VARCHAR", "NULL::BIGINT", "NULL::VARCHAR"),
-}
 _BOOKKEEPING = {"id", "raw", "content_hash", "first_seen_run", "last_seen_run", "gone_in_run"}
 
 
@@ -264,14 +254,15 @@ def _load_resource(
     state: Any,
     fields: FieldMap | None = None,
 ) -> dict[str, Any]:
-    if resource not in RESOURCES:
+    entry = CATALOGUE.get(resource)
+    if entry is None or entry.api is None:
         raise WarehouseError(f"unknown resource in landing: {resource!r}")
     run_id = landing.run_id
     batches = [str(p) for p in landing.files(resource, "batch")]
     counts = {"new": 0, "changed": 0, "returned": 0, "gone": 0}
     duplicates = state.duplicates
     if batches:  # a finished resource always has one (possibly empty) batch
-        _stage(con, resource, batches, fields)
+        _stage(con, entry, batches, fields)
         presence = presence_parameters(resource, fields)
         if presence["fields"]:  # per-run presence of the mapped fields (checks' requires_fields)
             con.execute(
@@ -287,7 +278,7 @@ def _load_resource(
             "CREATE OR REPLACE TEMP TABLE load_ctx AS SELECT ? AS run_id, ? AS complete",
             [run_id, complete],
         )
-        for stmt in _merge_statements(con, resource):
+        for stmt in _merge_statements(con, entry.table):
             con.execute(stmt)
         for change, n in con.execute(
             "SELECT change, count(*) FROM changes GROUP BY change"
@@ -331,16 +322,16 @@ def _count(
 
 def _stage(
     con: duckdb.DuckDBPyConnection,
-    resource: str,
+    entry: Resource,
     batches: list[str],
     fields: FieldMap | None = None,
 ) -> None:
-    v_status, v_amount, v_currency = RESOURCES[resource]
-    select = read_sql(f"load/{resource}.sql")
+    v_status, v_amount, v_currency = entry.version
+    select = read_sql(entry.load_sql)
     sql = read_sql("load/stage.sql").format(
         select=select, v_status=v_status, v_amount=v_amount, v_currency=v_currency
     )
-    con.execute(sql, {"files": batches, **load_parameters(resource, fields)})
+    con.execute(sql, {"files": batches, **load_parameters(entry.name, fields)})
 
 
 def _merge_statements(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:

@@ -31,8 +31,8 @@ from typing import Any
 import duckdb
 import yaml
 
-from recon.api.pagination import RESOURCES as _API_RESOURCES
 from recon.errors import CheckDefinitionError
+from recon.resources import CATALOGUE
 from recon.settings import DEFAULT_FIELDS
 
 __all__ = [
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 SEVERITIES = ("error", "warn", "info")
-RESOURCES = tuple(_API_RESOURCES)  # the resources recon knows, as the client names them
+RESOURCES = tuple(CATALOGUE)  # what a check may require: the catalogue's names
 KNOWN_PARAMETERS = frozenset(
     {"run_id", "as_of", "stuck_days", "volume_ratio", "failed_statuses", "refund_grace_hours"}
 )

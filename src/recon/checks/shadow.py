@@ -19,12 +19,14 @@ from collections.abc import Iterable, Mapping
 
 import duckdb
 
-from recon.checks.definition import RESOURCES
+from recon.resources import api_resources
 
 __all__ = ["Shadows"]
 
 READ_TONIGHT = "read"
 NOTHING = "none"
+# The tables a run's scans fill (resources read from the API); identifiers are allow-listed.
+RESOURCES = tuple(r.table for r in api_resources())
 
 
 def _quote(identifier: str) -> str:
@@ -47,6 +49,9 @@ class Shadows:
 
     def apply(self, modes: Mapping[str, str]) -> None:
         """Make each resource read as `modes` says (absent: the table itself)."""
+        unknown = set(modes) - set(RESOURCES)
+        if unknown:  # identifiers are allow-listed, never formatted in from elsewhere
+            raise ValueError(f"unknown resource(s) {sorted(unknown)}")
         for resource in RESOURCES:
             want = modes.get(resource)
             if self._current.get(resource) == want:
@@ -54,8 +59,6 @@ class Shadows:
             if want is None:
                 self._drop(resource)
                 continue
-            if resource not in RESOURCES:  # identifiers are allow-listed, never user input
-                raise ValueError(f"unknown resource {resource!r}")
             table = f"{self._catalog}.main.{_quote(resource)}"
             where = (
                 "last_seen_run = (SELECT run_id FROM _recon_ctx)"
