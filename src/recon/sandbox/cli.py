@@ -100,6 +100,6 @@ def truth(
 @app.command()
 def openapi() -> None:
     """Print the sandbox's OpenAPI document (YAML)."""
-    from recon.sandbox.app import openapi_text
+    from recon.sandbox.openapi import openapi_text
 
     typer.echo(openapi_text(), nl=False)
