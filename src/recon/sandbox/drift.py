@@ -16,8 +16,8 @@ import orjson
 
 from recon.sandbox.data import Dataset
 from recon.sandbox.faults import FaultPlan
+from recon.sandbox.mutations import ID_PREFIX, is_harmless, new_record
 from recon.sandbox.store import ListView
-from recon.sandbox.truth import DEFAULT_FAILED_STATUSES
 
 __all__ = ["DRIFTING", "Drift"]
 
@@ -58,74 +58,27 @@ class Drift:
         k = self.counter[resource]
         self.counter[resource] = k + 1
         log = self.log[resource]
+        ident = self._new_id(ID_PREFIX[resource])
+        rec, status = new_record(ds, resource, ident, k, self._now_iso())
         if resource == "payments":
-            ident = self._new_id("pay")
-            rec = {
-                "id": ident,
-                "amountMinor": 1000 + k,
-                "currency": "EUR",
-                "status": "confirmed",
-                "reference": f"DRIFT-{ident[4:].upper()}",
-                "createdAt": self._now_iso(),
-                "metadata": {"drift": True},
-            }
             self._extra_payments[ident] = rec
-            view.insert(orjson.dumps(rec), ident, "confirmed")
-            log["inserted"].append(ident)
-            victim = self._victim_payment(k)
-            if victim is not None:
-                view.delete(victim)
-                log["deleted"].append(ds.payment_id(victim))
-        else:
-            ident = self._new_id("re")
-            pid = ds.payment_id(0) if ds.n else "pay_none"
-            cur = ds.payment_plan(0).currency if ds.n else "EUR"
-            rec = {
-                "id": ident,
-                "paymentId": pid,
-                "amount": {"amountMinor": 100, "currency": cur},
-                "status": "failed",
-                "createdAt": self._now_iso(),
-                "failureReason": "drift",
-            }
-            view.insert(orjson.dumps(rec), ident, "failed")
-            log["inserted"].append(ident)
-            victim = self._victim_refund(k)
-            if victim is not None:
-                view.delete(victim)
-                log["deleted"].append(orjson.loads(view.base_records(victim, victim + 1)[0])["id"])
+        view.insert(orjson.dumps(rec), ident, status)
+        log["inserted"].append(ident)
+        victim = self._victim(view, k)
+        if victim is not None:
+            view.delete(victim)
+            log["deleted"].append(orjson.loads(view.base_records(victim, victim + 1)[0])["id"])
 
-    def _victim_payment(self, k: int) -> int | None:
-        """A clean confirmed payment with no refunds: deleting it changes no finding."""
-        ds = self.data
-        n = ds.n
-        if not n:
-            return None
-        start = self.faults.drift_pick("payments", k, n)
-        for off in range(min(n, 10_000)):
-            i = (start + off) % n
-            if i in ds.pay_kind or i in ds.dup_partner or i in self.lists["payments"].deleted_set:
-                continue
-            if ds.payment_status(i) == "confirmed" and ds.refund_count_of(i) == 0:
-                return i
-        return None
-
-    def _victim_refund(self, k: int) -> int | None:
-        """A failed (not counted) refund of an unplanted payment."""
-        ds = self.data
-        total = ds.refund_count
+    def _victim(self, view: ListView, k: int) -> int | None:
+        """A record whose deletion changes no finding, from a place drawn from the seed."""
+        total = view.base_count
         if not total:
             return None
-        start = self.faults.drift_pick("refunds", k, total)
+        start = self.faults.drift_pick(view.name, k, total)
         for off in range(min(total, 10_000)):
-            r = (start + off) % total
-            if r in self.lists["refunds"].deleted_set:
-                continue
-            i, _ = ds.refund_locate(r)
-            if i in ds.pay_kind:
-                continue
-            if ds.refund(r)["status"] in DEFAULT_FAILED_STATUSES:
-                return r
+            index = (start + off) % total
+            if is_harmless(self.data, view, index):
+                return index
         return None
 
     def state_json(self) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Payments answer ``{"data","hasMore","nextOffset"}`` and take a ``status`` filter; the other
 lists answer ``{"data"}`` only. Under the ``capped`` fault a page holds at most ``CAP``
-records whatever is asked.
+records whatever is asked; from the list request after ``cap_after`` on, at most ``cap_to``.
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ def _page_body(records: list[bytes]) -> bytes:
 
 
 def _limit_for(state: SandboxState, resource: str, limit: int) -> int:
+    cap = state.switches.cap_now()  # a cap switched on mid-scan (--cap-after)
+    if cap is not None:
+        limit = min(limit, cap)
     prof = state.profile
     if prof.capped and (resource == "payments" or not prof.capped_payments_only):
         return min(limit, CAP)

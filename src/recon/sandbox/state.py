@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from itertools import count
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -17,7 +18,10 @@ from recon.sandbox.drift import Drift
 from recon.sandbox.envelope import RequestIds
 from recon.sandbox.faults import FaultPlan, FaultProfile
 from recon.sandbox.idempotency import Creates
+from recon.sandbox.mutations import ID_PREFIX, is_harmless, new_record
+from recon.sandbox.pacing import PACING_FIELDS, Pacing
 from recon.sandbox.store import ListView
+from recon.sandbox.switches import Poison, Shift
 from recon.sandbox.truth import truth_json
 
 __all__ = ["Handler", "SandboxState"]
@@ -28,17 +32,28 @@ class SandboxState:
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
+        self.profile_spec = config.faults
         self.profile = FaultProfile.parse(config.faults)
         self.faults = FaultPlan(self.profile, config.seed, rate=config.fault_rate)
         self.data = Dataset(config.seed, config.payments, config.anchor, anomalies=config.anomalies)
         self._truth: bytes | None = None
         self.warm = False
-        self.refunds_list = config.refunds_list and not self.profile.strict
-        self.invoices_list = config.invoices_list and not self.profile.strict
-        self.poisoned_skip = self.faults.poisoned_page(config.payments)
         self._ids = RequestIds()
         self.lock = threading.RLock()
+        self.switches = config.switches()
+        self._apply_profile()
+        self.pacing = Pacing.from_config(config)
         self.reset()
+
+    def _apply_profile(self) -> None:
+        """Put the fault profile in force (none at all while the faults are switched off)."""
+        cfg = self.config
+        on = self.switches.enabled
+        self.profile = FaultProfile.parse(self.profile_spec) if on else FaultProfile()
+        self.faults.profile = self.profile
+        self.refunds_list = cfg.refunds_list and not self.profile.strict
+        self.invoices_list = cfg.invoices_list and not self.profile.strict
+        self.poisoned_skip = self.faults.poisoned_page(cfg.payments)
 
     def reset(self) -> None:
         """Forget every change made through the API (and the faults' attempt counts)."""
@@ -56,6 +71,7 @@ class SandboxState:
         self.extra_payments: dict[str, dict[str, Any]] = {}
         self.created_refunds: dict[str, list[tuple[int, str]]] = {}
         self.creates = Creates(self.config.idempotency_header, self.lock)
+        self.poison_ids: dict[Poison, bytes | None] = {}
         self.drift = Drift(
             ds,
             self.lists,
@@ -67,7 +83,12 @@ class SandboxState:
         self._new = count(1)
         self._last_ms = 0
         self.requests = 0
+        self.shift_log: list[dict[str, Any]] = []
         self.faults.reset()
+        with self.lock:
+            self.switches = self.config.switches()
+            self.profile_spec = self.config.faults
+            self._apply_profile()
 
     def _make_lists(self) -> dict[str, ListView]:
         ds = self.data
@@ -92,7 +113,7 @@ class SandboxState:
                 res,
                 (lambda r: lambda: ds.count(r))(res),
                 (lambda r: lambda a, b: ds.records_bytes(r, a, b))(res),
-                cache_records=min(cache, 100_000),
+                cache_records=cache,
             )
         return lists
 
@@ -123,6 +144,93 @@ class SandboxState:
     def drift_after_page(self, resource: str) -> None:
         if self.profile.drift:
             self.drift.after_page(resource)
+
+    # ---------------------------------------------------------------- scripted faults
+    def set_faults(self, **changes: Any) -> dict[str, Any]:
+        """Switch faults and pacing of the running sandbox; returns :meth:`faults_json`.
+
+        Keywords: ``enabled`` (False: no fault at all, the profile's too), ``profile``
+        (e.g. "flaky,capped"), ``storm`` (the next N requests), ``cap_after``, ``cap_to``,
+        ``shifts``, ``delays``, ``poison`` (objects or their text forms), and the pacing:
+        ``latency_ms``, ``latency_jitter_ms``, ``rate``, ``burst``, ``max_in_flight``.
+        """
+        pacing = {k: changes.pop(k) for k in PACING_FIELDS if k in changes}
+        profile = changes.pop("profile", None)
+        with self.lock:
+            # everything is checked before anything changes
+            if profile is not None:
+                FaultProfile.parse(profile)
+            switches = self.switches.changed(**changes)
+            if not 1 <= switches.cap_to <= 200:
+                raise ValueError("cap_to must be from 1 to 200 records")
+            if switches.storm < 0 or (switches.cap_after is not None and switches.cap_after < 0):
+                raise ValueError("storm and cap_after must be >= 0")
+            new_pacing = self.pacing.changed(**pacing) if pacing else self.pacing
+            if "storm" in changes:
+                switches.stormed = 0  # a storm of the next N requests
+            if profile is not None:
+                self.profile_spec = profile
+            self.switches = switches
+            self.pacing = new_pacing
+            self._apply_profile()
+        return self.faults_json()
+
+    def faults_json(self) -> dict[str, Any]:
+        """What is in force: profile, scripted faults and their counters, pacing."""
+        return {
+            "profile": self.profile.name,
+            **self.switches.as_json(),
+            "shifted": self.shift_log,
+            "pacing": self.pacing.as_json(),
+        }
+
+    def poison_id(self, poison: Poison) -> bytes | None:
+        """The JSON text ``"id":"<id>"`` of the poisoned record (None: no such record)."""
+        if poison not in self.poison_ids:
+            view = self.lists[poison.resource]
+            found = None
+            if poison.index < view.base_count:
+                rec = orjson.loads(view.base_records(poison.index, poison.index + 1)[0])
+                found = b'"id":' + orjson.dumps(rec["id"])
+            self.poison_ids[poison] = found
+        return self.poison_ids[poison]
+
+    def after_list_page(self, resource: str) -> None:
+        """Count an answered page of ``resource``; apply the shifts due now."""
+        sw = self.switches
+        with self.lock:
+            n = sw.answered.get(resource, 0) + 1
+            sw.answered[resource] = n
+            if not sw.enabled:
+                return
+            for shift in sw.shifts:
+                if shift.resource == resource and shift.after == n:
+                    self.shift(shift)
+
+    def shift(self, shift: Shift) -> dict[str, list[str]]:
+        """Delete ``shift.delete`` harmless records just before offset ``shift.before``
+        and insert ``shift.insert`` new ones at the head, now. Returns the ids."""
+        ds = self.data
+        view = self.lists[shift.resource]
+        done: dict[str, list[str]] = {"inserted": [], "deleted": []}
+        with self.lock:
+            start = view.base_index_at(shift.before)
+            index = min(start if start is not None else 0, view.base_count)
+            while len(done["deleted"]) < shift.delete and index > 0:
+                index -= 1
+                if is_harmless(ds, view, index):
+                    view.delete(index)
+                    rid = orjson.loads(view.base_records(index, index + 1)[0])["id"]
+                    done["deleted"].append(rid)
+            for k in range(shift.insert):
+                ident = self.new_id(ID_PREFIX[shift.resource])
+                rec, status = new_record(ds, shift.resource, ident, k, self.now_iso())
+                if shift.resource == "payments":
+                    self.extra_payments[ident] = rec
+                view.insert(orjson.dumps(rec), ident, status)
+                done["inserted"].append(ident)
+            self.shift_log.append({"shift": str(shift), **done})
+        return done
 
     # ---------------------------------------------------------------- lookups
     def payment_record(self, ident: str) -> dict[str, Any] | None:
