@@ -3,6 +3,8 @@ a poisoned record, and switching every fault at run time (in-process and over HT
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -10,6 +12,8 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
+import recon.sandbox.server as server
+from recon.sandbox.admin import faults_changes
 from recon.sandbox.cli import app as sandbox_cli
 from recon.sandbox.data import Dataset
 from recon.sandbox.switches import Delay, FaultSwitches, Poison, Shift
@@ -392,9 +396,27 @@ def test_every_serve_option_has_its_own_help_line() -> None:
 
 def test_text_forms_reach_the_config_from_json_too() -> None:
     body = orjson.dumps({"shifts": ["payments:after=2,insert=1"], "delays": ["refunds:0=5"]})
-    from recon.sandbox.admin import faults_changes
-
     changes = faults_changes(orjson.loads(body))
     sw = FaultSwitches().changed(**changes)
     assert sw.shifts == (Shift("payments", 2, 0, 0, 1),)
     assert sw.delays == (Delay("refunds", 0, 5.0),)
+
+
+def test_the_readme_sandbox_commands_are_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every `recon sandbox serve` line of the README builds its sandbox (not served here)."""
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    lines = [
+        line.strip()
+        for line in readme.read_text().splitlines()
+        if line.strip().startswith(".venv/bin/recon sandbox serve")
+    ]
+    assert len(lines) >= 3
+    served: list[Any] = []
+    monkeypatch.setattr(server, "serve_app", lambda app, port, **_: served.append(app))
+    for line in lines:
+        argv = [*shlex.split(line)[2:], "--prewarm", "off", "--payments", "300"]
+        result = CliRunner().invoke(sandbox_cli, argv)
+        assert result.exit_code == 0, (line, result.output)
+    assert len(served) == len(lines)
+    last = served[-1].state.sandbox.faults_json()
+    assert (last["storm"], last["capAfter"], last["poison"]) == (20, 10, ["disputes:17"])
