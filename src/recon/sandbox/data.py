@@ -17,8 +17,6 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-import orjson
-
 from recon.sandbox.records.anomalies import AnomalyPlan
 from recon.sandbox.records.clock import default_anchor, iso_ms
 from recon.sandbox.records.customers import Customers
@@ -30,6 +28,7 @@ from recon.sandbox.records.keyspace import OLD_DAYS, Keyspace, Sizes
 from recon.sandbox.records.payments import PaymentPlan, Payments
 from recon.sandbox.records.planted import Planted, list_planted
 from recon.sandbox.records.refunds import Refunds
+from recon.sandbox.records.serialise import to_json
 from recon.sandbox.records.vocabulary import DISPUTE_STATUSES, PAYMENT_STATUSES
 
 __all__ = [
@@ -216,8 +215,7 @@ class Dataset:
             pb = self._payments.record_bytes
             return [pb(k) for k in range(start, stop)]
         gen = self._generator(resource)
-        dumps = orjson.dumps
-        return [dumps(gen(k)) for k in range(start, stop)]
+        return [to_json(gen(k)) for k in range(start, stop)]
 
     def iter_records(self, resource: str) -> Iterator[dict[str, Any]]:
         """Every generated record of a list resource, newest first."""

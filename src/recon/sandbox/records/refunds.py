@@ -10,11 +10,10 @@ from array import array
 from bisect import bisect_right
 from typing import Any
 
-import orjson
-
 from recon.sandbox.records.clock import iso_ms
 from recon.sandbox.records.keyspace import Keyspace
 from recon.sandbox.records.payments import PaymentPlan, Payments
+from recon.sandbox.records.serialise import to_json
 from recon.sandbox.records.vocabulary import FAILED_REFUND, REFUND_REASONS
 
 __all__ = ["Refunds"]
@@ -86,7 +85,6 @@ class Refunds:
 
     def records_bytes(self, start: int, stop: int) -> list[bytes]:
         """Serialised refunds start..stop-1."""
-        dumps = orjson.dumps
         out: list[bytes] = []
         if start >= stop:
             return out
@@ -96,7 +94,7 @@ class Refunds:
         while len(out) < stop - start and i < self.ks.n:
             recs = self.of_payment(i)
             recs.reverse()
-            out.extend(dumps(rec) for rec in recs[pos:])
+            out.extend(to_json(rec) for rec in recs[pos:])
             pos = 0
             i += 1
         return out[: stop - start]
