@@ -160,4 +160,8 @@ def test_serve_command_applies_pacing_and_scripted_faults() -> None:
     finally:
         proc.terminate()
         out, _ = proc.communicate(timeout=15)
-    assert "_sandbox/faults" in out.decode()
+    banner = out.decode()
+    assert "scripted faults: storm of 1, poison disputes:17" in banner
+    assert "pacing: latency 5 ms (+0..0), rate 1000/s (burst the rate), at most 8 in flight" in (
+        banner
+    )

@@ -6,9 +6,12 @@ import os
 import sys
 import time
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from recon.sandbox.config import SandboxConfig
 
 app = typer.Typer(no_args_is_help=True, help="The bundled sandbox Merchant Payments API.")
 
@@ -139,9 +142,31 @@ def serve(
     if token == DEMO_BEARER_TOKEN:
         typer.echo(f"  demo bearer token: {DEMO_BEARER_TOKEN}")
     typer.echo(f"  OpenAPI: {base}/openapi.yaml   truth: {base}/_sandbox/truth")
+    for line in _described(config):
+        typer.echo(f"  {line}")
     typer.echo(f"  faults and pacing: {base}/_sandbox/faults (POST switches them)")
     sys.stdout.flush()
     serve_app(sandbox, port)
+
+
+def _described(config: SandboxConfig) -> list[str]:
+    """The pacing and scripted faults of ``config`` in words (nothing when none is set)."""
+    pacing = []
+    if config.latency_ms or config.latency_jitter_ms:
+        pacing.append(f"latency {config.latency_ms:g} ms (+0..{config.latency_jitter_ms:g})")
+    if config.rate is not None:
+        pacing.append(f"rate {config.rate:g}/s (burst {config.burst or 'the rate'})")
+    if config.max_in_flight is not None:
+        pacing.append(f"at most {config.max_in_flight} in flight")
+    sw = config.switches()
+    faults = [f"storm of {sw.storm}"] if sw.storm else []
+    if sw.cap_after is not None:
+        faults.append(f"cap {sw.cap_to} after {sw.cap_after} list requests")
+    faults += [f"shift {s}" for s in sw.shifts]
+    faults += [f"delay {d} ms" for d in sw.delays]
+    faults += [f"poison {p}" for p in sw.poison]
+    lines = [f"pacing: {', '.join(pacing)}"] if pacing else []
+    return lines + ([f"scripted faults: {', '.join(faults)}"] if faults else [])
 
 
 @app.command()
