@@ -35,13 +35,13 @@ test-fast: setup ## Run the fast tests only (no slow or integration ones)
 	$(BIN)/pytest -m "not slow and not integration" -n 2
 
 lint: setup ## ruff (lint + format check) and mypy --strict on src/
-	$(BIN)/ruff check src tests pipelines benchmarks
-	$(BIN)/ruff format --check src tests pipelines benchmarks
-	$(BIN)/mypy src pipelines
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy src
 
 format: setup ## Apply ruff's formatting and safe fixes
-	$(BIN)/ruff check --fix src tests pipelines benchmarks
-	$(BIN)/ruff format src tests pipelines benchmarks
+	$(BIN)/ruff check --fix src tests benchmarks
+	$(BIN)/ruff format src tests benchmarks
 
 bench: setup ## Benchmarks: ceiling vs recon vs dlt (dlt only after `uv sync --locked --group bench`)
 	$(BIN)/python -m benchmarks.run

@@ -163,8 +163,11 @@ CREATE TABLE IF NOT EXISTS api_calls (
     request_id    VARCHAR,
     latency_ms    DOUBLE,
     outcome       VARCHAR NOT NULL,          -- ok | retry | failed (failed = gave up for good)
-    attempted_at  TIMESTAMPTZ NOT NULL
+    attempted_at  TIMESTAMPTZ NOT NULL,
+    waited_ms     DOUBLE DEFAULT 0           -- held back before it went out (limiter, backoff)
 );
+-- Warehouses from before `waited_ms`.
+ALTER TABLE api_calls ADD COLUMN IF NOT EXISTS waited_ms DOUBLE DEFAULT 0;
 
 CREATE OR REPLACE VIEW failed_calls AS
 SELECT

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,14 +33,6 @@ out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 T = TypeVar("T")
 
-# Prefect's local mode: no analytics calls, and room for a cold start (FACTS.md).
-_PREFECT_DEFAULTS = {
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
-    "PREFECT_LOGGING_LEVEL": "WARNING",
-    "DO_NOT_TRACK": "1",  # Prefect's client telemetry: a reconciliation job does not phone home
-}
-
 BaseUrl = Annotated[
     str | None, typer.Option("--base-url", help="API base address (RECON_BASE_URL).")
 ]
@@ -65,6 +56,10 @@ def _overrides(**values: Any) -> dict[str, Any]:
 
 def _say(message: str) -> None:
     err.print(message, highlight=False, markup=False)
+
+
+def _tell(message: str) -> None:
+    out.print(message, highlight=False, markup=False)
 
 
 def _fail(code: int, message: str) -> typer.Exit:
@@ -112,27 +107,25 @@ def _progress_display(enabled: bool) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
-    """Start the bundled sandbox on 127.0.0.1 and point the run's credentials at it."""
+    """Start the bundled sandbox on 127.0.0.1; yields its base URL.
+
+    The run then reads the sandbox's credentials where the sandbox does (`credentials:
+    sandbox` in the overrides): no secret is passed around, nor written into the environment.
+    """
     from recon.sandbox.app import SandboxConfig
+    from recon.sandbox.credentials import sandbox_credentials
     from recon.sandbox.server import serve_in_thread
 
-    config = SandboxConfig(seed=seed, payments=payments, faults=faults)
+    key, token = sandbox_credentials()
+    config = SandboxConfig(
+        seed=seed, payments=payments, faults=faults, api_key=key, bearer_token=token
+    )
     err.print(
         f"sandbox: {payments:,} payments, faults={faults}, seed={seed} on 127.0.0.1",
         highlight=False,
     )
     with serve_in_thread(config) as base_url:
-        saved = {k: os.environ.get(k) for k in ("RECON_API_KEY", "RECON_BEARER_TOKEN")}
-        os.environ["RECON_API_KEY"] = config.api_key
-        os.environ["RECON_BEARER_TOKEN"] = config.bearer_token
-        try:
-            yield base_url
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        yield base_url
 
 
 @app.command()
@@ -183,81 +176,36 @@ def nightly(
     4 findings at or above --fail-on.
     """
     _configure_logging(verbose)
-    for key, value in _PREFECT_DEFAULTS.items():
-        os.environ.setdefault(key, value)
     overrides = _overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
         from recon.nightly import preflight, resolve_resume, settings_for
+        from recon.orchestrator import NightlyOptions, load_orchestrator
 
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         with contextlib.ExitStack() as stack:
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
-                overrides["base_url"] = url
+                overrides.update(base_url=url, credentials="sandbox")
             settings = preflight(overrides)
-            run_to_resume = resolve_resume(settings, resume) if resume else None
-            from pipelines.server import prefect_server
-
-            say = _say if verbose or task_runner == "dask" else (lambda _m: None)
-            stack.enter_context(prefect_server(say))  # before Prefect is imported
-            stack.enter_context(_progress_display(enabled=True))
-            summary = _run_flow(
-                overrides,
-                resume=run_to_resume,
+            options = NightlyOptions(
+                trigger="sandbox" if sandbox else "cli",
+                resume=resolve_resume(settings, resume) if resume else None,
                 fail_on=fail_on,
                 payment_methods=payment_methods,
                 task_runner=task_runner,
                 dask_address=dask_address,
-                trigger="sandbox" if sandbox else "cli",
             )
+            orchestrator = load_orchestrator()
+            say = _say if verbose or task_runner == "dask" else (lambda _m: None)
+            stack.enter_context(orchestrator.session(say))
+            stack.enter_context(_progress_display(enabled=True))
+            summary = orchestrator.run_nightly(overrides, options)
         _print_summary(summary)
         return int(summary.exit_code)
 
     code = _guard(run)
     raise typer.Exit(code)
-
-
-def _run_flow(
-    overrides: dict[str, Any],
-    *,
-    resume: str | None,
-    fail_on: str | None,
-    payment_methods: bool,
-    task_runner: str,
-    dask_address: str | None,
-    trigger: str,
-) -> Any:
-    from pipelines.nightly import nightly as flow
-
-    if task_runner == "dask":
-        flow = flow.with_options(task_runner=_dask_runner(overrides, dask_address))
-    return flow(
-        overrides=overrides,
-        resume=resume,
-        trigger=trigger,
-        fail_on=fail_on,
-        payment_methods=payment_methods,
-        distributed=task_runner == "dask",
-    )
-
-
-def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
-    """A DaskTaskRunner whose workers see shared paths (and the run's Prefect server)."""
-    from prefect_dask.task_runners import DaskTaskRunner
-
-    from recon.nightly import settings_for
-
-    # Workers are other processes (other machines, on a real cluster): they need absolute
-    # paths, and the Prefect server the run uses (PREFECT_API_URL, set before they start).
-    settings = settings_for(overrides)
-    for key in ("db", "landing", "reports"):
-        overrides[key] = str(Path(getattr(settings, key)).resolve())
-    if address:
-        return DaskTaskRunner(address=address)
-    return DaskTaskRunner(
-        cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True}
-    )
 
 
 def _print_summary(summary: Any) -> None:
@@ -286,8 +234,10 @@ def extract(
     resume: Annotated[
         str | None, typer.Option("--resume", help="Go on with a landed run (RUN_ID or latest).")
     ] = None,
-    payment_methods: Annotated[bool, typer.Option("--payment-methods")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+    payment_methods: Annotated[
+        bool, typer.Option("--payment-methods", help="Also list customers' payment methods.")
+    ] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
     """Extract and land every resource (no load); prints the run id to load."""
     from recon import nightly as steps
@@ -345,7 +295,10 @@ def report(
     run: RunId = None,
     db: DbPath = None,
     reports: ReportsDir = None,
-    fail_on: Annotated[Literal["error", "warn", "info"] | None, typer.Option()] = None,
+    fail_on: Annotated[
+        Literal["error", "warn", "info"] | None,
+        typer.Option(help="Exit 4 when a check of this severity or worse found something."),
+    ] = None,
 ) -> None:
     """Write reports/<run_id>/ from the published warehouse."""
     from recon import nightly as steps
@@ -437,19 +390,18 @@ def schedule(
     ] = False,
 ) -> None:
     """Serve the nightly flow on a cron schedule (default 02:00, DST-safe, in RECON_TIMEZONE)."""
-    for key, value in _PREFECT_DEFAULTS.items():
-        os.environ.setdefault(key, value)
 
     def go() -> int:
-        from pipelines import schedule as sched
+        from recon.orchestrator import load_orchestrator
+        from recon.schedule import plan
         from recon.settings import load_settings
 
         settings = load_settings(**_overrides(schedule_cron=cron, timezone=timezone))
-        plan = sched.plan(settings.schedule_cron, settings.timezone)
-        out.print(plan.describe(), highlight=False, markup=False)
+        chosen = plan(settings.schedule_cron, settings.timezone)
+        out.print(chosen.describe(), highlight=False, markup=False)
         if show:
             return 0
-        sched.serve(plan, say=lambda m: out.print(m, highlight=False, markup=False))
+        load_orchestrator().serve_schedule(chosen, _tell)
         return 0
 
     raise typer.Exit(_guard(go))

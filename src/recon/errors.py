@@ -6,11 +6,14 @@
     │   └── AuthError                      401/403: the key or token was refused; stops the run
     ├── RetryAfterTooLongError             the server asked us to wait longer than the cap
     ├── TransportError                     no usable answer: connect/read failure, timeout, TLS
+    ├── PagingError                        a list's paging makes no sense (a nextOffset that
+    │                                      does not advance, a list shrinking without end)
     ├── CheckDefinitionError               a sql/checks file is malformed
     └── WarehouseError                     the DuckDB file cannot be opened, locked or published
 
 `ApiError` instances are built from a response in exactly one place
-(`recon.api.client` via `ApiError.from_response`). All errors pickle: Prefect moves them
+(`recon.api.sender` via `ApiError.from_response`; a 2xx body of the wrong shape via
+`ApiError.unexpected_shape`). All errors pickle: Prefect moves them
 between processes. No error message ever holds a secret: URLs are redacted and headers are
 never part of a message.
 """
@@ -29,6 +32,7 @@ __all__ = [
     "AuthError",
     "CheckDefinitionError",
     "ConfigError",
+    "PagingError",
     "ReconError",
     "RetryAfterTooLongError",
     "TransportError",
@@ -161,6 +165,28 @@ class ApiError(ReconError):
             return AuthError(scheme=scheme, **{**fields, "retryable": False})
         return cls(**fields)
 
+    @classmethod
+    def unexpected_shape(
+        cls,
+        *,
+        status: int,
+        what: str,
+        problem: str,
+        request_id: str | None,
+        method: str,
+        url: str,
+    ) -> ApiError:
+        """A 2xx answer whose JSON does not have the shape `what` must have (not retried)."""
+        return cls(
+            status=status,
+            code="unexpected_shape",
+            message=f"{what}: {problem}",
+            request_id=request_id,
+            method=method,
+            url=url,
+            retryable=False,
+        )
+
     @property
     def path_and_query(self) -> str:
         """The request's path and query, as shown in messages."""
@@ -276,6 +302,10 @@ def _rebuild_transport(
     kind: str, detail: str, method: str, url: str, retryable: bool
 ) -> TransportError:
     return TransportError(kind=kind, detail=detail, method=method, url=url, retryable=retryable)
+
+
+class PagingError(ReconError):
+    """A list's paging fields make no sense (e.g. a `nextOffset` that does not advance)."""
 
 
 class CheckDefinitionError(ReconError):

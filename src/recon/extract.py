@@ -18,10 +18,10 @@ from typing import Any, Protocol
 
 import pyarrow.parquet as pq
 
-from recon.api import RESOURCES as API_RESOURCES
 from recon.api import ApiClient, CallRecord, ClientConfig
 from recon.errors import AuthError, ConfigError, TransportError
 from recon.landing import CallBuffer, ResourceLanding, RunLanding
+from recon.resources import api_list, api_resources, nightly_resources
 from recon.settings import Settings
 
 __all__ = [
@@ -33,9 +33,9 @@ __all__ = [
     "resources_for",
 ]
 
-# Every list the API offers (or is assumed to), in extraction order; payment methods are
-# per customer and come last, on request.
-LISTED_RESOURCES = tuple(r for r in API_RESOURCES if r != "payment_methods")
+# Every list a nightly run pages (the API offers it, or is assumed to), in extraction order;
+# per-customer lists (payment methods) come last, on request.
+LISTED_RESOURCES = tuple(r.name for r in nightly_resources())
 
 
 class Progress(Protocol):
@@ -75,7 +75,7 @@ def resources_for(settings: Settings, *, payment_methods: bool = False) -> list[
     """The resources a run extracts under these settings, in extraction order."""
     out = list(LISTED_RESOURCES)
     if payment_methods or settings.customer_ids:
-        out.append("payment_methods")
+        out += [r.name for r in api_resources() if api_list(r.name).per_customer]
     return out
 
 
@@ -138,7 +138,7 @@ def extract_resource(
     if rl.state.done:
         return _outcome(rl)
     try:
-        if resource == "payment_methods":
+        if api_list(resource).per_customer:
             if rl.state.pages:  # per-customer lists are short: a resumed run lists them again
                 shutil.rmtree(rl.folder)
                 rl = landing.resource(resource, batch_records=settings.landing_batch_records)
@@ -152,23 +152,24 @@ def extract_resource(
             client.close()
 
 
-def fetch_invoices_by_id(
+def fetch_by_id(
     settings: Settings,
     landing: RunLanding,
+    resource: str,
     client: ApiClient,
     attempts: _Attempts,
     progress: Progress,
 ) -> ResourceOutcome:
-    """When no invoices list is offered, fetch the invoices we know of one by one.
+    """When a list is not offered, fetch the records we know of one by one (e.g. invoices).
 
     The resource stays `unavailable`: without a list nobody can say the set is complete,
-    so the checks that need invoices are still not evaluated. What is fetched is kept.
+    so the checks that need it are still not evaluated. What is fetched is kept.
     """
-    rl = landing.resource("invoices", batch_records=settings.landing_batch_records)
-    listed = rl.state.reason or "the invoices list is not offered"
-    ids = invoice_ids(settings, landing)
+    rl = landing.resource(resource, batch_records=settings.landing_batch_records)
+    listed = rl.state.reason or f"the {resource} list is not offered"
+    ids = ids_to_fetch(settings, landing, resource)
     rl.state.done = False
-    scan = client.scan_by_ids("invoices", ids, seen_ids=rl.landed_ids())
+    scan = client.scan_by_ids(resource, ids, seen_ids=rl.landed_ids())
     return _land(rl, [scan], attempts, progress, unavailable=listed)
 
 
@@ -241,20 +242,23 @@ def _note_failures(rl: ResourceLanding, failures: Sequence[Any], known: int) -> 
     return len(failures)
 
 
-def invoice_ids(settings: Settings, landing: RunLanding) -> list[str]:
-    """Invoice ids to fetch one by one: the ids file, then ids other records reference."""
+def ids_to_fetch(settings: Settings, landing: RunLanding, resource: str) -> list[str]:
+    """Ids of `resource` to fetch one by one: its ids file, then ids other records reference."""
+    api = api_list(resource)
     ids: dict[str, None] = {}
-    if settings.invoice_ids_file is not None:
+    ids_file = getattr(settings, api.ids_file_setting) if api.ids_file_setting else None
+    if ids_file is not None:
         try:
-            text = settings.invoice_ids_file.read_text(encoding="utf-8")
+            text = ids_file.read_text(encoding="utf-8")
         except OSError as exc:
-            raise ConfigError("RECON_INVOICE_IDS_FILE", f"cannot be read: {exc.strerror}") from None
+            name = f"RECON_{(api.ids_file_setting or '').upper()}"
+            raise ConfigError(name, f"cannot be read: {exc.strerror}") from None
         for line in text.splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 ids[line.strip()] = None
-    others = [r for r in LISTED_RESOURCES if r != "invoices"]
-    for iid in _referenced(landing, others, ("invoiceId", "latestInvoiceId")):
-        ids[iid] = None
+    others = [r for r in LISTED_RESOURCES if r != resource]
+    for ident in _referenced(landing, others, api.referenced_by):
+        ids[ident] = None
     return list(ids)
 
 
@@ -323,17 +327,21 @@ def extract_all(
                 on_fatal(out.fatal)
         return out
 
-    last = [r for r in resources if r == "payment_methods"]
-    first = [r for r in resources if r != "payment_methods"]
+    last = [r for r in resources if api_list(r).per_customer]
+    first = [r for r in resources if r not in last]
     try:
         with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
             for out in pool.map(one, first):
                 outcomes[out.resource] = out
-        inv = outcomes.get("invoices")
-        if inv is not None and inv.status == "unavailable" and not stop.is_set():
-            outcomes["invoices"] = fetch_invoices_by_id(
-                settings, landing, shared, attempts, progress or NullProgress()
-            )
+        for r, out in list(outcomes.items()):
+            if (
+                out.status == "unavailable"
+                and api_list(r).fetched_one_by_one_when_unlisted
+                and not stop.is_set()
+            ):
+                outcomes[r] = fetch_by_id(
+                    settings, landing, r, shared, attempts, progress or NullProgress()
+                )
         for r in last:
             outcomes[r] = one(r)
     finally:

@@ -74,6 +74,7 @@ CALL_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
     ("latency_ms", pa.float64()),
     ("outcome", pa.string()),
     ("at", pa.timestamp("us", tz="UTC")),
+    ("waited_ms", pa.float64()),
 )
 _CALL_SCHEMA = pa.schema(list(CALL_COLUMNS))
 

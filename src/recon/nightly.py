@@ -1,6 +1,6 @@
 """The nightly run's steps, without Prefect: start → extract → load → check → publish → report.
 
-`pipelines/nightly.py` wraps each step in a Prefect task with a one-line call; the CLI's
+`recon.pipelines.nightly` wraps each step in a Prefect task with a one-line call; the CLI's
 single-step commands (`recon extract`, `recon load`, …) call them directly. Settings are
 read inside each step from the environment plus the non-secret overrides given, so that
 no secret is ever an argument (Prefect stores arguments).
@@ -18,6 +18,7 @@ from typing import Any
 from recon.errors import ConfigError, WarehouseError
 from recon.extract import Progress, ResourceOutcome, extract_all, extract_resource, resources_for
 from recon.landing import RunLanding, check_run_id, new_run_id
+from recon.sandbox.credentials import sandbox_credentials
 from recon.settings import Settings, load_settings
 from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
 
@@ -54,8 +55,17 @@ _SEVERITY_RANK = {"info": 0, "warn": 1, "error": 2}
 
 
 def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
-    """Settings from env + recon.toml + these non-secret overrides."""
-    return load_settings(**dict(overrides or {}))
+    """Settings from env + recon.toml + these non-secret overrides.
+
+    `credentials: "sandbox"` (set by `recon nightly --sandbox`) takes the key and token the
+    bundled sandbox accepts, read in this process: never a secret in the overrides, which
+    an orchestrator stores.
+    """
+    values = dict(overrides or {})
+    if values.pop("credentials", None) == "sandbox":
+        key, token = sandbox_credentials()
+        values.update(api_key=key, bearer_token=token)
+    return load_settings(**values)
 
 
 def start_step(

@@ -24,7 +24,13 @@ from pydantic_settings import (
 
 from recon.errors import ConfigError, redact_url
 
-__all__ = ["DEFAULT_REFUND_FAILED_STATUSES", "Settings", "is_loopback", "load_settings"]
+__all__ = [
+    "DEFAULT_REFUND_FAILED_STATUSES",
+    "Settings",
+    "is_loopback",
+    "load_settings",
+    "settings_from",
+]
 
 DEFAULT_REFUND_FAILED_STATUSES = ("failed", "canceled", "cancelled", "rejected", "reversed")
 API_PREFIX = "/api/v1"
@@ -47,7 +53,6 @@ class Settings(BaseSettings):
         env_prefix="RECON_",
         extra="forbid",
         validate_default=True,
-        toml_file="recon.toml",
     )
 
     # The API
@@ -153,6 +158,13 @@ class Settings(BaseSettings):
             raise ValueError("must be a size like 512MB or 2GB")
         return value or None
 
+    @field_validator("page_size_param", "skip_param", "status_param", "idempotency_header")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value.strip()
+
     @field_validator("refunds_path", "invoices_path")
     @classmethod
     def _check_path(cls, value: str) -> str:
@@ -182,8 +194,8 @@ class Settings(BaseSettings):
             raise ConfigError("RECON_BASE_URL", "is not set (or pass --base-url, or --sandbox)")
         return self.base_url + API_PREFIX
 
-    def require_remote_ready(self) -> None:
-        """Check what a run against the API needs, before any request is made."""
+    def check_transport(self) -> None:
+        """The base URL is set, and plain http:// goes only to loopback unless allowed."""
         if not self.base_url:
             raise ConfigError("RECON_BASE_URL", "is not set (or pass --base-url, or --sandbox)")
         host = urlsplit(self.base_url).hostname or ""
@@ -197,8 +209,32 @@ class Settings(BaseSettings):
                 f"plain http:// to {host} would send the API key unencrypted; use https:// "
                 "or set RECON_ALLOW_INSECURE_HTTP=true",
             )
+
+    def require_remote_ready(self) -> None:
+        """Check what a run against the API needs, before any request is made."""
+        self.check_transport()
         if self.api_key is None or not self.api_key.get_secret_value():
             raise ConfigError("RECON_API_KEY", "is not set")
+
+
+class _ValuesOnly(Settings):
+    """`Settings` read from the values given alone: no environment, no `recon.toml`."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)
+
+
+def settings_from(**values: Any) -> Settings:
+    """Settings from `values` and the defaults only; a bad value is a `ConfigError`."""
+    return _validated(_ValuesOnly, values)
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -207,9 +243,12 @@ def load_settings(**overrides: Any) -> Settings:
     `overrides` whose value is None are ignored, so CLI flags left unset do not mask the
     environment.
     """
-    given = {k: v for k, v in overrides.items() if v is not None}
+    return _validated(Settings, {k: v for k, v in overrides.items() if v is not None})
+
+
+def _validated(cls: type[Settings], values: dict[str, Any]) -> Settings:
     try:
-        return Settings(**given)
+        return cls(**values)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "settings"

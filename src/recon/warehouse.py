@@ -23,26 +23,16 @@ import orjson
 
 from recon.errors import WarehouseError
 from recon.landing import RunLanding
+from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
 
 __all__ = [
-    "RESOURCES",
     "LoadResult",
     "Warehouse",
     "load_run",
     "open_readonly",
 ]
 
-# resource -> (table, version columns: status, amount, currency)
-RESOURCES: dict[str, tuple[str, str, str]] = {
-    "payments": ("status", "amount_minor", "currency"),
-    "refunds": ("status", "amount_minor", "currency"),
-    "disputes": ("status", "amount_minor", "currency"),
-    "subscriptions": ("status", "NULL::BIGINT", "NULL::VARCHAR"),
-    "invoices": ("status", "amount_due_minor", "currency"),
-    "payment_intents": ("status", "amount_minor", "currency"),
-    "payment_methods": ("NULL::VARCHAR", "NULL::BIGINT", "NULL::VARCHAR"),
-}
 _BOOKKEEPING = {"id", "raw", "content_hash", "first_seen_run", "last_seen_run", "gone_in_run"}
 
 
@@ -256,14 +246,15 @@ def load_run(con: duckdb.DuckDBPyConnection, landing: RunLanding) -> LoadResult:
 def _load_resource(
     con: duckdb.DuckDBPyConnection, landing: RunLanding, resource: str, state: Any
 ) -> dict[str, Any]:
-    if resource not in RESOURCES:
+    entry = CATALOGUE.get(resource)
+    if entry is None or entry.api is None:
         raise WarehouseError(f"unknown resource in landing: {resource!r}")
     run_id = landing.run_id
     batches = [str(p) for p in landing.files(resource, "batch")]
     counts = {"new": 0, "changed": 0, "returned": 0, "gone": 0}
     duplicates = state.duplicates
     if batches:  # a finished resource always has one (possibly empty) batch
-        _stage(con, resource, batches)
+        _stage(con, entry, batches)
         # Ids landed twice (a duplicate older than the scan's memory, or across a resume's
         # kill point) were collapsed by the stage; count them with those the scan saw.
         duplicates += _count(con, "SELECT count(*) FROM read_parquet($files)", {"files": batches})
@@ -273,7 +264,7 @@ def _load_resource(
             "CREATE OR REPLACE TEMP TABLE load_ctx AS SELECT ? AS run_id, ? AS complete",
             [run_id, complete],
         )
-        for stmt in _merge_statements(con, resource):
+        for stmt in _merge_statements(con, entry.table):
             con.execute(stmt)
         for change, n in con.execute(
             "SELECT change, count(*) FROM changes GROUP BY change"
@@ -315,9 +306,9 @@ def _count(
     return int(row[0]) if row else 0
 
 
-def _stage(con: duckdb.DuckDBPyConnection, resource: str, batches: list[str]) -> None:
-    v_status, v_amount, v_currency = RESOURCES[resource]
-    select = read_sql(f"load/{resource}.sql")
+def _stage(con: duckdb.DuckDBPyConnection, entry: Resource, batches: list[str]) -> None:
+    v_status, v_amount, v_currency = entry.version
+    select = read_sql(entry.load_sql)
     sql = read_sql("load/stage.sql").format(
         select=select, v_status=v_status, v_amount=v_amount, v_currency=v_currency
     )

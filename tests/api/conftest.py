@@ -46,7 +46,6 @@ class Harness:
 
     def client(self, handler: Handler, **overrides: Any) -> ApiClient:
         settings: dict[str, Any] = {
-            "api_root": ROOT,
             "api_key": SecretStr(CANARY_KEY),
             "bearer_token": SecretStr(CANARY_TOKEN),
             "backoff_initial_s": 0.5,
@@ -54,7 +53,7 @@ class Harness:
         }
         settings.update(overrides)
         return ApiClient(
-            ClientConfig(**settings),
+            ClientConfig.for_base_url(ROOT, **settings),
             transport=httpx.MockTransport(handler),
             on_attempt=self.records.append,
             clock=self.clock.clock,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 from pydantic import SecretStr
@@ -32,19 +34,28 @@ def sandbox_client(
     transport: httpx.BaseTransport | None = None,
     api_key: str | None = None,
     bearer_token: str | None = None,
-    **overrides: object,
+    on_attempt: Callable[[CallRecord], None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    **overrides: Any,
 ) -> ApiClient:
-    from recon.sandbox.app import DEMO_API_KEY, DEMO_BEARER_TOKEN
+    from recon.sandbox.credentials import DEMO_API_KEY, DEMO_BEARER_TOKEN
 
-    config = ClientConfig(
-        api_root=base_url,
+    config = ClientConfig.for_base_url(
+        base_url,
         api_key=SecretStr(api_key or DEMO_API_KEY),
         bearer_token=SecretStr(bearer_token or DEMO_BEARER_TOKEN),
         backoff_initial_s=0.01,
         backoff_max_s=0.05,
-        **overrides,  # type: ignore[arg-type]
+        **overrides,
     )
-    return ApiClient(config, transport=transport, on_attempt=records.append)
+    return ApiClient(
+        config,
+        transport=transport,
+        on_attempt=on_attempt or records.append,
+        clock=clock,
+        sleep=sleep,
+    )
 
 
 def scan_all(client: ApiClient, resources: Iterable[str] = LIST_RESOURCES) -> dict[str, ScanResult]:

@@ -7,8 +7,8 @@ from datetime import UTC
 import httpx
 import pytest
 
-from recon.api.pagination import OffsetPaginator, PagingError
-from recon.errors import ApiError, RetryAfterTooLongError
+from recon.errors import ApiError, PagingError, RetryAfterTooLongError
+from recon.paging.paginators import OffsetPaginator
 
 from .conftest import EPOCH, Harness, envelope
 

@@ -22,16 +22,16 @@ from recon.settings import Settings
     ],
 )
 def test_api_root_is_normalised(root: str, expected: str) -> None:
-    assert ClientConfig(api_root=root).api_root == expected
+    assert ClientConfig.for_base_url(root).api_root == expected
 
 
 @pytest.mark.parametrize(
     ("kwargs", "setting"),
     [
-        ({"api_root": "ftp://h"}, "RECON_BASE_URL"),
-        ({"api_root": "payments.example.com"}, "RECON_BASE_URL"),
-        ({"api_root": "http://payments.example.com"}, "RECON_BASE_URL"),
-        ({"api_root": "https://u:p@h"}, "RECON_BASE_URL"),
+        ({"base_url": "ftp://h"}, "RECON_BASE_URL"),
+        ({"base_url": "payments.example.com"}, "RECON_BASE_URL"),
+        ({"base_url": "http://payments.example.com"}, "RECON_BASE_URL"),
+        ({"base_url": "https://u:p@h"}, "RECON_BASE_URL"),
         ({"page_size": 0}, "RECON_PAGE_SIZE"),
         ({"page_size": 201}, "RECON_PAGE_SIZE"),
         ({"max_attempts": 0}, "RECON_MAX_ATTEMPTS"),
@@ -39,19 +39,38 @@ def test_api_root_is_normalised(root: str, expected: str) -> None:
         ({"call_budget_s": -1}, "RECON_CALL_BUDGET_S"),
         ({"retry_after_cap_s": -1}, "RECON_RETRY_AFTER_CAP_S"),
         ({"skip_param": ""}, "RECON_SKIP_PARAM"),
+        ({"skip_param": "   "}, "RECON_SKIP_PARAM"),
         ({"refunds_path": "refunds"}, "RECON_REFUNDS_PATH"),
     ],
 )
 def test_bad_config_names_the_setting(kwargs: dict[str, object], setting: str) -> None:
-    args: dict[str, object] = {"api_root": "https://h", **kwargs}
+    args: dict[str, object] = {"base_url": "https://h", **kwargs}
+    base_url = str(args.pop("base_url"))
     with pytest.raises(ConfigError) as info:
-        ClientConfig(**args)  # type: ignore[arg-type]
+        ClientConfig.for_base_url(base_url, **args)
     assert info.value.setting == setting
 
 
 def test_plain_http_to_a_remote_host_needs_the_explicit_setting() -> None:
-    config = ClientConfig(api_root="http://payments.internal", allow_insecure_http=True)
+    config = ClientConfig.for_base_url("http://payments.internal", allow_insecure_http=True)
     assert config.api_root == "http://payments.internal/api/v1"
+
+
+def test_for_base_url_ignores_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A library caller's explicit values are the whole story: RECON_* variables of the
+    # process (here a page size that would be refused) are not read.
+    monkeypatch.setenv("RECON_PAGE_SIZE", "500")
+    monkeypatch.setenv("RECON_SKIP_PARAM", "offset")
+    config = ClientConfig.for_base_url("https://h")
+    assert (config.page_size, config.skip_param) == (200, "skip")
+
+
+def test_defaults_are_the_settings_defaults() -> None:
+    # One place holds the defaults (Settings): the client's config repeats none of them.
+    config = ClientConfig.for_base_url("https://h")
+    defaults = Settings.model_fields
+    for name in ("page_size", "max_attempts", "timeout_s", "call_budget_s", "refunds_path"):
+        assert getattr(config, name) == defaults[name].default
 
 
 def test_from_settings_carries_every_knob() -> None:
@@ -103,8 +122,8 @@ def test_tls_verification_is_always_on() -> None:
 
     names = {f.name for f in dataclasses.fields(ClientConfig)}
     assert not any("verify" in n or "insecure_tls" in n for n in names)
-    with ApiClient(ClientConfig(api_root="https://h", allow_insecure_http=True)) as client:
-        context = client._http._transport._pool._ssl_context  # type: ignore[attr-defined]
+    with ApiClient(ClientConfig.for_base_url("https://h")) as client:
+        context = client.sender.http._transport._pool._ssl_context  # type: ignore[attr-defined]
         assert context.verify_mode == ssl.CERT_REQUIRED
         assert context.check_hostname
 
@@ -112,7 +131,7 @@ def test_tls_verification_is_always_on() -> None:
 def test_config_pickles_for_worker_processes() -> None:
     import pickle
 
-    config = ClientConfig(api_root="https://h", api_key=SecretStr("k"), page_size=50)
+    config = ClientConfig.for_base_url("https://h", api_key=SecretStr("k"), page_size=50)
     back = pickle.loads(pickle.dumps(config))
     assert back == config
     assert back.api_key is not None

@@ -312,8 +312,8 @@ def test_payment_list_keeps_paging_fields(harness: Harness) -> None:
         (lambda c: c.redirect_checkout_session("s", client_token=""), "client_token"),
         (lambda c: c.scan("nope"), "resource"),
         (lambda c: c.scan("payments", start_offset=-1), "start_offset"),
-        (lambda c: c.scan("payments", status_filter="lost"), "status_filter"),
-        (lambda c: c.scan("disputes", status_filter="pending"), "status_filter"),
+        (lambda c: c.scan("payments", status="lost"), "status"),
+        (lambda c: c.scan("disputes", status="pending"), "status"),
         (lambda c: c.scan("payment_methods"), "customer_id"),
     ],
 )

@@ -101,7 +101,7 @@ def test_payments_status_filter_is_sent(harness: Harness) -> None:
         return httpx.Response(200, json={"data": [], "hasMore": False, "nextOffset": None})
 
     with harness.client(handler, status_param="state") as client:
-        _collect(client, "payments", status_filter="refunded")
+        _collect(client, "payments", status="refunded")
     assert seen[0].url.params["state"] == "refunded"
 
 
@@ -268,7 +268,9 @@ def test_resume_with_seen_ids(harness: Harness) -> None:
             client, "disputes", start_offset=10, seen_ids=frozenset({"r10", "r11"})
         )
     assert _returned(pages) == [f"r{i}" for i in range(12, 30)]
-    assert report.duplicates == 2
+    # r10, at the committed offset, is the overlap a resumed scan expects; r11 was landed
+    # before the kill and comes back: a duplicate.
+    assert report.duplicates == 1
 
 
 def test_unkeyed_records_are_passed_on(harness: Harness) -> None:
@@ -398,3 +400,25 @@ def test_payments_by_id_use_the_bearer_token(harness: Harness) -> None:
     assert scan.report.status == "complete"
     assert seen[0].headers["authorization"].startswith("Bearer ")
     assert "x-api-key" not in seen[0].headers
+
+
+@pytest.mark.parametrize("stop_after", [1, 2, 3])
+def test_a_resumed_scan_counts_its_overlap_as_neither_duplicate_nor_gap(
+    harness: Harness, stop_after: int
+) -> None:
+    # A run killed after `stop_after` pages resumes at the committed offset with the ids it
+    # landed: its first page overlaps the last landed record (one record, by design), which
+    # is not a duplicate; nothing is stepped back over and nothing is fetched twice.
+    server = ListServer(_ids(23))
+    with harness.client(server, page_size=5) as client:
+        first = iter(client.scan("disputes"))
+        pages = [next(first) for _ in range(stop_after)]
+        landed = _returned(pages)
+        committed = pages[-1].next_offset
+        assert committed is not None
+        before = len(server.requests)
+        resumed, report = _collect(client, "disputes", start_offset=committed, seen_ids=landed)
+    assert landed + _returned(resumed) == _ids(23)
+    assert report.duplicates == 0
+    assert report.rewinds == 0
+    assert server.requests[before][0] == committed

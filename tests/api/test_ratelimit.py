@@ -48,7 +48,7 @@ def test_a_429_pauses_the_other_threads_too() -> None:
         arrivals.setdefault(path, time.monotonic())
         return httpx.Response(200, json={"data": []})
 
-    config = ClientConfig(api_root=ROOT, api_key=SecretStr("k"))
+    config = ClientConfig.for_base_url(ROOT, api_key=SecretStr("k"))
     with ApiClient(config, transport=httpx.MockTransport(handler)) as client:
         first = threading.Thread(target=client.list_disputes)
         first.start()

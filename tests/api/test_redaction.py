@@ -76,8 +76,8 @@ def test_canary_never_leaks(harness: Harness, caplog: pytest.LogCaptureFixture) 
 
 
 def test_config_repr_hides_secrets() -> None:
-    config = ClientConfig(
-        api_root=ROOT, api_key=SecretStr(CANARY_KEY), bearer_token=SecretStr(CANARY_TOKEN)
+    config = ClientConfig.for_base_url(
+        ROOT, api_key=SecretStr(CANARY_KEY), bearer_token=SecretStr(CANARY_TOKEN)
     )
     _assert_clean(repr(config))
     assert config.api_key is not None

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from recon.api import CallRecord
+from recon.sandbox import app as sandbox_app
+from recon.sandbox import server as sandbox_server
 
 from .sandbox_support import (
     LIST_RESOURCES,
@@ -25,8 +27,6 @@ from .sandbox_support import (
 
 pytestmark = pytest.mark.integration
 
-sandbox_app = pytest.importorskip("recon.sandbox.app")
-sandbox_server = pytest.importorskip("recon.sandbox.server")
 
 SEED = 11
 PAYMENTS = 1500
@@ -106,8 +106,7 @@ def test_threads_share_one_client_and_one_rate_limiter(
 
     results: dict[str, ScanResult] = {}
     with sandbox_server.serve_in_thread(_config("flaky", retry_after_s=1)) as base:
-        client = sandbox_client(base, [])
-        client._on_attempt = log
+        client = sandbox_client(base, [], on_attempt=log)
         with client:
 
             def run(resource: str) -> None:

@@ -18,11 +18,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from recon.checks import CheckParams, run_checks
+from recon.sandbox import data as data_module
+from recon.sandbox import truth as truth_module
 
 from .builder import REPO, RESOURCES, SCHEMA
-
-truth_module = pytest.importorskip("recon.sandbox.truth")
-data_module = pytest.importorskip("recon.sandbox.data")
 
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
 ORACLE_CHECKS = frozenset(

@@ -6,8 +6,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from recon.cli import _normalise_resume, app
@@ -23,10 +25,28 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def test_every_command_has_help() -> None:
-    result = runner.invoke(app, ["--help"])
-    assert result.exit_code == 0
-    for command in (
+def _commands() -> list[tuple[str, Any]]:
+    """Every leaf command of the CLI (click objects), with its full name (`sandbox serve`)."""
+    found: list[tuple[str, Any]] = []
+
+    def walk(prefix: str, command: Any) -> None:
+        if isinstance(command, typer.core.TyperGroup):
+            for name, sub in command.commands.items():
+                walk(f"{prefix} {name}".strip(), sub)
+        else:
+            found.append((prefix, command))
+
+    walk("", typer.main.get_command(app))
+    return found
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_cli_has_the_documented_commands() -> None:
+    names = {name for name, _ in _commands()}
+    assert {
         "nightly",
         "extract",
         "load",
@@ -35,12 +55,35 @@ def test_every_command_has_help() -> None:
         "export",
         "query",
         "schedule",
-        "sandbox",
-    ):
-        assert command in result.output
-        sub = runner.invoke(app, [command, "--help"])
-        assert sub.exit_code == 0, command
-        assert len(sub.output.strip().splitlines()) > 2, command
+        "sandbox serve",
+        "sandbox truth",
+    } <= names
+
+
+@pytest.mark.parametrize("name", [name for name, _ in _commands()])
+def test_each_command_lists_itself_with_its_own_help_line(name: str) -> None:
+    command = dict(_commands())[name]
+    summary = (command.help or "").strip().splitlines()[0] if command.help else ""
+    assert summary, f"`recon {name}` has no help text (its docstring)"
+    *parents, leaf = name.split()
+    listing = runner.invoke(app, [*parents, "--help"], terminal_width=200)
+    assert listing.exit_code == 0
+    # The group's listing shows this command's name followed by the start of its help line.
+    line = next((ln for ln in listing.output.splitlines() if ln.strip().startswith(leaf)), "")
+    assert _words(summary)[:30] in _words(line), (leaf, line)
+
+
+@pytest.mark.parametrize("name", [name for name, _ in _commands()])
+def test_every_option_of_a_command_has_help_shown_in_its_help(name: str) -> None:
+    command = dict(_commands())[name]
+    shown = runner.invoke(app, [*name.split(), "--help"], terminal_width=200)
+    assert shown.exit_code == 0
+    text = _words(shown.output)
+    for param in command.params:
+        if param.param_type_name != "option" or param.hidden:
+            continue
+        assert param.help, f"`recon {name}` option {param.opts[0]} has no help text"
+        assert _words(param.help)[:25] in text, (name, param.opts[0])
 
 
 @pytest.mark.parametrize(

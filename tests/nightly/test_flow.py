@@ -36,7 +36,7 @@ def test_flow_runs_every_step_and_keeps_secrets_out_of_prefect(
 ) -> None:
     from prefect.client.orchestration import get_client
 
-    from pipelines.nightly import nightly
+    from recon.pipelines.nightly import nightly
 
     with sandbox(seed=13, payments=700) as url:
         summary = nightly(overrides=overrides_for(tmp_path, url))

@@ -79,7 +79,7 @@ Call = Callable[[Any], Any]
         (lambda c: c.list_payments(skip=-1), "skip"),
         (lambda c: c.list_payments(status="bogus"), "status"),
         (lambda c: c.scan("payments", start_offset=-5), "start_offset"),
-        (lambda c: c.scan("payments", status_filter="lost"), "status_filter"),
+        (lambda c: c.scan("payments", status="lost"), "status"),
     ],
 )
 def test_bad_arguments_fail_before_any_request_at_the_sandbox(call: Call, named: str) -> None:

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import random
 import shutil
-import signal
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.nightly.test_resume import _content, _start
+from tests.nightly.test_resume import _content, _kill, _start
 
 from recon import nightly as steps
 
@@ -65,8 +64,7 @@ def test_crash_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(
             delay = rng.uniform(0.5, 0.95 * whole)  # imports take the first ~0.5 s
             proc = _start(run)
             time.sleep(delay)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
+            _kill(proc)
 
             seen = _published(db)
             assert seen in (night1, night2), f"kill {i} after {delay:.2f}s: half-written"
@@ -79,8 +77,7 @@ def test_crash_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(
                 if i % 4 == 3 and seen != night2:  # every 4th: kill the resume too
                     again = _start(run, resume="latest")
                     time.sleep(rng.uniform(0.5, 0.8 * whole))
-                    again.send_signal(signal.SIGKILL)
-                    again.wait(timeout=30)
+                    _kill(again)
                     seen = _published(db)
                     assert seen in (night1, night2), f"kill {i} (resume): half-written"
                     outcomes.append("killed-resume")

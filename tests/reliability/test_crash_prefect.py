@@ -77,7 +77,7 @@ def test_crash_kill_9_of_recon_nightly_leaves_no_process_and_resumes(tmp_path: P
             time.sleep(0.01)
         spawned = _descendants(proc.pid)
         proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
+        proc.communicate(timeout=30)  # reaps it and closes its pipe
         time.sleep(3)
         left = sorted(p for p in spawned if _alive(p))
         for pid in left:  # clean up what the killed run left (these are ours)

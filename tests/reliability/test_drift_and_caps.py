@@ -61,10 +61,9 @@ def test_drift_and_caps_killed_and_resumed_still_land_every_stable_record_once(
     """A run killed mid-extract while the lists drift, then resumed: the resumed scans
     start from the landed state while records keep moving, and still lose none."""
     import random
-    import signal
     import time
 
-    from tests.nightly.test_resume import _start
+    from tests.nightly.test_resume import _kill, _start
 
     rng = random.Random(11)
     with sandbox(seed=29, payments=6000, faults="drift,capped") as url:
@@ -79,8 +78,7 @@ def test_drift_and_caps_killed_and_resumed_still_land_every_stable_record_once(
                 if proc.poll() is not None:
                     break
                 time.sleep(0.005)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
+            _kill(proc)
             resumed = _start(run, resume="latest")
             _out, err = resumed.communicate(timeout=300)
             assert resumed.returncode == 0, err[-2000:]

@@ -330,7 +330,7 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
         calls
     ):
         con.execute(
-            "INSERT INTO api_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 12.5, ?, ?)",
+            "INSERT INTO api_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 12.5, ?, ?, 0)",
             [
                 LAST,
                 cid,

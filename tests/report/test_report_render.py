@@ -369,7 +369,7 @@ def test_many_failed_calls_are_capped_in_the_headline(tmp_path: Path) -> None:
     con.execute(
         "INSERT INTO api_calls SELECT $run, 100 + i, 'payments', 'GET', '/api/v1/payments', "
         "'skip=' || (i * 200), 1, 500, 'internal', 'boom', 'req-many-' || i, 1.0, 'failed', "
-        "TIMESTAMPTZ '2026-11-20 02:30:00+00' + to_seconds(i) FROM range(60) t(i)",
+        "TIMESTAMPTZ '2026-11-20 02:30:00+00' + to_seconds(i), 0 FROM range(60) t(i)",
         {"run": LAST},
     )
     paths = render_report(con, run_id=LAST, reports_dir=tmp_path / "r")

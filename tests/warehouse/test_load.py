@@ -236,14 +236,16 @@ def test_loading_the_same_run_twice_is_a_no_op(tmp_path: Path, land_night) -> No
     assert _db(tmp_path).execute("SELECT count(*) FROM runs").fetchone() == (1,)
 
 
-def test_the_warehouse_loads_every_resource_the_client_lists() -> None:
-    from recon.api import RESOURCES as API_RESOURCES
+def test_every_api_resource_of_the_catalogue_has_a_table_and_load_sql() -> None:
+    from recon.resources import api_resources
     from recon.sql import read_sql
-    from recon.warehouse import RESOURCES
 
-    assert set(RESOURCES) == set(API_RESOURCES)
-    for resource in RESOURCES:
-        assert "read_parquet($files)" in read_sql(f"load/{resource}.sql")
+    con = duckdb.connect()
+    con.execute(read_sql("schema.sql"))
+    tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    for entry in api_resources():
+        assert entry.table in tables, entry.name
+        assert "read_parquet($files)" in read_sql(entry.load_sql), entry.name
 
 
 def test_an_id_landed_twice_loads_once_and_is_counted_as_a_duplicate(tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ def test_a_reader_holding_the_file_neither_blocks_nor_sees_the_run(tmp_path: Pat
         assert reader.stdout.readline().split() == ["still", "10"]
     finally:
         reader.kill()
-        reader.wait()
+        reader.communicate()  # reaps it and closes its pipes
     con = duckdb.connect(str(wh.path), read_only=True)
     assert con.execute("SELECT count(*) FROM t").fetchone() == (20,)
 

@@ -12,7 +12,9 @@ with ApiClient(ClientConfig.from_settings(settings), on_attempt=log.append) as c
 from recon.api.aio import AsyncApiClient, AsyncScan
 from recon.api.client import ApiClient
 from recon.api.config import PAYMENT_STATUSES, ClientConfig
-from recon.api.models import (
+from recon.api.ratelimit import SharedRateLimiter
+from recon.api.retry import RETRYABLE_STATUSES, RetryPolicy, parse_retry_after
+from recon.models import (
     ApiModel,
     CallRecord,
     CheckoutSession,
@@ -32,26 +34,17 @@ from recon.api.models import (
     Subscription,
     TaxRate,
 )
-from recon.api.pagination import (
-    RESOURCES,
-    FailedPage,
-    IdScan,
-    Page,
-    PagingError,
-    Scan,
-    ScanReport,
-)
-from recon.api.ratelimit import SharedRateLimiter
-from recon.api.retry import RETRYABLE_STATUSES, RetryPolicy, parse_retry_after
+from recon.paging.paginators import BasePaginator, NextOffsetPaginator, OffsetPaginator
+from recon.paging.scan import FailedPage, IdScan, Page, Scan, ScanReport
 
 __all__ = [
     "PAYMENT_STATUSES",
-    "RESOURCES",
     "RETRYABLE_STATUSES",
     "ApiClient",
     "ApiModel",
     "AsyncApiClient",
     "AsyncScan",
+    "BasePaginator",
     "CallRecord",
     "CheckoutSession",
     "CheckoutSetting",
@@ -63,8 +56,9 @@ __all__ = [
     "Invoice",
     "ListPage",
     "Money",
+    "NextOffsetPaginator",
+    "OffsetPaginator",
     "Page",
-    "PagingError",
     "Payment",
     "PaymentIntent",
     "PaymentLink",

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, ParamSpec, TypeVar
 
 from recon.api.client import ApiClient
-from recon.api.pagination import IdScan, Page, Scan, ScanReport
+from recon.paging.scan import IdScan, Page, Scan, ScanReport
 
 __all__ = ["AsyncApiClient", "AsyncScan"]
 

@@ -27,8 +27,8 @@ from typing import Any
 import duckdb
 import yaml
 
-from recon.api.pagination import RESOURCES as _API_RESOURCES
 from recon.errors import CheckDefinitionError
+from recon.resources import CATALOGUE
 
 __all__ = [
     "KNOWN_PARAMETERS",
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 SEVERITIES = ("error", "warn", "info")
-RESOURCES = tuple(_API_RESOURCES)  # the resources recon knows, as the client names them
+RESOURCES = tuple(CATALOGUE)  # what a check may require: the catalogue's names
 KNOWN_PARAMETERS = frozenset({"run_id", "as_of", "stuck_days", "volume_ratio", "failed_statuses"})
 OUTPUT_COLUMNS = ("entity", "entity_id", "currency", "amount_minor", "issue_type", "detail")
 

@@ -225,3 +225,4 @@ class CallRecord:
     latency_ms: float
     outcome: Literal["ok", "retry", "failed"]
     at: datetime
+    waited_ms: float = 0.0  # held back before it was sent: backoff, Retry-After, rate limit

@@ -1,15 +1,12 @@
-"""`recon schedule`: serve the nightly flow on a cron schedule.
+"""A nightly schedule: a cron line evaluated in an IANA timezone, validated up front.
 
-Prefect's temporary server runs no scheduler (FACTS.md), so this uses the server at
-`PREFECT_API_URL` when one is configured, and otherwise starts a standing local one on
-127.0.0.1:4200 with its services and says so (`pipelines.server`). The cron line is
-evaluated in an IANA timezone (DST-safe: a 02:00 run on a spring-forward night runs at
-03:00, and once on a fall-back night).
+DST-safe by construction (cronsim evaluates wall-clock times in the zone): a 02:00 run on
+a spring-forward night runs at 03:00, and once on a fall-back night. Serving the schedule
+is the orchestrator's job (`recon.orchestrator`); this module knows nothing of Prefect.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -17,6 +14,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from cronsim import CronSim, CronSimError
 
 from recon.errors import ConfigError
+
+__all__ = ["Plan", "plan"]
 
 
 @dataclass(frozen=True)
@@ -48,19 +47,3 @@ def plan(cron: str, timezone: str) -> Plan:
     except CronSimError as exc:
         raise ConfigError("RECON_SCHEDULE_CRON", f"{cron!r} is not a cron line: {exc}") from None
     return Plan(cron=cron, timezone=timezone)
-
-
-def serve(p: Plan, *, say: Callable[[str], None]) -> None:
-    """Serve the nightly flow on the plan's schedule until interrupted."""
-    from prefect.schedules import Cron
-
-    from pipelines.server import STANDING_PORT, prefect_server
-
-    with prefect_server(say, services=True, port=STANDING_PORT):
-        from pipelines.nightly import nightly
-
-        nightly.serve(
-            name="recon-nightly",
-            schedule=Cron(p.cron, timezone=p.timezone),
-            parameters={"trigger": "schedule"},
-        )

@@ -1,57 +1,33 @@
-"""Paging that loses nothing: small paginator strategies and the `Scan` that drives them.
+"""The loop that drives a paginator: `Scan` (a list) and `IdScan` (records one by one).
 
-In the style of dlt's paginators (one base with hooks; each strategy a short subclass), but
-where dlt loses records, recon does not:
-
-- `OffsetPaginator` (every list but payments) advances by the number of records actually
-  returned, never by the page size asked for (a server capping pages at 100 must not lose
-  half the list), and ends only on an empty page (a short page is not proof of the end).
-  Each page overlaps the previous one by one record: if that record is not the first one
-  back, records were deleted before the offset while we paged and some may have slid
-  behind us, so the paginator steps back until it finds known ground again.
-- `NextOffsetPaginator` (payments) follows the server's `hasMore` / `nextOffset`; a
-  `nextOffset` that does not advance is an error, never an endless loop.
-
-`Scan` deduplicates by `id` across the whole scan (inserts while paging shift records onto
-the next page) and counts the duplicates; a page that fails for good is recorded as a
-`FailedPage` (offset, request ids, error) and paging goes on with the next offset, the
-scan then being `incomplete`. A list that answers 404/405 on its first page is
-`unavailable`, never an empty success. Records stay plain dicts (parsed once per page).
+`Scan` asks its paginator to build each request, fetches it, and deduplicates by `id`
+across the whole scan (inserts while paging shift records onto the next page), counting
+the duplicates; a page that fails for good is recorded as a `FailedPage` (offset, request
+ids, error) and paging goes on with the next offset, the scan then being `incomplete`. A
+list that answers 404/405 on its first page is `unavailable`, never an empty success.
+Records stay plain dicts (parsed once per page). The strategies are in `paginators.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from recon.errors import ApiError, AuthError, ConfigError, ReconError, TransportError
+from recon.errors import ApiError, AuthError, ConfigError, PagingError, ReconError, TransportError
+from recon.paging.paginators import BasePaginator, Params, record_id
 
 __all__ = [
-    "RESOURCES",
-    "BasePaginator",
     "FailedPage",
+    "Fetch",
+    "FetchOne",
     "FetchedPage",
     "IdScan",
-    "NextOffsetPaginator",
-    "OffsetPaginator",
     "Page",
-    "PagingError",
     "RecentIds",
     "Scan",
     "ScanReport",
 ]
-
-# resource -> list path (refunds/invoices are the assumed lists; their paths are settings).
-RESOURCES: dict[str, str] = {
-    "payments": "/payments",
-    "refunds": "/refunds",
-    "disputes": "/disputes",
-    "subscriptions": "/subscriptions",
-    "invoices": "/invoices",
-    "payment_intents": "/payment-intents",
-    "payment_methods": "/customers/{customer_id}/payment-methods",
-}
 
 ScanStatus = Literal["complete", "incomplete", "unavailable"]
 
@@ -66,11 +42,7 @@ def _shape(data: list[Any]) -> tuple[int, str | None, str | None]:
     """A page's length and its first and last ids (enough to tell one page from another)."""
     if len(data) < 2:  # an empty or one-record page is the end of a list, not a repeat
         return (len(data), None, None)
-    return (len(data), _record_id(data[0]), _record_id(data[-1]))
-
-
-class PagingError(ReconError):
-    """The list's paging fields make no sense (e.g. a `nextOffset` that does not advance)."""
+    return (len(data), record_id(data[0]), record_id(data[-1]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +51,7 @@ class FetchedPage:
 
     body: dict[str, Any]
     request_id: str | None
+    content: bytes = b""  # the body's bytes as received, for landing without re-serialising
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +72,7 @@ class Page:
     raw_count: int
     seq: int = 0
     customer_id: str | None = None
+    content: bytes = b""  # the whole answer as received (all its records, duplicates too)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,158 +153,9 @@ class RecentIds:
             self.current = set()
 
 
-def _record_id(record: Any) -> str | None:
-    if isinstance(record, dict):
-        rid = record.get("id")
-        if isinstance(rid, str) and rid:
-            return rid
-    return None
-
-
-class BasePaginator:
-    """Holds the next offset; `update_state` moves it after a page, `on_failure` after a loss."""
-
-    def __init__(self, page_size: int, start_offset: int = 0) -> None:
-        self.page_size = page_size
-        self.offset = start_offset
-        self.has_next_page = True
-        self.expects_anchor = False  # True when the next page should start with a known record
-        self.uses_anchors = True  # False while a server's own cursor is followed
-        self.rewinds = 0
-
-    def update_state(
-        self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
-    ) -> None:
-        """Move to the next offset after the page fetched at `offset` returned `data`."""
-        raise NotImplementedError
-
-    def on_failure(self, offset: int) -> None:
-        """The page at `offset` failed for good: go on after it (records there are lost)."""
-        self.offset = offset + self.page_size
-        self.expects_anchor = False
-
-
-class OffsetPaginator(BasePaginator):
-    """`{"data": [...]}`: advance by the records returned (less one of overlap); end when empty.
-
-    Example: asked `skip=0&max-records=200`, a server capping at 100 answers 100 records;
-    the next request is `skip=99`, whose first record must be the last one seen (the
-    anchor). Why this loses nothing: the list keeps its order (records are only inserted
-    or deleted), so a page whose first record is already known continues without a gap.
-
-    - First record unknown (or an empty page) where the anchor was expected: records were
-      deleted before the offset and some may have slid behind us: step back (doubling)
-      until a page starts on known ground.
-    - Anchor found further down the page: records were inserted before it; that shift is
-      added to the next offset too, so a list growing at the front cannot outrun the scan.
-      A wrong guess only costs a step back.
-    """
-
-    max_rewinds = 200  # steps back per scan before the list is declared too unstable
-
-    def __init__(self, page_size: int, start_offset: int = 0) -> None:
-        super().__init__(page_size, start_offset)
-        self._back = 0
-        self._anchor: str | None = None
-        self._drift = 0  # records inserted before the anchor per page, lately
-        self._longest = 0  # the longest page the server sent in this scan
-
-    def update_state(
-        self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
-    ) -> None:
-        """Advance, or step back if the page does not start on a known record."""
-        if self.expects_anchor and offset > 0 and not first_known:
-            if self.rewinds >= self.max_rewinds:
-                raise PagingError(
-                    f"the list kept shrinking under the scan ({self.rewinds} steps back, "
-                    f"last near offset {offset})"
-                )
-            self.rewinds += 1
-            if self._back == 0:
-                self._back = self._drift if self._drift > 0 else self.page_size
-            else:
-                self._back *= 2
-            self.offset = max(0, offset - self._back)
-            self._drift = 0
-            self.expects_anchor = self.offset > 0
-            return
-        self._back = 0
-        index = None
-        if self.expects_anchor:
-            index = _index_of(data, self._anchor)
-            self._drift = self._drift + index if index is not None else 0
-        if not data:
-            self.has_next_page = False
-            return
-        if index == 0 and len(data) == 1 and self._longest >= 2:
-            # Asked for a page from the anchor on, the server (which has sent longer pages,
-            # so does not cap at one) sent the anchor alone: nothing follows it. This is the
-            # empty page that ends the list, one request earlier.
-            self.has_next_page = False
-            return
-        self._longest = max(self._longest, len(data))
-        last = _last_keyed(data)
-        if last is not None and last > 0:  # overlap from the last record that has an id
-            self.offset = offset + last + self._drift
-            self._anchor = _record_id(data[last])
-            self.expects_anchor = True
-        else:  # one record, or nothing to anchor on: no overlap
-            self.offset = offset + len(data) + self._drift
-            self._anchor = None
-            self.expects_anchor = False
-
-    def on_failure(self, offset: int) -> None:
-        """The page at `offset` failed for good: go on after it (records there are lost)."""
-        super().on_failure(offset)
-        self._anchor = None
-        self._drift = 0
-
-
-def _last_keyed(data: list[Any]) -> int | None:
-    for i in range(len(data) - 1, -1, -1):
-        if _record_id(data[i]) is not None:
-            return i
-    return None
-
-
-def _index_of(data: list[Any], record_id: str | None) -> int | None:
-    if record_id is None:
-        return None
-    for i, record in enumerate(data):
-        if _record_id(record) == record_id:
-            return i
-    return None
-
-
-class NextOffsetPaginator(OffsetPaginator):
-    """`{"data": [...], "hasMore": true, "nextOffset": 200}`: follow the server.
-
-    A body without a boolean `hasMore` falls back to `OffsetPaginator`'s rules.
-    """
-
-    def update_state(
-        self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
-    ) -> None:
-        """Follow `nextOffset` while `hasMore`; a `nextOffset` that does not advance is an error."""
-        has_more = body.get("hasMore")
-        if not isinstance(has_more, bool):
-            self.uses_anchors = True
-            super().update_state(offset, data, body, first_known)
-            return
-        self.expects_anchor = False
-        self.uses_anchors = False
-        if not has_more:
-            self.has_next_page = False
-            return
-        nxt = body.get("nextOffset")
-        if isinstance(nxt, bool) or not isinstance(nxt, int) or nxt <= offset:
-            raise PagingError(
-                f"hasMore is true but nextOffset {nxt!r} does not advance past {offset}"
-            )
-        self.offset = nxt
-
-
-Fetch = Callable[[int, list[str]], FetchedPage]
+#: Fetch one page: the query parameters (the paginator wrote its own into them) and a list
+#: that collects the request id of every attempt.
+Fetch = Callable[[Params, list[str]], FetchedPage]
 
 
 class Scan:
@@ -340,10 +165,9 @@ class Scan:
         self,
         resource: str,
         fetch: Fetch,
+        paginator: BasePaginator,
         *,
-        page_size: int,
-        follow_next_offset: bool = False,
-        start_offset: int = 0,
+        params: Mapping[str, str | int] | None = None,
         seen_ids: Iterable[str] = frozenset(),
         customer_id: str | None = None,
         unavailable_reason: str | None = None,
@@ -352,13 +176,17 @@ class Scan:
     ) -> None:
         self.resource = resource
         self._fetch = fetch
-        cls = NextOffsetPaginator if follow_next_offset else OffsetPaginator
-        self.paginator: BasePaginator = cls(page_size, start_offset)
-        self._start_offset = start_offset
+        self.paginator = paginator
+        self._params = dict(params or {})  # the list's own query (e.g. a status filter)
         self._seen = RecentIds(window, seen_ids)
         # Ids read on pages that continued known ground without a gap: a page whose first
         # record is among them cannot have skipped anything (see OffsetPaginator).
         self._verified = RecentIds(window)
+        if self._seen and paginator.offset > 0:
+            # A resumed scan: the records landed before the kill were read in order; its
+            # first page overlaps the last of them (not a duplicate, not a gap).
+            self._verified.update(self._seen)
+            paginator.resume()
         self._customer_id = customer_id
         self._unavailable_reason = unavailable_reason
         self._max_failures = max_consecutive_failures
@@ -388,9 +216,11 @@ class Scan:
         seq = 0
         while pag.has_next_page:
             offset = pag.offset
+            params: Params = dict(self._params)
+            pag.update_request(params)
             request_ids: list[str] = []
             try:
-                fetched = self._fetch(offset, request_ids)
+                fetched = self._fetch(params, request_ids)
             except (AuthError, ConfigError):
                 raise
             except ApiError as exc:
@@ -458,7 +288,7 @@ class Scan:
         seen = self._seen
         current, previous = seen.current, seen.previous
         overlap_expected = pag.expects_anchor
-        first_id = _record_id(data[0]) if data else None
+        first_id = record_id(data[0]) if data else None
         first_known = first_id is not None and first_id in self._verified
         new: list[dict[str, Any]] = []
         ids: list[str] = []
@@ -504,6 +334,7 @@ class Scan:
             raw_count=len(data),
             seq=seq,
             customer_id=self._customer_id,
+            content=fetched.content,
         )
         return page, failed
 

@@ -1,0 +1,437 @@
+"""The send path: one logical call, retried, classified, recorded.
+
+`Sender.call` runs the retry loop (decisions come from the sans-IO `RetryPolicy`),
+`_attempt` sends once and classifies what came back, and `ApiError.from_response` turns a
+failed attempt into an exception. Every attempt is reported to `on_attempt` as a
+`CallRecord`, with the time it waited before it went out. Secrets live only in the
+per-request headers: never in the client's default headers, a log line, an exception or a
+record. `ApiClient` (the operations) and the scans sit on top of this.
+"""
+
+from __future__ import annotations
+
+import random as _random
+import ssl
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeVar
+
+import httpx
+import orjson
+from pydantic import ValidationError
+
+from recon.api.config import ClientConfig
+from recon.api.ratelimit import SharedRateLimiter
+from recon.api.retry import (
+    Decision,
+    Outcome,
+    RetryPolicy,
+    Verdict,
+    is_retryable_status,
+    parse_retry_after,
+)
+from recon.errors import (
+    ApiError,
+    ConfigError,
+    ReconError,
+    RetryAfterTooLongError,
+    TransportError,
+    redact_url,
+)
+from recon.models import ApiModel, CallRecord
+from recon.paging.paginators import Params
+
+__all__ = ["Answer", "Auth", "Op", "Params", "Sender", "default_random", "utcnow"]
+
+Auth = Literal["key", "bearer"]  # the same as `recon.resources.Auth`
+Expect = Literal["object", "list", "any", "none"]
+M = TypeVar("M", bound=ApiModel)
+
+_USER_AGENT = "recon/0.1 (+https://github.com/recon)"
+
+
+def utcnow() -> datetime:
+    """The wall clock call records are stamped with."""
+    return datetime.now(UTC)
+
+
+default_random = _random.random
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """One logical call: what to send, which credential, what shape the answer must have."""
+
+    resource: str
+    method: str
+    path: str
+    auth: Auth = "key"
+    expect: Expect = "object"
+    params: Mapping[str, str | int] = field(default_factory=dict)
+    body: Any = None
+    idempotency_key: str | None = None
+
+
+@dataclass(slots=True)
+class Answer:
+    """A successful call's parsed body, request id and status (and the body's bytes)."""
+
+    body: Any
+    request_id: str | None
+    status: int
+    content: bytes = b""
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """What one attempt came to (internal)."""
+
+    outcome: Outcome
+    status: int | None = None
+    body: Any = None
+    request_id: str | None = None
+    error_code: str | None = None
+    message: str | None = None
+    retry_after_s: float | None = None
+    error: ReconError | None = None
+    content: bytes = b""  # the body as received (a successful JSON answer's)
+
+
+class Sender:
+    """Sends `Op`s for one client: retries, the shared rate limiter, the call log."""
+
+    def __init__(
+        self,
+        config: ClientConfig,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        on_attempt: Callable[[CallRecord], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        random: Callable[[], float] = _random.random,
+        wall_clock: Callable[[], datetime] = utcnow,
+        limiter: SharedRateLimiter | None = None,
+    ) -> None:
+        self.config = config
+        self.on_attempt = on_attempt
+        self.clock = clock
+        self.sleep = sleep
+        self._random = random
+        self._wall_clock = wall_clock
+        self._secrets = config.secret_values()
+        self.policy = RetryPolicy(
+            max_attempts=config.max_attempts,
+            call_budget_s=config.call_budget_s,
+            retry_after_cap_s=config.retry_after_cap_s,
+            backoff_initial_s=config.backoff_initial_s,
+            backoff_max_s=config.backoff_max_s,
+        )
+        self.limiter = limiter or SharedRateLimiter(clock=clock, sleep=sleep)
+        # TLS verification is always on: no setting turns it off.
+        self.http = httpx.Client(
+            transport=transport,
+            timeout=config.timeout_s,
+            verify=True,
+            follow_redirects=False,
+            headers={"Accept": "application/json", "User-Agent": _USER_AGENT},
+        )
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self.http.close()
+
+    def _headers(self, op: Op) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        if op.auth == "bearer":
+            token = self.config.bearer_token
+            if token is None or not token.get_secret_value():
+                raise ConfigError(
+                    "RECON_BEARER_TOKEN",
+                    f"is not set; {op.method} {op.path} authenticates with a bearer token",
+                )
+            headers["Authorization"] = f"Bearer {token.get_secret_value()}"
+        else:
+            key = self.config.api_key
+            if key is None or not key.get_secret_value():
+                raise ConfigError("RECON_API_KEY", "is not set")
+            headers["x-api-key"] = key.get_secret_value()
+        if op.idempotency_key is not None:
+            headers[self.config.idempotency_header] = op.idempotency_key
+        if op.body is not None:
+            headers["Content-Type"] = "application/json"
+        return headers
+
+    def call(self, op: Op, request_ids: list[str] | None = None) -> Answer:
+        """Run `op` with retries; return its answer or raise the last attempt's error.
+
+        The request id of every attempt that got one is appended to `request_ids`.
+        """
+        headers = self._headers(op)  # built once: the idempotency key is the same every retry
+        content = orjson.dumps(op.body) if op.body is not None else None
+        url = self.config.api_root + op.path
+        call_id = uuid.uuid4().hex
+        start = self.clock()
+        attempt = 0
+        waited = 0.0  # held back before this attempt: backoff, then the shared limiter
+        while True:
+            attempt += 1
+            waited += self.limiter.wait()
+            remaining = self.config.call_budget_s - (self.clock() - start)
+            timeout = max(0.001, min(self.config.timeout_s, remaining))
+            request = self.http.build_request(
+                op.method,
+                url,
+                params=dict(op.params) if op.params else None,
+                content=content,
+                headers=headers,
+                timeout=timeout,
+            )
+            t0 = self.clock()
+            result = self._attempt(request, op, deadline=t0 + timeout)
+            latency_ms = (self.clock() - t0) * 1000.0
+            decision = self.policy.decide(
+                result.outcome,
+                attempt=attempt,
+                elapsed_s=self.clock() - start,
+                status=result.status,
+                retry_after_s=result.retry_after_s,
+                rand=self._random(),
+            )
+            self._record(call_id, op, request, attempt, result, decision, latency_ms, waited)
+            if request_ids is not None and result.request_id:
+                request_ids.append(result.request_id)
+            if decision.verdict is Verdict.DONE:
+                return Answer(result.body, result.request_id, result.status or 0, result.content)
+            if decision.verdict is Verdict.RETRY:
+                waited = 0.0
+                if decision.shared:  # everybody waits, this call included (at `wait()`)
+                    self.limiter.pause(decision.wait_s)
+                else:
+                    self.sleep(decision.wait_s)
+                    waited = decision.wait_s
+                continue
+            if decision.verdict is Verdict.WAIT_TOO_LONG:
+                raise RetryAfterTooLongError(
+                    requested_s=decision.requested_s or 0.0,
+                    cap_s=self.policy.retry_after_cap_s,
+                    request_id=result.request_id,
+                    what=f"{op.method} {request.url.path}",
+                )
+            error = result.error
+            assert error is not None
+            if isinstance(error, ApiError):
+                error.attempts = attempt
+            raise error
+
+    def _attempt(
+        self, request: httpx.Request, op: Op, *, deadline: float | None = None
+    ) -> _Attempt:
+        """Send `request` once and classify the result; never raises for HTTP trouble.
+
+        The body is read chunk by chunk against `deadline` (the attempt's time on the
+        client's clock): httpx's timeouts are per socket read, so an answer trickling in a
+        byte at a time would otherwise never end. A connection that breaks after the
+        headers arrived keeps the request id they carried.
+        """
+        try:
+            streamed = self.http.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            return self._transport_failure(exc, request)
+        request_id = streamed.headers.get("x-request-id") or streamed.headers.get("request-id")
+        try:
+            chunks: list[bytes] = []
+            for chunk in streamed.iter_bytes():
+                chunks.append(chunk)
+                if deadline is not None and self.clock() > deadline:
+                    raise httpx.ReadTimeout(
+                        "the answer did not arrive in full within the attempt's time",
+                        request=request,
+                    )
+        except httpx.HTTPError as exc:
+            return self._transport_failure(exc, request, request_id=request_id)
+        finally:
+            streamed.close()
+        # The decoded body as a plain response (headers kept, minus the transfer ones).
+        response = httpx.Response(
+            streamed.status_code,
+            headers=[
+                (k, v)
+                for k, v in streamed.headers.multi_items()
+                if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+            ],
+            content=b"".join(chunks),
+            request=request,
+        )
+        status = response.status_code
+        if 200 <= status < 300:
+            return self._classify_success(response, op, request_id)
+        retry_after = parse_retry_after(response.headers.get("retry-after"), self._wall_clock())
+        error = ApiError.from_response(
+            response,
+            retryable=is_retryable_status(status),
+            scheme="bearer" if op.auth == "bearer" else "api_key",
+            secrets=self._secrets,
+        )
+        return _Attempt(
+            Outcome.STATUS,
+            status=status,
+            request_id=error.request_id,
+            error_code=error.code,
+            message=error.message,
+            retry_after_s=retry_after,
+            error=error,
+        )
+
+    def _classify_success(
+        self, response: httpx.Response, op: Op, request_id: str | None
+    ) -> _Attempt:
+        status = response.status_code
+        if op.expect == "none":
+            return _Attempt(Outcome.OK, status=status, request_id=request_id)
+        content = response.content
+        if op.expect == "any" and not content.strip():
+            return _Attempt(Outcome.OK, status=status, body=None, request_id=request_id)
+        try:
+            body = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            problem = "empty body" if not content.strip() else "body is not JSON"
+            return self._bad_body(response, problem, request_id)
+        if op.expect == "object" and not isinstance(body, dict):
+            return self._bad_body(response, "body is not a JSON object", request_id)
+        if op.expect == "list":
+            if not isinstance(body, dict) or "data" not in body:
+                return self._bad_body(response, "list body has no `data` array", request_id)
+            if not isinstance(body["data"], list):
+                return self._bad_body(response, "list body's `data` is not an array", request_id)
+        return _Attempt(
+            Outcome.OK, status=status, body=body, request_id=request_id, content=content
+        )
+
+    def _bad_body(self, response: httpx.Response, problem: str, request_id: str | None) -> _Attempt:
+        error = ApiError.from_response(
+            response,
+            retryable=True,
+            code="invalid_body",
+            message=f"unusable {response.status_code} answer: {problem}",
+            secrets=self._secrets,
+        )
+        return _Attempt(
+            Outcome.BAD_BODY,
+            status=response.status_code,
+            request_id=error.request_id or request_id,
+            error_code="invalid_body",
+            message=error.message,
+            error=error,
+        )
+
+    def _transport_failure(
+        self, exc: httpx.HTTPError, request: httpx.Request, *, request_id: str | None = None
+    ) -> _Attempt:
+        if _is_tls_failure(exc):
+            kind, outcome = "tls", Outcome.TLS
+        elif isinstance(exc, httpx.TimeoutException):
+            kind, outcome = "timeout", Outcome.TRANSPORT
+        elif isinstance(exc, httpx.ConnectError):
+            kind, outcome = "connect_error", Outcome.TRANSPORT
+        elif isinstance(exc, httpx.RemoteProtocolError):
+            kind, outcome = "truncated_or_protocol_error", Outcome.TRANSPORT
+        elif isinstance(exc, httpx.TransportError):
+            kind, outcome = "read_error", Outcome.TRANSPORT
+        else:  # e.g. a malformed URL: not a transport failure, not retried
+            kind, outcome = "request_error", Outcome.FATAL
+        detail = _scrub(f"{type(exc).__name__}: {exc}"[:300], self._secrets)
+        error = TransportError(
+            kind=kind,
+            detail=detail,
+            method=request.method,
+            url=str(request.url),
+            retryable=outcome is Outcome.TRANSPORT,
+        )
+        return _Attempt(
+            outcome, error_code=kind, message=detail, error=error, request_id=request_id
+        )
+
+    def _record(
+        self,
+        call_id: str,
+        op: Op,
+        request: httpx.Request,
+        attempt: int,
+        result: _Attempt,
+        decision: Decision,
+        latency_ms: float,
+        waited_s: float,
+    ) -> None:
+        if self.on_attempt is None:
+            return
+        outcome: Literal["ok", "retry", "failed"] = (
+            "ok"
+            if decision.verdict is Verdict.DONE
+            else "retry"
+            if decision.verdict is Verdict.RETRY
+            else "failed"
+        )
+        query = request.url.query.decode("ascii", "replace")
+        if query:
+            query = redact_url("http://h/?" + query).split("?", 1)[1]
+        message = result.message
+        if decision.verdict is Verdict.WAIT_TOO_LONG:
+            message = f"{message} (Retry-After {decision.requested_s:g}s above the cap)"
+        self.on_attempt(
+            CallRecord(
+                call_id=call_id,
+                resource=op.resource,
+                method=op.method,
+                path=request.url.path,
+                query=query,
+                attempt=attempt,
+                http_status=result.status,
+                error=result.error_code,
+                message=message,
+                request_id=result.request_id,
+                latency_ms=round(latency_ms, 3),
+                waited_ms=round(waited_s * 1000.0, 3),
+                outcome=outcome,
+                at=self._wall_clock(),
+            )
+        )
+
+    def model(self, cls: type[M], answer: Answer, op: Op) -> M:
+        """`answer`'s body as a `cls`; a body of another shape is an `ApiError`."""
+        try:
+            return cls.from_json(answer.body)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "body"
+            raise ApiError.unexpected_shape(
+                status=answer.status,
+                what=cls.__name__,
+                problem=f"{where}: {first['msg']}",
+                request_id=answer.request_id,
+                method=op.method,
+                url=self.config.api_root + op.path,
+            ) from None
+
+
+def _scrub(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text
+
+
+def _is_tls_failure(exc: BaseException) -> bool:
+    """True if `exc` (or what caused it) is an SSL/certificate failure."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ssl.SSLError | ssl.CertificateError):
+            return True
+        text = str(current)
+        if "CERTIFICATE_VERIFY_FAILED" in text or "[SSL" in text:
+            return True
+        current = current.__cause__ or current.__context__
+    return False

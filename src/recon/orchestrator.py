@@ -1,0 +1,71 @@
+"""How the command line reaches the orchestrator without importing it: one entry point.
+
+recon's library never imports Prefect. Its flows (`recon.pipelines`) register an
+`Orchestrator` under the `recon.orchestrator` entry point (pyproject.toml); the CLI loads it
+when a command needs it, so Prefect is imported (and pays its start-up) only then, and
+another orchestrator could be installed in its place.
+
+    orchestrator = load_orchestrator()
+    with orchestrator.session(say):      # a Prefect server, before Prefect is imported
+        summary = orchestrator.run_nightly(overrides, NightlyOptions(trigger="cli"))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from recon.errors import ConfigError
+
+if TYPE_CHECKING:
+    from recon.nightly import RunSummary
+    from recon.schedule import Plan
+
+__all__ = ["ENTRY_POINT_GROUP", "NightlyOptions", "Orchestrator", "load_orchestrator"]
+
+ENTRY_POINT_GROUP = "recon.orchestrator"
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class NightlyOptions:
+    """How to run one nightly (never a secret: the orchestrator may store these)."""
+
+    trigger: str = "cli"
+    resume: str | None = None
+    fail_on: str | None = None
+    payment_methods: bool = False
+    task_runner: Literal["threads", "dask"] = "threads"
+    dask_address: str | None = None
+
+
+class Orchestrator(Protocol):
+    """Runs the nightly job and serves it on a schedule."""
+
+    def session(self, say: Say) -> AbstractContextManager[str]:
+        """Make the orchestrator ready for a run (e.g. a server); yields where it is."""
+        ...
+
+    def run_nightly(self, overrides: Mapping[str, Any], options: NightlyOptions) -> RunSummary:
+        """Run extract → load → check → publish → report once, inside a `session`."""
+        ...
+
+    def serve_schedule(self, plan: Plan, say: Say) -> None:
+        """Run the nightly job on `plan` until interrupted."""
+        ...
+
+
+def load_orchestrator(name: str = "prefect") -> Orchestrator:
+    """The orchestrator installed under `name` in the `recon.orchestrator` entry points."""
+    found = entry_points(group=ENTRY_POINT_GROUP, name=name)
+    for entry in found:
+        orchestrator: Orchestrator = entry.load()
+        return orchestrator
+    raise ConfigError(
+        "orchestrator",
+        f"no {name!r} entry point in group {ENTRY_POINT_GROUP!r}: reinstall recon (make setup)",
+    )

@@ -1,0 +1,87 @@
+"""`PrefectOrchestrator`: the nightly flow on a Prefect server, in Prefect's local mode.
+
+With no `PREFECT_API_URL`, a session starts recon's own local Prefect server (see
+`server.py`), so nothing has to be started by hand; the flow then runs on local threads or
+on a Dask cluster through `prefect-dask`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from recon.orchestrator import NightlyOptions, Say
+from recon.schedule import Plan
+
+if TYPE_CHECKING:
+    from recon.nightly import RunSummary
+
+__all__ = ["PrefectOrchestrator"]
+
+# Prefect's local mode: no analytics calls, and room for a cold start (FACTS.md).
+PREFECT_DEFAULTS = {
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "DO_NOT_TRACK": "1",  # Prefect's client telemetry: a reconciliation job does not phone home
+}
+
+
+class PrefectOrchestrator:
+    """Runs `recon.pipelines.nightly` on a Prefect server (the configured one, or its own)."""
+
+    @contextlib.contextmanager
+    def session(self, say: Say) -> Iterator[str]:
+        """A Prefect server for this process; Prefect is imported only after it is up."""
+        for key, value in PREFECT_DEFAULTS.items():
+            os.environ.setdefault(key, value)
+        from recon.pipelines.server import prefect_server
+
+        with prefect_server(say) as api_url:
+            yield api_url
+
+    def run_nightly(self, overrides: Mapping[str, Any], options: NightlyOptions) -> RunSummary:
+        """Run the nightly flow once (inside a `session`)."""
+        from recon.pipelines.nightly import nightly as flow
+
+        params = dict(overrides)
+        if options.task_runner == "dask":
+            flow = flow.with_options(task_runner=_dask_runner(params, options.dask_address))
+        summary: RunSummary = flow(
+            overrides=params,
+            resume=options.resume,
+            trigger=options.trigger,
+            fail_on=options.fail_on,
+            payment_methods=options.payment_methods,
+            distributed=options.task_runner == "dask",
+        )
+        return summary
+
+    def serve_schedule(self, plan: Plan, say: Say) -> None:
+        """Serve the nightly flow on `plan` (a standing server: it needs the scheduler)."""
+        for key, value in PREFECT_DEFAULTS.items():
+            os.environ.setdefault(key, value)
+        from recon.pipelines.serve import serve
+
+        serve(plan, say=say)
+
+
+def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
+    """A DaskTaskRunner whose workers see shared paths (and the run's Prefect server)."""
+    from prefect_dask.task_runners import DaskTaskRunner
+
+    from recon.nightly import settings_for
+
+    # Workers are other processes (other machines, on a real cluster): they need absolute
+    # paths, and the Prefect server the run uses (PREFECT_API_URL, set before they start).
+    settings = settings_for(overrides)
+    for key in ("db", "landing", "reports"):
+        overrides[key] = str(Path(getattr(settings, key)).resolve())
+    if address:
+        return DaskTaskRunner(address=address)
+    return DaskTaskRunner(
+        cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True}
+    )
