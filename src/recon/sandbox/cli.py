@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from datetime import UTC, datetime
@@ -97,11 +96,11 @@ def serve(
     ] = None,
 ) -> None:
     """Serve the sandbox API on 127.0.0.1 (keys from RECON_SANDBOX_API_KEY / _BEARER_TOKEN)."""
-    from recon.sandbox.app import DEMO_API_KEY, DEMO_BEARER_TOKEN, SandboxConfig, create_app
+    from recon.sandbox.app import SandboxConfig, create_app
+    from recon.sandbox.credentials import DEMO_API_KEY, DEMO_BEARER_TOKEN, sandbox_credentials
     from recon.sandbox.server import HOST, serve_app
 
-    key = os.environ.get("RECON_SANDBOX_API_KEY") or DEMO_API_KEY
-    token = os.environ.get("RECON_SANDBOX_BEARER_TOKEN") or DEMO_BEARER_TOKEN
+    key, token = sandbox_credentials()
     try:
         config = SandboxConfig(
             seed=seed,

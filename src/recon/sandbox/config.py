@@ -1,4 +1,4 @@
-"""How one sandbox behaves (``SandboxConfig``) and its documented demo credentials."""
+"""How one sandbox behaves (``SandboxConfig``); the demo credentials come from ``credentials``."""
 
 from __future__ import annotations
 
@@ -9,13 +9,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from recon.sandbox.credentials import DEMO_API_KEY, DEMO_BEARER_TOKEN
 from recon.sandbox.faults import FaultProfile
 from recon.sandbox.switches import Delay, FaultSwitches, Poison, Shift
 
 __all__ = ["DEMO_API_KEY", "DEMO_BEARER_TOKEN", "SandboxConfig"]
-
-DEMO_API_KEY = "sandbox-demo-key"
-DEMO_BEARER_TOKEN = "sandbox-demo-token"  # noqa: S105 - the documented demo token
 
 
 @dataclass
