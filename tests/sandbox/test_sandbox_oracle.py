@@ -31,8 +31,19 @@ def test_every_planted_anomaly_is_a_finding(seed: int, n: int) -> None:
     assert findings == planted
     kinds = {p["kind"] for p in t["planted"]}
     checks = {f["check"] for f in t["findings"]}
-    assert len(checks) == 16  # checks 2-17
+    assert len(checks) == 17  # checks 2-17 and 21
     assert {"refunded_short", "partial_but_full", "partial_without_refund", "open_invoice"} <= kinds
+    # issue 15: case and spelling, in-flight refunds
+    assert {"refunded_mixed_case", "young_pending_refund"} <= kinds
+    ds = Dataset(seed, n, ANCHOR)
+    lower = [i for i, kind in ds.pay_kind.items() if kind == "currency_lower_case"]
+    assert len(lower) == ds.per_kind
+    for i in lower:  # `eur` on the payment, `Eur` on its refund: read as EUR, no finding
+        payment = ds.payment(i)
+        (refund,) = ds.refunds_of(i)
+        assert payment["currency"] == payment["currency"].lower()
+        assert refund["amount"]["currency"] == payment["currency"].capitalize()
+        assert not {f[2] for f in findings} & {payment["id"], refund["id"]}
 
 
 def test_at_least_a_couple_of_each_kind_even_for_small_sets() -> None:
@@ -42,7 +53,7 @@ def test_at_least_a_couple_of_each_kind_even_for_small_sets() -> None:
         per_kind[p["kind"]] = per_kind.get(p["kind"], 0) + 1
     assert min(per_kind.values()) >= 2, per_kind
     buckets = {p["issue_type"] for p in t["planted"] if p["check"] == "open_invoices"}
-    assert buckets <= {"0-30", "31-60", "61-90", "90+"}
+    assert buckets <= {"not yet due", "0-30", "31-60", "61-90", "90+"}
 
 
 def test_open_invoice_buckets_cover_all_ages() -> None:
