@@ -143,10 +143,11 @@ def compute_findings(
         p = pay_by_id.get(r.get("paymentId"))
         if p is None or cur != _code(p.get("currency")):
             continue
-        created = _ts(r.get("createdAt"))
-        is_young = (
-            _status(r.get("status")) == "pending" and created is not None and created > young_after
-        )
+        # Only a pending refund has an age that matters (parsing every date is slow).
+        is_young = False
+        if _status(r.get("status")) == "pending":
+            created = _ts(r.get("createdAt"))
+            is_young = created is not None and created > young_after
         young_count[p["id"]] += is_young
         a = _int(amount)
         if a is not None:
