@@ -354,14 +354,32 @@ CREATE TABLE IF NOT EXISTS ledger_payment_refunds (
 
 -- `recon findings ack`: the audit log beside the warehouse (<db stem>.acks.jsonl), loaded
 -- at every load and just before publish. A finding is acknowledged while its latest event
--- is an ack whose amounts equal the finding's and whose `until` has not passed.
+-- is an ack taken with the amounts it still has and whose `until` has not passed (view
+-- finding_acknowledgements, computed when read).
 CREATE TABLE IF NOT EXISTS finding_acks (
     seq            BIGINT NOT NULL,          -- line number in the log
     action         VARCHAR NOT NULL,         -- ack | unack
     finding_key    VARCHAR NOT NULL,
-    who            VARCHAR NOT NULL,
+    who            VARCHAR NOT NULL,         -- the OS user
     acted_at       TIMESTAMPTZ NOT NULL,
     note           VARCHAR,
-    until          DATE,
-    amounts        VARCHAR                   -- the finding's amounts when acked (JSON)
+    until          DATE,                     -- the ack lapses after this day
+    currency       VARCHAR,                  -- the finding's amounts when acked
+    amount_minor   BIGINT,
+    sides          VARCHAR                   -- ledger findings: both sides, as their detail says
 );
+
+CREATE OR REPLACE VIEW finding_acknowledgements AS
+WITH latest AS (
+    SELECT * FROM finding_acks QUALIFY row_number() OVER (PARTITION BY finding_key ORDER BY seq DESC) = 1
+)
+SELECT
+    f.run_id, f.finding_key, f.check_name, f.state,
+    a.action = 'ack'
+        AND a.currency IS NOT DISTINCT FROM f.currency
+        AND a.amount_minor IS NOT DISTINCT FROM f.amount_minor
+        AND a.sides IS NOT DISTINCT FROM (CASE WHEN starts_with(f.check_name, 'ledger_') THEN f.detail END)
+        AND (a.until IS NULL OR a.until >= current_date) AS acknowledged,
+    a.action AS last_action, a.who, a.acted_at, a.note, a.until
+FROM findings AS f
+JOIN latest AS a ON a.finding_key = f.finding_key;

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -11,7 +14,7 @@ from recon.sandbox.data import Dataset
 from recon.sandbox.ledger.books import make_books
 from recon.sandbox.ledger.model import INVOICE_COLUMNS, ORDER_COLUMNS, REFUND_COLUMNS, Books, Row
 
-__all__ = ["FORMATS", "sandbox_books", "write_books"]
+__all__ = ["FORMATS", "describe_books", "sandbox_books", "sandbox_ledger", "write_books"]
 
 FORMATS = ("csv", "parquet", "xlsx")
 
@@ -53,3 +56,34 @@ def sandbox_books(dataset: Dataset, folder: Path, fmt: str = "csv") -> dict[str,
     point recon at them (what `recon nightly --sandbox` adds to its overrides)."""
     written = write_books(make_books(dataset), folder, formats=(fmt,))
     return {f"ledger_{name}": str(paths[0]) for name, paths in written.items()}
+
+
+def describe_books(
+    seed: int, payments: int, anchor: datetime | None, out: Path, formats: list[str]
+) -> list[str]:
+    """`recon sandbox ledger`: write the books and say what was written and planted."""
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown or not formats:
+        raise ValueError(f"unknown format(s) {', '.join(unknown)}; use {', '.join(FORMATS)}")
+    books = make_books(Dataset(seed, payments, anchor))
+    written = write_books(books, out, formats)
+    lines = [
+        f"{name}: {len(getattr(books, name)):,} rows -> {', '.join(str(p) for p in paths)}"
+        for name, paths in written.items()
+    ]
+    kinds = Counter(p.kind for p in books.planted)
+    lines.append("planted findings: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+    lines.append(
+        f"malformed rows (to be refused): orders {books.rejects['orders']}, "
+        f"refunds {books.rejects['refunds']}; the full truth: "
+        f"recon sandbox truth --seed {seed} --payments {payments}"
+    )
+    return lines
+
+
+def sandbox_ledger(seed: int, payments: int, folder: Path) -> dict[str, Any]:
+    """The demo's books: write the books of the sandbox `recon nightly --sandbox` starts
+    (same seed and size, today's anchor) under `folder/sandbox-books`; the overrides that
+    point the run at them (default layout: a recon.toml mapping does not apply)."""
+    paths = sandbox_books(Dataset(seed, payments), folder / "sandbox-books")
+    return {**paths, "ledger": {}}
