@@ -243,8 +243,7 @@ def _fetch(source: BooksSource, sql: str) -> pa.Table:
         cur = con.cursor()
         try:
             cur.execute(sql)
-            table: pa.Table = cur.fetch_arrow_table()
-            return table
+            return _plain(cur.fetch_arrow_table())
         finally:
             cur.close()
     except ConfigError:
@@ -253,6 +252,17 @@ def _fetch(source: BooksSource, sql: str) -> pa.Table:
         raise ConfigError(source.setting, f"failed: {_scrub(exc, source)}") from None
     finally:
         con.close()
+
+
+def _plain(table: pa.Table) -> pa.Table:
+    """Extension columns (PostgreSQL's NUMERIC comes as an opaque type over its exact text)
+    as their storage, which polars reads."""
+    columns = []
+    for column in table.columns:
+        if isinstance(column.type, pa.ExtensionType) or hasattr(column.type, "storage_type"):
+            column = pa.chunked_array([c.storage for c in column.chunks], column.type.storage_type)
+        columns.append(column)
+    return pa.table(columns, names=table.column_names)
 
 
 def _query_columns(source: BooksSource) -> list[str]:
