@@ -97,7 +97,7 @@ class AckLog:
     def _locked(self) -> Iterator[int]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         created = not self.path.exists()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield fd
@@ -143,6 +143,9 @@ class AckLog:
         if not lines:
             return 0
         with self._locked() as fd:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                lines.insert(0, b"\n")  # end a line cut by a crash, so that it stays alone
             os.write(fd, b"".join(lines))  # one write: lines of concurrent writers never mix
             os.fsync(fd)
         return len(lines)
