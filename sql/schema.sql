@@ -301,9 +301,9 @@ CREATE TABLE IF NOT EXISTS ledger_matches (
     payments              INTEGER NOT NULL,  -- live payments with the reference, any status
     settled               INTEGER NOT NULL,
     provider_amount_minor BIGINT,            -- their sum (NULL when one amount is unknown)
-    provider_currency     VARCHAR,           -- NULL when they differ
+    provider_currency     VARCHAR,           -- NULL when they are in several currencies
     provider_status       VARCHAR,           -- confirmed / refunded (all) or partially_refunded
-    provider_statuses     VARCHAR[],
+    provider_statuses     VARCHAR,           -- one of their statuses (any, settled or not)
     item_at               TIMESTAMPTZ,       -- the order's (or payment's) created_at
     kind                  VARCHAR NOT NULL,
     state                 VARCHAR NOT NULL,
@@ -334,7 +334,8 @@ CREATE TABLE IF NOT EXISTS ledger_refund_matches (
     run_id                VARCHAR NOT NULL
 );
 
--- Per live settled payment the books cover: the books' refund total against its status.
+-- Per live settled payment the books cover (but a confirmed one with no books refund, which
+-- agrees by definition): the books' refund total against its status.
 -- expected: confirmed (total 0) | partially_refunded (0 < total < amount) | refunded (total =
 -- amount) | over_refunded; state: consistent | pending (consistent without the refunds
 -- younger than the grace) | break.

@@ -12,7 +12,7 @@ SELECT
     'books ' || m.books_status || ' ' || recon_money(m.books_amount_minor, m.books_currency)
         || ' since ' || strftime(timezone('UTC', m.item_at), '%Y-%m-%d %H:%M UTC') || '; provider: '
         || CASE WHEN m.payments = 0 THEN 'no payment with this reference'
-                ELSE 'payment(s) ' || array_to_string(m.provider_statuses, ', ') || ', none settled' END
+                ELSE 'payment(s) ' || m.provider_statuses || ', none settled' END
         AS detail
 FROM ledger_matches AS m
 WHERE m.kind = 'order_missing_at_provider'

@@ -1,41 +1,37 @@
 -- Exact conversion of the books' amounts (recon.ledger.loading), as macros the stage files
--- share. An amount is text as read; `decimal_mark` is '.' or ','. Nothing is ever rounded:
--- a value with more decimals than the currency's ISO 4217 exponent is refused.
---   ledger_amount_digits('12.50', '.')  = '12.50'     ledger_amount_fraction('12.50') = '5'
---   ledger_amount_minor('12.50', 'major', 2) = 1250   ledger_amount_minor('12.50', 'minor', 2) = NULL
-CREATE OR REPLACE MACRO ledger_amount_digits(value, decimal_mark) AS
+-- share. Nothing is ever rounded: a value with more decimals than the currency's ISO 4217
+-- exponent is refused. The stage files compute the text, its validity and its decimals
+-- once per row (as columns), and the macros below work on those.
+--   t = ledger_amount_text('12,50', ',') = '12.50'    ledger_amount_decimals(t) = '5'
+--   ledger_amount_minor(t, true, '5', 'major', 2) = 1250
+CREATE OR REPLACE MACRO ledger_amount_text(value, decimal_mark) AS
     CASE WHEN decimal_mark = ',' THEN replace(trim(value), ',', '.') ELSE trim(value) END;
-CREATE OR REPLACE MACRO ledger_amount_is_number(t) AS
-    regexp_full_match(t, '[+-]?[0-9]+(\.[0-9]*)?');
--- The decimals that matter (trailing zeros dropped: 12.50 has one, 12.00 none).
-CREATE OR REPLACE MACRO ledger_amount_fraction(t) AS
-    rtrim(regexp_extract(t, '\.([0-9]*)$', 1), '0');
-CREATE OR REPLACE MACRO ledger_amount_minor(t, amounts, exponent) AS
+CREATE OR REPLACE MACRO ledger_amount_ok(t) AS regexp_full_match(t, '[+-]?[0-9]+(\.[0-9]*)?');
+-- The decimals that matter: trailing zeros dropped (12.50 has one, 12.00 none).
+CREATE OR REPLACE MACRO ledger_amount_decimals(t) AS rtrim(split_part(t, '.', 2), '0');
+CREATE OR REPLACE MACRO ledger_amount_minor(t, ok, decimals, amounts, exponent) AS
     CASE
-        WHEN NOT ledger_amount_is_number(t) OR exponent IS NULL THEN NULL
-        WHEN amounts = 'minor' AND ledger_amount_fraction(t) <> '' THEN NULL
-        WHEN amounts = 'major' AND length(ledger_amount_fraction(t)) > exponent THEN NULL
+        WHEN NOT ok OR exponent IS NULL THEN NULL
+        WHEN amounts = 'minor' AND decimals <> '' THEN NULL
+        WHEN amounts = 'major' AND length(decimals) > exponent THEN NULL
         ELSE (CASE WHEN starts_with(t, '-') THEN -1 ELSE 1 END) * TRY_CAST(
-            regexp_extract(t, '^[+-]?([0-9]+)', 1)
-            || CASE WHEN amounts = 'major' THEN rpad(ledger_amount_fraction(t), exponent, '0') ELSE '' END
+            ltrim(split_part(t, '.', 1), '+-')
+            || CASE WHEN amounts = 'major' THEN rpad(decimals, exponent, '0') ELSE '' END
             AS BIGINT)
     END;
--- Why an amount is refused (NULL when it converts).
-CREATE OR REPLACE MACRO ledger_amount_problem(raw_value, t, amounts, code, exponent) AS
+-- Why an amount is refused (NULL when it converts); `minor` is ledger_amount_minor's result.
+CREATE OR REPLACE MACRO ledger_amount_problem(raw_value, ok, decimals, minor, amounts, code, exponent) AS
     CASE
         WHEN raw_value IS NULL OR trim(raw_value) = '' THEN 'no amount'
-        WHEN NOT ledger_amount_is_number(t)
-            THEN 'amount ''' || left(raw_value, 40) || ''' is not a number'
+        WHEN NOT ok THEN 'amount ''' || left(raw_value, 40) || ''' is not a number'
         WHEN code IS NULL OR exponent IS NULL THEN NULL  -- the currency's own problem says why
-        WHEN amounts = 'minor' AND ledger_amount_fraction(t) <> ''
+        WHEN amounts = 'minor' AND decimals <> ''
             THEN 'amount ''' || left(raw_value, 40) || ''' is not a whole number of minor units'
-        WHEN amounts = 'major' AND length(ledger_amount_fraction(t)) > exponent
-            THEN 'amount ''' || left(raw_value, 40) || ''' has ' || length(ledger_amount_fraction(t))
+        WHEN amounts = 'major' AND length(decimals) > exponent
+            THEN 'amount ''' || left(raw_value, 40) || ''' has ' || length(decimals)
                  || ' decimals; ' || code || ' has ' || exponent || ' (never rounded)'
-        WHEN ledger_amount_minor(t, amounts, exponent) IS NULL
-            THEN 'amount ''' || left(raw_value, 40) || ''' is too large'
-        WHEN starts_with(t, '-') AND ledger_amount_minor(t, amounts, exponent) <> 0
-            THEN 'amount ''' || left(raw_value, 40) || ''' is negative'
+        WHEN minor IS NULL THEN 'amount ''' || left(raw_value, 40) || ''' is too large'
+        WHEN minor < 0 THEN 'amount ''' || left(raw_value, 40) || ''' is negative'
     END;
 CREATE OR REPLACE MACRO ledger_currency_problem(raw_value, code, known, exponent) AS
     CASE
@@ -45,11 +41,7 @@ CREATE OR REPLACE MACRO ledger_currency_problem(raw_value, code, known, exponent
     END;
 -- A status mapped through the books' status map (identity for words it does not name).
 CREATE OR REPLACE MACRO ledger_status(raw_value, map_from, map_to) AS
-    CASE
-        WHEN list_position(map_from, lower(trim(raw_value))) IS NOT NULL
-            THEN map_to[list_position(map_from, lower(trim(raw_value)))]
-        ELSE lower(trim(raw_value))
-    END;
+    coalesce(map_to[list_position(map_from, lower(trim(raw_value)))], lower(trim(raw_value)));
 CREATE OR REPLACE MACRO ledger_status_problem(raw_value, mapped, statuses, section) AS
     CASE
         WHEN raw_value IS NULL OR trim(raw_value) = '' THEN 'no status'

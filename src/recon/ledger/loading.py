@@ -75,6 +75,9 @@ def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) 
     as_of: datetime = row[0] if row else datetime.now(UTC)
     loads: list[InputLoad] = []
     create_currencies_table(con)
+    # Row order means nothing in these tables: let DuckDB insert in parallel.
+    order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()
+    con.execute("SET preserve_insertion_order = false")
     con.execute("BEGIN TRANSACTION")
     try:
         for stmt in sql_statements(read_sql("ledger/macros.sql")):
@@ -119,6 +122,7 @@ def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) 
     finally:
         for temp in ("ledger_input", "ledger_stage"):
             con.execute(f"DROP TABLE IF EXISTS temp.{temp}")
+        con.execute(f"SET preserve_insertion_order = {bool(order and order[0])}")
     return BooksLoad(run_id, loads)
 
 
