@@ -154,7 +154,9 @@ def test_rerunning_the_same_run_replaces_its_rows(wh: Wh) -> None:
     assert wh.con.execute(
         "SELECT count(*) FROM findings WHERE check_name = 'impossible_amounts'"
     ).fetchone() == (1,)
-    assert wh.con.execute("SELECT count(*) FROM check_runs").fetchone() == (33,)  # 20 + 13 ledger checks
+    assert wh.con.execute("SELECT count(*) FROM check_runs").fetchone() == (
+        33,
+    )  # 20 + 13 ledger checks
 
 
 # The lifecycle -------------------------------------------------------------------------
