@@ -37,6 +37,7 @@ class SandboxState:
         self.faults = FaultPlan(self.profile, config.seed, rate=config.fault_rate)
         self.data = Dataset(config.seed, config.payments, config.anchor, anomalies=config.anomalies)
         self._truth: bytes | None = None
+        self._truth_lock = threading.Lock()
         self.warm = False
         self._ids = RequestIds()
         self.lock = threading.RLock()
@@ -127,9 +128,11 @@ class SandboxState:
         return self._ids.next()
 
     def truth(self) -> bytes:
-        if self._truth is None:
-            self._truth = truth_json(self.data)
-        return self._truth
+        """The truth JSON of the generated data (computed once; thread-safe)."""
+        with self._truth_lock:
+            if self._truth is None:
+                self._truth = truth_json(self.data)
+            return self._truth
 
     def now_iso(self) -> str:
         """The createdAt of a record made now: never before the anchor (so it sorts first)."""
