@@ -165,3 +165,12 @@ def test_serve_command_applies_pacing_and_scripted_faults() -> None:
     assert "pacing: latency 5 ms (+0..0), rate 1000/s (burst the rate), at most 8 in flight" in (
         banner
     )
+
+
+def test_state_says_warm_once_the_records_are_serialised() -> None:
+    from recon.sandbox.app import create_app
+
+    cold = create_app(SandboxConfig(payments=300, anchor=ANCHOR))
+    assert cold.state.sandbox.state_json()["warm"] is False
+    warm = create_app(SandboxConfig(payments=300, anchor=ANCHOR, prewarm="sync"))
+    assert warm.state.sandbox.state_json()["warm"] is True

@@ -122,6 +122,7 @@ class SandboxState:
         """Generate and serialise every list record now (up to the cache size)."""
         for res in LIST_RESOURCES:
             self.lists[res].warm()
+        self.warm = True
 
     # ---------------------------------------------------------------- helpers
     def request_id(self) -> str:
