@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from recon.sandbox.app import SandboxConfig
+from recon.sandbox.app import SandboxConfig, create_app
 from recon.sandbox.server import serve_in_thread
 
 from .sandbox_support import ANCHOR, BEARER, KEY
@@ -168,8 +168,6 @@ def test_serve_command_applies_pacing_and_scripted_faults() -> None:
 
 
 def test_state_says_warm_once_the_records_are_serialised() -> None:
-    from recon.sandbox.app import create_app
-
     cold = create_app(SandboxConfig(payments=300, anchor=ANCHOR))
     assert cold.state.sandbox.state_json()["warm"] is False
     warm = create_app(SandboxConfig(payments=300, anchor=ANCHOR, prewarm="sync"))
