@@ -136,7 +136,7 @@ def test_serve_command_applies_pacing_and_scripted_faults() -> None:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a start-up bound, as above
         while True:
             try:
                 httpx.get(f"{base}/_sandbox/health", timeout=2)
