@@ -5,7 +5,8 @@ unless the served data or answers change on purpose (then re-run
 `.venv/bin/python -m tests.sandbox.sandbox_snapshot` and say why in the commit).
 Re-pinned for issue 15 (Verdicts): the truth follows the refund grace, `not yet due` and
 normalised codes, and new payments are planted (a `Refunded` status, an `eur` currency, a
-young pending refund).
+young pending refund); re-pinned again after merging main's `ledger` part of the truth, whose oracle reads the
+provider's records normalised as the loader does.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import pytest
 from .sandbox_snapshot import CASES, digest
 
 PINNED = {
-    (3, 300): "6464c657210a21f73554bc01954d8f7f7d6e9e0ac0c51b4bf1c3c23f11523a71",
-    (7, 300): "0c6383bf0712f249ed72b9a77a6956b7e04c5c87f8bc05874a5a32551026be96",
-    (11, 300): "d59ddb3277be15d448f48f8cd0c56fc08e72b2fd639eeb21b39bc55422d5ec32",
-    (3, 2000): "6bbbb1b222e9170f3599d8e2a3dcbbc8d2f8b1e8325d83608b1729de531b1c77",
-    (7, 2000): "6b4df326698defac9e7dace6eb95070ba7b4d0182cb7b2cef6d218a25e5ee96c",
-    (11, 2000): "90d0c7d2a8869844bf77ebfe72a2900e122ec95027406a879300e23d41b50a37",
+    (3, 300): "019ff6c42bc4b0a85b0a3bd85272c54d50f5e05c3f0eb79e9520f1ed510666ef",
+    (7, 300): "1a3e44a86ab543b4f3bea5527ed535f2aa8e9bae38876645af303d7afe8ee400",
+    (11, 300): "5f990b849135efd437f4b70824b301bd91b1d26365a57d889c1e7c1d9ca12567",
+    (3, 2000): "f86e866b4711874858d68d685496db35e9fbe80d8909efd4aff263aeabaa79ad",
+    (7, 2000): "cc31124e3399cebaac864994df4f01ac12ffb15bb83a55f705c83c1a4ca7c11d",
+    (11, 2000): "4859cba189a9f63bc32064e11e71537fce63a4825be39f04ed54e439b1996a5a",
 }
 
 

@@ -28,6 +28,7 @@ from recon.errors import ConfigError
 from recon.report._money import format_amount, is_iso_currency
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
+from recon.report.ledger import build_ledger_section
 from recon.spreadsheet import atomic_path, atomic_write_bytes, atomic_write_text, write_csv
 from recon.spreadsheet import write_parquet as write_parquet_file
 
@@ -403,6 +404,8 @@ def render_report(
     summary = build_summary(data, generated_at)
     env = _env()
     view = _view(data, summary, top_n)
+    view["ledger"] = build_ledger_section(con, run_id, folder)  # Books vs provider
+    rows.update(view["ledger"].files)
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None
     charts = _trend_charts(data)
