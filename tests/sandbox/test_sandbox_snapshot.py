@@ -5,8 +5,8 @@ unless the served data or answers change on purpose (then re-run
 `.venv/bin/python -m tests.sandbox.sandbox_snapshot` and say why in the commit).
 Re-pinned for issue 15 (Verdicts): the truth follows the refund grace, `not yet due` and
 normalised codes, and new payments are planted (a `Refunded` status, an `eur` currency, a
-young pending refund); re-pinned again after merging main's `ledger` part of the truth, whose oracle reads the
-provider's records normalised as the loader does.
+young pending refund); re-pinned again after merging main's `ledger` part of the truth,
+whose oracle reads the provider's records normalised as the loader does.
 """
 
 from __future__ import annotations
