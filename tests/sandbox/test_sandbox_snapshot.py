@@ -6,7 +6,7 @@ unless the served data or answers change on purpose (then re-run
 Re-pinned for issue 15 (Verdicts): the truth follows the refund grace, `not yet due` and
 normalised codes, and new payments are planted (a `Refunded` status, an `eur` currency, a
 young pending refund); re-pinned again after merging main's `ledger` part of the truth,
-whose oracle reads the provider's records normalised as the loader does.
+whose oracle and books read the provider's records normalised as the loader does.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import pytest
 from .sandbox_snapshot import CASES, digest
 
 PINNED = {
-    (3, 300): "019ff6c42bc4b0a85b0a3bd85272c54d50f5e05c3f0eb79e9520f1ed510666ef",
-    (7, 300): "1a3e44a86ab543b4f3bea5527ed535f2aa8e9bae38876645af303d7afe8ee400",
-    (11, 300): "5f990b849135efd437f4b70824b301bd91b1d26365a57d889c1e7c1d9ca12567",
-    (3, 2000): "f86e866b4711874858d68d685496db35e9fbe80d8909efd4aff263aeabaa79ad",
-    (7, 2000): "cc31124e3399cebaac864994df4f01ac12ffb15bb83a55f705c83c1a4ca7c11d",
-    (11, 2000): "4859cba189a9f63bc32064e11e71537fce63a4825be39f04ed54e439b1996a5a",
+    (3, 300): "281b5cb6e65d9328b03408e974080b058c4e2e1f3ffb4b02722edc17c0436688",
+    (7, 300): "55fd1b399f36838ccf6a91bde51bb8051d9f167f7661c1b0a1058c7103df7aff",
+    (11, 300): "10ad5405d946bed64e34cf90abf6f7a27bec1be4d8cd922b3a86776bf3dde127",
+    (3, 2000): "5e8359f5f048e9c01c58657ab98992d66c5eb89dc2e39173a8b5d3db0381ef7e",
+    (7, 2000): "ce202dca6d039646024e8003d88a125886b8ead23a09a9d58373eb27ef643fbc",
+    (11, 2000): "15e88baf7b5a60a48979d137f1bdab3ea832c61b474072e084f1ee415a532ee2",
 }
 
 
