@@ -2,22 +2,26 @@
 
 Every query binds its values (`$run_id`, …); no value is ever formatted into SQL. Sums of
 BIGINT are HUGEINT in DuckDB and are cast back to BIGINT; amounts are grouped by currency
-and never added across currencies.
+and never added across currencies. Free text (reasons, API messages, finding details) is
+scrubbed of personal data here (`recon.report.privacy`), so every output gets it clean.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 
 from recon.errors import ConfigError
+from recon.report.privacy import personal_values, scrub_text
+from recon.sql import read_sql
 
 __all__ = [
     "AGING_BUCKETS",
     "AgingRow",
     "AmountAtRisk",
+    "CallStats",
     "CheckRow",
     "FailedCall",
     "FindingRow",
@@ -49,6 +53,22 @@ class RunInfo:
 
 
 @dataclass(frozen=True)
+class CallStats:
+    """What a resource's requests cost this run, from `api_calls` (every attempt)."""
+
+    requests: int = 0
+    responses_429: int = 0
+    latency_ms: float = 0.0
+    # None for a warehouse from before `api_calls.waited_ms`
+    waited_ms: float | None = 0.0
+
+    @property
+    def time_waiting_ms(self) -> float:
+        """In flight (latency) plus held back before sending (limiter, Retry-After, backoff)."""
+        return self.latency_ms + (self.waited_ms or 0.0)
+
+
+@dataclass(frozen=True)
 class ResourceRow:
     resource: str
     status: str
@@ -61,6 +81,7 @@ class ResourceRow:
     new_records: int
     changed_records: int
     gone_records: int
+    calls: CallStats = field(default_factory=CallStats)
 
 
 @dataclass(frozen=True)
@@ -84,6 +105,7 @@ class CheckRow:
     resolved_count: int
     closing_count: int
     duration_ms: float | None
+    coverage: str | None = None
     amounts: list[AmountAtRisk] = field(default_factory=list)
 
 
@@ -122,6 +144,7 @@ class FindingRow:
     issue_type: str
     detail: str | None
     first_seen_run: str | None
+    finding_key: str
 
 
 @dataclass(frozen=True)
@@ -148,6 +171,9 @@ class ReportData:
     findings_new: int
     findings_resolved: int
     findings_total_rows: int
+    calls_total: CallStats = field(default_factory=CallStats)
+    # finding_key -> personal values its detail quoted (removed from every output)
+    personal: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def check_status_counts(self) -> dict[str, int]:
@@ -184,10 +210,12 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
     )
     if not run_rows:
         raise ConfigError("run_id", f"no run {run_id!r} in the warehouse")
-    run = RunInfo(*run_rows[0])
+    run_id_, status, reason, started, finished, trigger = run_rows[0]
+    run = RunInfo(run_id_, status, scrub_text(reason), started, finished, trigger)
 
+    calls = _load_call_stats(con, run_id)
     resources = [
-        ResourceRow(*r)
+        replace(ResourceRow(*r), reason=scrub_text(r[2]), calls=calls.get(r[0], CallStats()))
         for r in _rows(
             con,
             "SELECT resource, status, reason, pages, records, duplicates, failed_pages, rejects, "
@@ -198,7 +226,7 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
     ]
 
     checks = [
-        CheckRow(*r)
+        replace(CheckRow(*r), reason=scrub_text(r[3]))
         for r in _rows(
             con,
             "SELECT check_name, severity, status, reason, description, finding_count, "
@@ -231,10 +259,10 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
             resource=r[0],
             method=r[1],
             path=r[2],
-            query=r[3],
+            query=scrub_text(r[3]),
             http_status=r[4],
-            error=r[5],
-            message=r[6],
+            error=scrub_text(r[5]),
+            message=scrub_text(r[6]),
             request_id=r[7],
             request_ids=list(r[8] or []),
             attempts=r[9],
@@ -261,11 +289,12 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
         )
     ]
 
+    personal = personal_values(con, run_id)
     top: dict[str, list[FindingRow]] = {}
     for r in _rows(
         con,
         "SELECT check_name, severity, state, entity, entity_id, currency, amount_minor, "
-        "issue_type, detail, first_seen_run FROM findings "
+        "issue_type, detail, first_seen_run, finding_key FROM findings "
         "WHERE run_id = $run_id AND state <> 'resolved' "
         "QUALIFY row_number() OVER (PARTITION BY check_name, currency "
         "ORDER BY abs(amount_minor) DESC NULLS LAST, entity_id, issue_type) <= $top_n "
@@ -273,7 +302,9 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
         "entity_id, issue_type",
         {**p, "top_n": top_n},
     ):
-        top.setdefault(r[0], []).append(FindingRow(*r))
+        row = FindingRow(*r)
+        detail = scrub_text(row.detail, personal.get(row.finding_key, ()))
+        top.setdefault(row.check_name, []).append(replace(row, detail=detail))
 
     state_rows = _rows(
         con,
@@ -297,6 +328,47 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
         findings_new=f_new,
         findings_resolved=f_resolved,
         findings_total_rows=f_total,
+        calls_total=_total(calls.values()),
+        personal=personal,
+    )
+
+
+def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE table_name = $table "
+        "AND column_name = $column AND NOT internal",
+        {"table": table, "column": column},
+    ).fetchone()
+    return bool(found and found[0])
+
+
+def _load_call_stats(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str | None, CallStats]:
+    """Per resource (None: calls of no resource): requests, 429s, time in flight and held."""
+    p = {"run_id": run_id}
+    waited: dict[str | None, float] | None = None
+    if _has_column(con, "api_calls", "waited_ms"):
+        waited = {r[0]: r[1] for r in _rows(con, read_sql("report/resource_waits.sql"), p)}
+    return {
+        resource: CallStats(
+            requests=requests,
+            responses_429=n429,
+            latency_ms=latency,
+            waited_ms=None if waited is None else waited.get(resource, 0.0),
+        )
+        for resource, requests, n429, latency in _rows(
+            con, read_sql("report/resource_calls.sql"), p
+        )
+    }
+
+
+def _total(stats: Any) -> CallStats:
+    items = list(stats)
+    waits = [s.waited_ms for s in items]
+    return CallStats(
+        requests=sum(s.requests for s in items),
+        responses_429=sum(s.responses_429 for s in items),
+        latency_ms=sum(s.latency_ms for s in items),
+        waited_ms=None if any(w is None for w in waits) else sum(w or 0.0 for w in waits),
     )
 
 
