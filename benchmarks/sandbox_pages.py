@@ -4,8 +4,11 @@
    payments) paged by a sequential httpx.Client, with the records pre-serialised at start
    (`--prewarm sync`) and, for comparison, generated on first touch (`--prewarm off`).
 2. In-process: the ASGI app called directly (no HTTP, no socket), cold and warm.
+3. With latency (`--latency-ms 50`): 1, 4 and 16 requests in flight, to show that the
+   sandbox's latency overlaps as a real API's does (it is awaited, never blocking).
 
     .venv/bin/python benchmarks/sandbox_pages.py [--payments 200000] [--page 200]
+        [--latency-ms 50] [--latency-pages 120]
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,11 +40,11 @@ def _free_port() -> int:
         return port
 
 
-def _start(payments: int, prewarm: bool) -> tuple[subprocess.Popen[bytes], str, float]:
+def _start(payments: int, prewarm: bool, *extra: str) -> tuple[subprocess.Popen[bytes], str, float]:
     port = _free_port()
     cmd = [sys.executable, "-m", "recon", "sandbox", "serve", "--port", str(port)]
     cmd += ["--payments", str(payments), "--seed", "7", "--anchor", ANCHOR]
-    cmd += ["--prewarm", "sync" if prewarm else "off"]
+    cmd += ["--prewarm", "sync" if prewarm else "off", *extra]
     env = {**os.environ, "RECON_SANDBOX_API_KEY": DEMO_API_KEY}
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
@@ -98,6 +102,23 @@ async def _inprocess_pass(app: Any, pages: int, page: int) -> float:
     return elapsed
 
 
+def _concurrent_pass(base: str, pages: int, page: int, in_flight: int) -> float:
+    """Fetch `pages` pages with `in_flight` threads sharing one client; the wall time."""
+    limits = httpx.Limits(max_connections=in_flight, max_keepalive_connections=in_flight)
+    with (
+        httpx.Client(base_url=base, headers=HEADERS, timeout=30, limits=limits) as client,
+        ThreadPoolExecutor(in_flight) as pool,
+    ):
+
+        def fetch(k: int) -> None:
+            r = client.get("/api/v1/payments", params={"max-records": page, "skip": k * page})
+            r.raise_for_status()
+
+        t0 = time.perf_counter()
+        list(pool.map(fetch, range(pages)))
+        return time.perf_counter() - t0
+
+
 def _line(label: str, pages: int, seconds: float) -> None:
     print(f"{label:<46} {pages / seconds:8.0f} pages/s  ({pages} pages in {seconds:.2f} s)")
 
@@ -106,6 +127,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--payments", type=int, default=200_000)
     parser.add_argument("--page", type=int, default=200)
+    parser.add_argument("--latency-ms", type=int, default=50)
+    parser.add_argument("--latency-pages", type=int, default=120)
     args = parser.parse_args()
     pages = -(-args.payments // args.page)
     print(
@@ -141,6 +164,17 @@ def main() -> None:
     warm_ip = asyncio.run(_inprocess_pass(app, pages, args.page))
     _line("in-process ASGI, cold", pages, cold_ip)
     _line("in-process ASGI, warm (pre-serialised)", pages, warm_ip)
+
+    latency = ("--latency-ms", str(args.latency_ms))
+    proc, base, _ = _start(args.payments, True, *latency)
+    try:
+        n = min(args.latency_pages, pages)
+        for in_flight in (1, 4, 16):
+            seconds = _concurrent_pass(base, n, args.page, in_flight)
+            _line(f"socket, {args.latency_ms} ms latency, {in_flight:>2} in flight", n, seconds)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ def test_serve_command_prints_the_demo_key_only(custom_key: bool) -> None:
     )
     try:
         key = "a-very-secret-key" if custom_key else "sandbox-demo-key"
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a start-up bound, generous for a loaded machine
         while True:
             try:
                 r = httpx.get(
@@ -118,3 +118,50 @@ def test_openapi_command_prints_the_document() -> None:
     result = CliRunner().invoke(app, ["openapi"])
     assert result.exit_code == 0
     assert result.output.startswith("openapi: 3.0")
+
+
+@pytest.mark.integration
+def test_serve_command_applies_pacing_and_scripted_faults() -> None:
+    """`recon sandbox serve` with the realism and fault options, over a socket."""
+    port = _free_port()
+    args = ["--port", str(port), "--payments", "2000", "--anchor", "2026-11-20T00:00:00Z"]
+    args += ["--poison", "disputes:17", "--storm", "1", "--rate", "1000", "--prewarm", "off"]
+    args += ["--latency-ms", "5", "--max-in-flight", "8", "--cache-records", "0"]
+    env = {k: v for k, v in os.environ.items() if k != "RECON_SANDBOX_API_KEY"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "recon", "sandbox", "serve", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{base}/_sandbox/health", timeout=2)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+        with httpx.Client(base_url=base, headers=KEY, timeout=10) as client:
+            storm = client.get("/api/v1/disputes")
+            assert (storm.status_code, storm.headers["Retry-After"]) == (429, "1")
+            bad = client.get("/api/v1/disputes", params={"max-records": 20})
+            assert bad.status_code == 500
+            assert bad.json()["requestId"] == bad.headers["X-Request-Id"]
+            good = client.get("/api/v1/disputes", params={"max-records": 17})
+            assert len(good.json()["data"]) == 17
+            faults = client.get("/_sandbox/faults").json()
+            assert faults["pacing"]["latencyMs"] == 5
+            assert faults["pacing"]["maxInFlight"] == 8
+            assert client.post("/_sandbox/faults", json={"poison": []}).status_code == 200
+            assert client.get("/api/v1/disputes", params={"max-records": 20}).status_code == 200
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=15)
+    banner = out.decode()
+    assert "scripted faults: storm of 1, poison disputes:17" in banner
+    assert "pacing: latency 5 ms (+0..0), rate 1000/s (burst the rate), at most 8 in flight" in (
+        banner
+    )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from recon.sandbox.config import SandboxConfig
 
 app = typer.Typer(no_args_is_help=True, help="The bundled sandbox Merchant Payments API.")
 
@@ -43,13 +45,62 @@ def serve(
             help="Serialise every list record up front: background (default), sync or off."
         ),
     ] = "background",
+    cache_records: Annotated[
+        int,
+        typer.Option(help="Records kept serialised per list (LRU); 0 keeps them all.", min=0),
+    ] = 300_000,
+    latency_ms: Annotated[
+        float, typer.Option(help="Every API answer takes this many milliseconds.", min=0)
+    ] = 0,
+    latency_jitter_ms: Annotated[
+        float,
+        typer.Option(help="Plus 0..J ms more per request, deterministic from the seed.", min=0),
+    ] = 0,
+    rate: Annotated[
+        float | None,
+        typer.Option(help="Token bucket: N requests a second, then 429 with Retry-After."),
+    ] = None,
+    burst: Annotated[
+        int | None, typer.Option(help="Requests the token bucket allows at once (default: rate).")
+    ] = None,
+    max_in_flight: Annotated[
+        int | None, typer.Option(help="At most N requests answered at once; 503 beyond.")
+    ] = None,
+    storm: Annotated[
+        int, typer.Option(help="The first N API requests get 429 with Retry-After.", min=0)
+    ] = 0,
+    cap_after: Annotated[
+        int | None,
+        typer.Option(help="After N list requests, pages hold at most --cap-to records."),
+    ] = None,
+    cap_to: Annotated[
+        int, typer.Option(help="The page cap that --cap-after switches on.", min=1, max=200)
+    ] = 100,
+    shift: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="LIST:after=N,delete=K,before=X,insert=I: after the N-th page of LIST, delete "
+            "K records before offset X and insert I at the head (repeatable)."
+        ),
+    ] = None,
+    delay: Annotated[
+        list[str] | None,
+        typer.Option(help="LIST:SKIP=MS: the page of LIST at SKIP takes MS longer (repeatable)."),
+    ] = None,
+    poison: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="LIST:INDEX: every page of LIST that holds record INDEX fails with a 500 "
+            "(repeatable; switch off with POST /_sandbox/faults)."
+        ),
+    ] = None,
 ) -> None:
     """Serve the sandbox API on 127.0.0.1 (keys from RECON_SANDBOX_API_KEY / _BEARER_TOKEN)."""
-    from recon.sandbox.app import DEMO_API_KEY, DEMO_BEARER_TOKEN, SandboxConfig, create_app
+    from recon.sandbox.app import SandboxConfig, create_app
+    from recon.sandbox.credentials import DEMO_API_KEY, DEMO_BEARER_TOKEN, sandbox_credentials
     from recon.sandbox.server import HOST, serve_app
 
-    key = os.environ.get("RECON_SANDBOX_API_KEY") or DEMO_API_KEY
-    token = os.environ.get("RECON_SANDBOX_BEARER_TOKEN") or DEMO_BEARER_TOKEN
+    key, token = sandbox_credentials()
     try:
         config = SandboxConfig(
             seed=seed,
@@ -61,6 +112,18 @@ def serve(
             retry_after_s=retry_after,
             slow_s=slow,
             prewarm=prewarm,  # type: ignore[arg-type]  # validated by SandboxConfig
+            cache_records=cache_records,
+            latency_ms=latency_ms,
+            latency_jitter_ms=latency_jitter_ms,
+            rate=rate,
+            burst=burst,
+            max_in_flight=max_in_flight,
+            storm=storm,
+            cap_after=cap_after,
+            cap_to=cap_to,
+            shifts=tuple(shift or ()),
+            delays=tuple(delay or ()),
+            poison=tuple(poison or ()),
         )
     except ValueError as err:
         typer.echo(f"error: {err}", err=True)
@@ -78,8 +141,31 @@ def serve(
     if token == DEMO_BEARER_TOKEN:
         typer.echo(f"  demo bearer token: {DEMO_BEARER_TOKEN}")
     typer.echo(f"  OpenAPI: {base}/openapi.yaml   truth: {base}/_sandbox/truth")
+    for line in _described(config):
+        typer.echo(f"  {line}")
+    typer.echo(f"  faults and pacing: {base}/_sandbox/faults (POST switches them)")
     sys.stdout.flush()
     serve_app(sandbox, port)
+
+
+def _described(config: SandboxConfig) -> list[str]:
+    """The pacing and scripted faults of ``config`` in words (nothing when none is set)."""
+    pacing = []
+    if config.latency_ms or config.latency_jitter_ms:
+        pacing.append(f"latency {config.latency_ms:g} ms (+0..{config.latency_jitter_ms:g})")
+    if config.rate is not None:
+        pacing.append(f"rate {config.rate:g}/s (burst {config.burst or 'the rate'})")
+    if config.max_in_flight is not None:
+        pacing.append(f"at most {config.max_in_flight} in flight")
+    sw = config.switches()
+    faults = [f"storm of {sw.storm}"] if sw.storm else []
+    if sw.cap_after is not None:
+        faults.append(f"cap {sw.cap_to} after {sw.cap_after} list requests")
+    faults += [f"shift {s}" for s in sw.shifts]
+    faults += [f"delay {d} ms" for d in sw.delays]
+    faults += [f"poison {p}" for p in sw.poison]
+    lines = [f"pacing: {', '.join(pacing)}"] if pacing else []
+    return lines + ([f"scripted faults: {', '.join(faults)}"] if faults else [])
 
 
 @app.command()
@@ -100,6 +186,6 @@ def truth(
 @app.command()
 def openapi() -> None:
     """Print the sandbox's OpenAPI document (YAML)."""
-    from recon.sandbox.app import openapi_text
+    from recon.sandbox.openapi import openapi_text
 
     typer.echo(openapi_text(), nl=False)

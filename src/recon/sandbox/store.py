@@ -39,14 +39,15 @@ class ListView:
         base_count: Callable[[], int],
         generate: Callable[[int, int], list[bytes]],
         *,
-        cache_records: int = 300_000,
+        cache_records: int | None = 300_000,
         status_of: Callable[[int], str] | None = None,
     ) -> None:
         self.name = name
         self._base_count = base_count
         self._generate = generate
         self._cache: OrderedDict[int, list[bytes]] = OrderedDict()
-        self._cache_chunks = max(1, cache_records // CHUNK)
+        # None or 0: keep every chunk once serialised (no eviction)
+        self._cache_chunks = max(1, cache_records // CHUNK) if cache_records else None
         self._lock = Lock()
         self.head: list[tuple[bytes, str | None, str]] = []  # (record, status, id), oldest first
         self.deleted: list[int] = []
@@ -72,7 +73,7 @@ class ListView:
         recs = self._generate(start, stop)
         with self._lock:
             self._cache[c] = recs
-            while len(self._cache) > self._cache_chunks:
+            while self._cache_chunks is not None and len(self._cache) > self._cache_chunks:
                 self._cache.popitem(last=False)
         return recs
 
@@ -97,8 +98,19 @@ class ListView:
 
     def warm(self) -> None:
         """Serialise every base record now (up to the cache size)."""
-        for c in range(min(self._cache_chunks, -(-self.base_count // CHUNK))):
+        chunks = -(-self.base_count // CHUNK)
+        if self._cache_chunks is not None:
+            chunks = min(chunks, self._cache_chunks)
+        for c in range(chunks):
             self._chunk(c)
+
+    def base_index_at(self, position: int) -> int | None:
+        """The base index of the record at list ``position`` (None: an inserted record)."""
+        nh = len(self.head)
+        if position < nh:
+            return None
+        p = position - nh
+        return _nth_live(p, self.deleted) if self.deleted else p
 
     # -------------------------------------------------------------- mutations
     def insert(self, record: bytes, ident: str, status: str | None = None) -> None:

@@ -1,0 +1,1 @@
+"""The generated records of the sandbox, one module per resource (see recon.sandbox.data)."""
