@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import jsonschema
 import pyarrow.parquet as pq
 import pytest
@@ -413,3 +414,68 @@ def test_many_failed_calls_are_capped_in_the_headline(tmp_path: Path) -> None:
     with paths.failed_calls_csv.open(newline="") as fh:
         assert len(list(csv.DictReader(fh))) == 62
     assert "Showing the first 25 of 62" in paths.report_md.read_text()
+
+
+def _with_paced_calls(tmp_path: Path) -> duckdb.DuckDBPyConnection:
+    """The synthetic warehouse plus refunds calls that met the provider's rate limit."""
+    con = build(tmp_path / "w.duckdb")
+    # refunds: 3 pages, the first answered 429 twice (Retry-After: held 1 s each time)
+    con.execute(
+        "INSERT INTO api_calls (run_id, call_id, resource, method, path, query, attempt, "
+        "http_status, request_id, latency_ms, outcome, attempted_at, waited_ms) "
+        "SELECT $run, 'r' || (i // 3), 'refunds', 'GET', '/api/v1/refunds', 'skip=0', "
+        "1 + i % 3, CASE WHEN i < 2 THEN 429 ELSE 200 END, 'req-r-' || i, 100.0, "
+        "CASE WHEN i < 2 THEN 'retry' ELSE 'ok' END, TIMESTAMPTZ '2026-11-20 02:01:00+00', "
+        "CASE WHEN i BETWEEN 1 AND 2 THEN 1000.0 ELSE 250.0 END FROM range(5) t(i)",
+        {"run": LAST},
+    )
+    return con
+
+
+def test_completeness_shows_requests_429s_and_time_waiting(tmp_path: Path) -> None:
+    con = _with_paced_calls(tmp_path)
+    paths = render_report(con, run_id=LAST, reports_dir=tmp_path / "r")
+    con.close()
+    summary = json.loads(paths.summary_json.read_text())
+    jsonschema.validate(summary, json.loads(SUMMARY_SCHEMA_PATH.read_text()))
+    by_name = {r["resource"]: r for r in summary["resources"]}
+    assert {k: by_name["refunds"][k] for k in ("requests", "responses_429")} == {
+        "requests": 5,
+        "responses_429": 2,
+    }
+    # 5 × 100 ms in flight + (1000 + 1000 + 3 × 250) ms held back
+    assert by_name["refunds"]["latency_ms"] == 500
+    assert by_name["refunds"]["waited_ms"] == 2750
+    assert by_name["refunds"]["time_waiting_ms"] == 3250
+    assert (by_name["disputes"]["requests"], by_name["disputes"]["responses_429"]) == (4, 0)
+    assert by_name["disputes"]["time_waiting_ms"] == 50  # 4 × 12.5 ms
+    assert by_name["invoices"]["requests"] == 0
+    assert {k: summary["totals"][k] for k in ("requests", "responses_429", "time_waiting_ms")} == {
+        "requests": 10,
+        "responses_429": 2,
+        "time_waiting_ms": 3312,  # 3250 + 50 + 12.5, rounded once (half to even)
+    }
+    html = paths.report_html.read_text()
+    table = _section(html, 'id="completeness"', "</table>")
+    row = _section(table, "<td>refunds</td>", "</tr>")
+    cells = re.findall(r'<td class="n[^"]*"[^>]*>([^<]*)</td>', row)
+    assert cells[-3:] == ["5", "2", "3.2 s"]
+    assert "All requests of the run" in table
+    md = paths.report_md.read_text()
+    assert "| refunds | complete | 6 | 1,510 | 0 | 0 | 0 | 5 | 2 | 3.2 s |" in md
+
+
+def test_completeness_without_waited_ms_says_so(tmp_path: Path) -> None:
+    con = _with_paced_calls(tmp_path)
+    con.execute("ALTER TABLE api_calls DROP COLUMN waited_ms")  # a warehouse from before it
+    paths = render_report(con, run_id=LAST, reports_dir=tmp_path / "r")
+    con.close()
+    summary = json.loads(paths.summary_json.read_text())
+    jsonschema.validate(summary, json.loads(SUMMARY_SCHEMA_PATH.read_text()))
+    refunds = next(r for r in summary["resources"] if r["resource"] == "refunds")
+    assert (refunds["latency_ms"], refunds["waited_ms"], refunds["time_waiting_ms"]) == (
+        500,
+        None,
+        500,
+    )
+    assert "does not record the time held back" in paths.report_html.read_text()

@@ -19,6 +19,7 @@
     currency: $("f-currency"), state: $("f-state"), sort: $("f-sort"), size: $("f-size"),
     status: $("explore-status"), hint: $("explore-hint"), body: $("explore-rows"),
     prev: $("explore-prev"), next: $("explore-next"), page: $("explore-page"),
+    filters: $("explore-filters"),
   };
   const fmt = new Intl.NumberFormat("en-US");
 
@@ -167,7 +168,11 @@
     for (let j = start; j < end; j++) {
       const i = matched[j];
       const tr = document.createElement("tr");
-      const check = cell(tr, D.checks[C.check[i]], "check");
+      const check = cell(tr, "", "check");
+      D.checks[C.check[i]].split("_").forEach((part, k) => {
+        if (k > 0) check.append("_", document.createElement("wbr")); // break after "_" only
+        check.append(part);
+      });
       const note = D.checkNotes[C.check[i]];
       if (note) {
         check.appendChild(document.createElement("br"));
@@ -196,6 +201,14 @@
         : `Showing ${fmt.format(start + 1)}–${fmt.format(end)} of ${fmt.format(matched.length)}`
           + ` matching findings (${fmt.format(n)} in this run).`;
     el.page.textContent = `Page ${fmt.format(page + 1)} of ${fmt.format(pages)}`;
+    // printed pages lose the controls: say which filters made these rows
+    const chosen = [el.q.value.trim() ? `search "${el.q.value.trim()}"` : ""];
+    for (const s of [el.check, el.severity, el.currency, el.state]) {
+      if (s.value !== "") chosen.push(s.labels[0].textContent + ": " + s.selectedOptions[0].text);
+    }
+    chosen.push("sorted by " + el.sort.selectedOptions[0].text.toLowerCase());
+    chosen.push(`page ${page + 1} of ${pages}`);
+    el.filters.textContent = "Filters: " + chosen.filter(Boolean).join("; ") + ".";
     el.prev.disabled = page === 0;
     el.next.disabled = page >= pages - 1;
     el.hint.hidden = !(el.sort.value.startsWith("amount") && el.currency.value === ""
