@@ -443,12 +443,12 @@ def test_completeness_shows_requests_429s_and_time_waiting(tmp_path: Path) -> No
         "requests": 5,
         "responses_429": 2,
     }
-    # 5 × 100 ms in flight + (1000 + 1000 + 3 × 250) ms held back
+    # 5 x 100 ms in flight + (1000 + 1000 + 3 x 250) ms held back
     assert by_name["refunds"]["latency_ms"] == 500
     assert by_name["refunds"]["waited_ms"] == 2750
     assert by_name["refunds"]["time_waiting_ms"] == 3250
     assert (by_name["disputes"]["requests"], by_name["disputes"]["responses_429"]) == (4, 0)
-    assert by_name["disputes"]["time_waiting_ms"] == 50  # 4 × 12.5 ms
+    assert by_name["disputes"]["time_waiting_ms"] == 50  # 4 x 12.5 ms
     assert by_name["invoices"]["requests"] == 0
     assert {k: summary["totals"][k] for k in ("requests", "responses_429", "time_waiting_ms")} == {
         "requests": 10,
