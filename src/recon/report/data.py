@@ -199,8 +199,16 @@ _STATUS_ORDER = {"errored": 0, "failed": 1, "not_evaluated": 2, "passed": 3}
 _SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}
 
 
-def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) -> ReportData:
-    """Read everything the report shows about `run_id`; ConfigError if there is no such run."""
+def load_report_data(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    top_n: int,
+    drill_down_above: int | None = None,
+) -> ReportData:
+    """Read everything the report shows about `run_id`; ConfigError if there is no such run.
+
+    The `top_n` largest findings per check and currency are read only when the run has more
+    than `drill_down_above` findings (the page's explorer shows them all otherwise)."""
     p = {"run_id": run_id}
     run_rows = _rows(
         con,
@@ -289,23 +297,6 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
         )
     ]
 
-    personal = personal_values(con, run_id)
-    top: dict[str, list[FindingRow]] = {}
-    for r in _rows(
-        con,
-        "SELECT check_name, severity, state, entity, entity_id, currency, amount_minor, "
-        "issue_type, detail, first_seen_run, finding_key FROM findings "
-        "WHERE run_id = $run_id AND state <> 'resolved' "
-        "QUALIFY row_number() OVER (PARTITION BY check_name, currency "
-        "ORDER BY abs(amount_minor) DESC NULLS LAST, entity_id, issue_type) <= $top_n "
-        "ORDER BY check_name, currency NULLS LAST, abs(amount_minor) DESC NULLS LAST, "
-        "entity_id, issue_type",
-        {**p, "top_n": top_n},
-    ):
-        row = FindingRow(*r)
-        detail = scrub_text(row.detail, personal.get(row.finding_key, ()))
-        top.setdefault(row.check_name, []).append(replace(row, detail=detail))
-
     state_rows = _rows(
         con,
         "SELECT count(*) FILTER (WHERE state <> 'resolved'), count(*) FILTER (WHERE state = 'new'),"
@@ -314,6 +305,11 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
         p,
     )
     f_open, f_new, f_resolved, f_total = state_rows[0]
+
+    personal = personal_values(con, run_id)
+    top: dict[str, list[FindingRow]] = {}
+    if drill_down_above is None or f_total > drill_down_above:
+        top = _load_top_findings(con, run_id, top_n, personal)
 
     trend = _load_trend(con, run_id)
     return ReportData(
@@ -331,6 +327,27 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
         calls_total=_total(calls.values()),
         personal=personal,
     )
+
+
+def _load_top_findings(
+    con: duckdb.DuckDBPyConnection, run_id: str, top_n: int, personal: dict[str, list[str]]
+) -> dict[str, list[FindingRow]]:
+    top: dict[str, list[FindingRow]] = {}
+    for r in _rows(
+        con,
+        "SELECT check_name, severity, state, entity, entity_id, currency, amount_minor, "
+        "issue_type, detail, first_seen_run, finding_key FROM findings "
+        "WHERE run_id = $run_id AND state <> 'resolved' "
+        "QUALIFY row_number() OVER (PARTITION BY check_name, currency "
+        "ORDER BY abs(amount_minor) DESC NULLS LAST, entity_id, issue_type) <= $top_n "
+        "ORDER BY check_name, currency NULLS LAST, abs(amount_minor) DESC NULLS LAST, "
+        "entity_id, issue_type",
+        {"run_id": run_id, "top_n": top_n},
+    ):
+        row = FindingRow(*r)
+        detail = scrub_text(row.detail, personal.get(row.finding_key, ()))
+        top.setdefault(row.check_name, []).append(replace(row, detail=detail))
+    return top
 
 
 def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:

@@ -4,7 +4,7 @@ filtered, sorted and paged in the page itself by `explore.js` (no server, no CDN
 The data is columnar (one array per column; names, states, currencies and run ids as
 indices into short lists). Each finding carries its amount twice: the exact integer in minor
 units as a string (the page sorts with `BigInt`, never by parsing the formatted text) and
-the text people read, made here by `format_amount` with the currency's ISO 4217 exponent.
+the text people read, made here by `format_amounts` with the currency's ISO 4217 exponent.
 The JSON sits in a `<script type="application/json">` block with `<`, `>`, `&`, U+2028 and
 U+2029 written as `\\uXXXX`, so no text from the API can close the block or start markup.
 Above `EXPLORE_MAX` findings the page does not embed them and says where they are instead.
@@ -25,7 +25,7 @@ import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
 from recon.currency import currency_exponent
-from recon.report._money import format_amount, is_iso_currency
+from recon.report._money import format_amounts, is_iso_currency
 from recon.report.data import CheckRow
 
 __all__ = ["EXPLORE_MAX", "Explorer", "build_explorer", "json_for_script"]
@@ -149,10 +149,17 @@ def build_explorer(
     columns["id"] = findings.column("entity_id").to_pylist()
     # exact integers as text: JSON numbers past 2**53 would lose digits in the browser
     columns["minor"] = pc.cast(amounts, pa.string()).to_pylist()
-    columns["text"] = [
-        "" if amount is None else format_amount(amount, None if cur is None else codes[cur])
-        for amount, cur in zip(amounts.to_pylist(), columns["cur"], strict=True)
-    ]
+    # the text people read, formatted per currency (one exponent each)
+    text: list[str] = [""] * total
+    by_currency: dict[int | None, list[int]] = {}
+    for i, cur in enumerate(columns["cur"]):
+        by_currency.setdefault(cur, []).append(i)
+    minor = amounts.to_pylist()
+    for cur, rows in by_currency.items():
+        formatted = format_amounts([minor[i] for i in rows], None if cur is None else codes[cur])
+        for i, value in zip(rows, formatted, strict=True):
+            text[i] = value
+    columns["text"] = text
     columns["age"] = findings.column("age_days").to_pylist()
     columns["detail"] = findings.column("detail").to_pylist()
     notes = []

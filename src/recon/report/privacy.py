@@ -112,6 +112,7 @@ _CARD_RE = re.compile(_CARD)
 # One RE2 pattern (pyarrow) that finds the rows worth a closer look; Python does the rest.
 _ANY_RE2 = "|".join(f"(?:{p})" for p in (_EMAIL, _JSON_PAIR[4:], _PLAIN_PAIR[4:], _CARD))
 _ANY_RE2 = "(?i)" + _ANY_RE2
+_ANY_RE = re.compile(_ANY_RE2)
 
 
 def _luhn_ok(digits: str) -> bool:
@@ -135,15 +136,16 @@ def scrub_text(text: str | None, values: Iterable[str] = ()) -> str | None:
     """`text` with emails, card numbers, personal key/value pairs and `values` removed."""
     if not text:
         return text
+    values = [v for v in values if len(v) >= MIN_VALUE_LENGTH and v in text]
+    if not values and not _ANY_RE.search(text):
+        return text  # the common case: nothing that looks personal
     out = _JSON_PAIR_RE.sub(lambda m: f'{m.group(1)}"{REMOVED}"', text)
     out = _PLAIN_PAIR_RE.sub(lambda m: m.group(1) + REMOVED, out)
     out = _EMAIL_RE.sub(REMOVED, out)
     out = _CARD_RE.sub(_card, out)
     for value in sorted(set(values), key=len, reverse=True):
-        if len(value) >= MIN_VALUE_LENGTH:
-            # whole words only: a last4 of 2024 must not eat the year in "since 2024-…"
-            # when it is part of a longer token such as an id
-            out = re.sub(rf"(?<![\w]){re.escape(value)}(?![\w])", REMOVED, out)
+        # whole words only: a last4 of 7319 must not eat part of an id such as pay_7319x
+        out = re.sub(rf"(?<![\w]){re.escape(value)}(?![\w])", REMOVED, out)
     return out
 
 

@@ -262,7 +262,7 @@ def render_report(
     _check_run_id(run_id)
     if top_n < 1:
         raise ConfigError("top_n", f"must be at least 1, got {top_n}")
-    data = load_report_data(con, run_id, top_n)
+    data = load_report_data(con, run_id, top_n, drill_down_above=explore_max)
     folder = reports_dir / run_id
     folder.mkdir(parents=True, exist_ok=True)
     generated_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
