@@ -153,7 +153,9 @@ def build(path: Path, findings: int) -> float:
             )
             con.execute(
                 """
-                INSERT INTO check_runs
+                INSERT INTO check_runs (run_id, check_name, severity, status, reason,
+                    description, finding_count, opening_count, new_count, resolved_count,
+                    closing_count, duration_ms)
                 SELECT $run_id, c.check_name, c.severity,
                        CASE WHEN count(f.finding_key) > 0 THEN 'failed' ELSE 'passed' END, NULL,
                        'The check ' || c.check_name,

@@ -479,3 +479,33 @@ def test_completeness_without_waited_ms_says_so(tmp_path: Path) -> None:
         500,
     )
     assert "does not record the time held back" in paths.report_html.read_text()
+
+
+def test_check_coverage_is_shown_when_the_warehouse_records_it(
+    rendered: Rendered, tmp_path: Path
+) -> None:
+    # synthetic_warehouse's schema may predate check_runs.coverage (the check runner's)
+    con = build(tmp_path / "w.duckdb")
+    con.execute("ALTER TABLE check_runs ADD COLUMN IF NOT EXISTS coverage VARCHAR")
+    con.execute(
+        "UPDATE check_runs SET coverage = 'EUR and JPY payments; USD not evaluated' "
+        "WHERE run_id = $run AND check_name = 'refunded_amount_mismatch'",
+        {"run": LAST},
+    )
+    paths = render_report(con, run_id=LAST, reports_dir=tmp_path / "r")
+    con.close()
+    summary = json.loads(paths.summary_json.read_text())
+    jsonschema.validate(summary, json.loads(SUMMARY_SCHEMA_PATH.read_text()))
+    coverage = {c["check_name"]: c["coverage"] for c in summary["checks"]}
+    assert coverage["refunded_amount_mismatch"] == "EUR and JPY payments; USD not evaluated"
+    assert coverage["over_refunded"] is None
+    checks = _section(paths.report_html.read_text(), 'id="checks"', "</table>")
+    row = _section(checks, ">refunded_amount_mismatch<", "</tr>")
+    assert "Covers: EUR and JPY payments; USD not evaluated" in row
+    assert "Covers:" not in _section(checks, ">over_refunded<", "</tr>")
+    md = paths.report_md.read_text()
+    assert "| EUR and JPY payments; USD not evaluated |" in md
+    # no coverage recorded (the column missing, or NULL): null, and nothing says "Covers"
+    old = json.loads(rendered.paths.summary_json.read_text())
+    assert {c["coverage"] for c in old["checks"]} == {None}
+    assert "Covers:" not in rendered.paths.report_html.read_text()

@@ -15,6 +15,7 @@ import duckdb
 
 from recon.errors import ConfigError
 from recon.report.privacy import personal_values, scrub_text
+from recon.report.trend import TrendPoint, load_trend
 from recon.sql import read_sql
 
 __all__ = [
@@ -28,12 +29,10 @@ __all__ = [
     "ReportData",
     "ResourceRow",
     "RunInfo",
-    "TrendPoint",
     "load_report_data",
 ]
 
 AGING_BUCKETS = ("0-30", "31-60", "61-90", "90+")
-TREND_RUNS = 30
 
 _TS = "strftime(timezone('UTC', {col}), '%Y-%m-%dT%H:%M:%SZ')"
 
@@ -147,17 +146,6 @@ class FindingRow:
     finding_key: str
 
 
-@dataclass(frozen=True)
-class TrendPoint:
-    run_id: str
-    started_at: str
-    status: str
-    open_by_severity: dict[str, int]
-    new: int
-    resolved: int
-    records_by_resource: dict[str, int]
-
-
 @dataclass
 class ReportData:
     run: RunInfo
@@ -233,13 +221,15 @@ def load_report_data(
         )
     ]
 
+    # `coverage` (what a verdict covers, in words) is written by newer check runners only
+    coverage = "coverage" if _has_column(con, "check_runs", "coverage") else "NULL"
     checks = [
-        replace(CheckRow(*r), reason=scrub_text(r[3]))
+        replace(CheckRow(*r), reason=scrub_text(r[3]), coverage=scrub_text(r[11]))
         for r in _rows(
             con,
-            "SELECT check_name, severity, status, reason, description, finding_count, "
-            "opening_count, new_count, resolved_count, closing_count, duration_ms "
-            "FROM check_runs WHERE run_id = $run_id",
+            "SELECT check_name, severity, status, reason, description, finding_count, "  # noqa: S608
+            "opening_count, new_count, resolved_count, closing_count, duration_ms, "
+            f"{coverage} FROM check_runs WHERE run_id = $run_id",
             p,
         )
     ]
@@ -311,7 +301,7 @@ def load_report_data(
     if drill_down_above is None or f_total > drill_down_above:
         top = _load_top_findings(con, run_id, top_n, personal)
 
-    trend = _load_trend(con, run_id)
+    trend = load_trend(con, run_id)
     return ReportData(
         run=run,
         resources=resources,
@@ -387,51 +377,3 @@ def _total(stats: Any) -> CallStats:
         latency_ms=sum(s.latency_ms for s in items),
         waited_ms=None if any(w is None for w in waits) else sum(w or 0.0 for w in waits),
     )
-
-
-def _load_trend(con: duckdb.DuckDBPyConnection, run_id: str) -> list[TrendPoint]:
-    """The last `TREND_RUNS` runs up to and including `run_id`, oldest first."""
-    p: dict[str, Any] = {"run_id": run_id, "n": TREND_RUNS}
-    recent = (
-        "SELECT run_id, started_at, status FROM runs "
-        "WHERE started_at <= (SELECT started_at FROM runs WHERE run_id = $run_id) "
-        "ORDER BY started_at DESC, run_id DESC LIMIT $n"
-    )
-    runs = _rows(
-        con,
-        f"SELECT run_id, {_ts('started_at')}, status FROM ({recent}) "  # noqa: S608
-        "ORDER BY started_at, run_id",
-        p,
-    )
-    sev: dict[str, dict[str, int]] = {}
-    moves: dict[str, tuple[int, int]] = {}
-    for rid, severity, n_open, n_new, n_resolved in _rows(
-        con,
-        "SELECT f.run_id, f.severity, count(*) FILTER (WHERE f.state <> 'resolved'), "  # noqa: S608
-        "count(*) FILTER (WHERE f.state = 'new'), count(*) FILTER (WHERE f.state = 'resolved') "
-        f"FROM findings f JOIN ({recent}) r USING (run_id) GROUP BY ALL",
-        p,
-    ):
-        sev.setdefault(rid, {})[severity] = n_open
-        new, resolved = moves.get(rid, (0, 0))
-        moves[rid] = (new + n_new, resolved + n_resolved)
-    records: dict[str, dict[str, int]] = {}
-    for rid, resource, n in _rows(
-        con,
-        "SELECT s.run_id, s.resource, s.records FROM resource_scans s "  # noqa: S608
-        f"JOIN ({recent}) r USING (run_id)",
-        p,
-    ):
-        records.setdefault(rid, {})[resource] = n
-    return [
-        TrendPoint(
-            run_id=rid,
-            started_at=started,
-            status=status,
-            open_by_severity=sev.get(rid, {}),
-            new=moves.get(rid, (0, 0))[0],
-            resolved=moves.get(rid, (0, 0))[1],
-            records_by_resource=records.get(rid, {}),
-        )
-        for rid, started, status in runs
-    ]
