@@ -48,7 +48,8 @@ def overrides_for(tmp_path: Path, url: str) -> dict[str, Any]:
 
 
 def truth_of(url: str) -> dict[str, Any]:
-    data: dict[str, Any] = httpx.get(f"{url}/_sandbox/truth", timeout=60).json()
+    # 1M payments: ~40 s of CPU, minutes on a loaded machine
+    data: dict[str, Any] = httpx.get(f"{url}/_sandbox/truth", timeout=600).json()
     return data
 
 

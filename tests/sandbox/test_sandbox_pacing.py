@@ -7,12 +7,14 @@ asked for, and concurrency is shown by requests that meet inside the sleep.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 import pytest
 
+import recon.sandbox.state as state_module
 from recon.sandbox.app import SandboxConfig, create_app
 from recon.sandbox.pacing import InFlight, Latency, TokenBucket
 from recon.sandbox.store import CHUNK, ListView
@@ -296,3 +298,29 @@ def test_pacing_can_change_at_run_time(make_client: ClientFactory) -> None:
     client.post("/_sandbox/faults", json={"rate": None, "latencyMs": 0}, headers=KEY)
     assert client.get(f"{P}/disputes", headers=KEY).status_code == 200
     assert sleep.asked == [0.03, 0.03]
+
+
+def test_the_truth_is_computed_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 1M-payment truth takes tens of seconds: meanwhile the API goes on answering."""
+    started, release = threading.Event(), threading.Event()
+
+    def slow_truth(data: Any) -> bytes:
+        started.set()
+        release.wait(timeout=30)
+        return b'{"slow": true}\n'
+
+    monkeypatch.setattr(state_module, "truth_json", slow_truth)
+
+    async def scenario() -> None:
+        client, _ = _app_client()
+        async with client:
+            truth = asyncio.create_task(client.get("/_sandbox/truth"))
+            while not started.is_set():
+                await asyncio.sleep(0.01)
+            page = await client.get(f"{P}/disputes", headers=KEY)
+            assert page.status_code == 200
+            assert not truth.done()
+            release.set()
+            assert (await truth).json() == {"slow": True}
+
+    _run(scenario)

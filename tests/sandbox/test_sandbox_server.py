@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from recon.sandbox.app import SandboxConfig
+from recon.sandbox.app import SandboxConfig, create_app
 from recon.sandbox.server import serve_in_thread
 
 from .sandbox_support import ANCHOR, BEARER, KEY
@@ -136,7 +136,7 @@ def test_serve_command_applies_pacing_and_scripted_faults() -> None:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a start-up bound, as above
         while True:
             try:
                 httpx.get(f"{base}/_sandbox/health", timeout=2)
@@ -165,3 +165,10 @@ def test_serve_command_applies_pacing_and_scripted_faults() -> None:
     assert "pacing: latency 5 ms (+0..0), rate 1000/s (burst the rate), at most 8 in flight" in (
         banner
     )
+
+
+def test_state_says_warm_once_the_records_are_serialised() -> None:
+    cold = create_app(SandboxConfig(payments=300, anchor=ANCHOR))
+    assert cold.state.sandbox.state_json()["warm"] is False
+    warm = create_app(SandboxConfig(payments=300, anchor=ANCHOR, prewarm="sync"))
+    assert warm.state.sandbox.state_json()["warm"] is True

@@ -92,6 +92,13 @@ class Dataset:
         self.inv_customer_override = plan.inv_customer_override
         self.intent_kind = plan.intent_kind
         self.fixtures = make_fixtures(ks)
+        self._records: dict[str, Callable[[int], dict[str, Any]]] = {
+            "payments": self._payments.record,
+            "disputes": self._disputes.record,
+            "subscriptions": self._customers.subscription,
+            "invoices": self._invoices.record,
+            "payment_intents": self._intents.record,
+        }
 
     # ------------------------------------------------------------------ ids and time
     def make_id(self, prefix: str, index: int) -> str:
@@ -196,16 +203,9 @@ class Dataset:
         return self._generator(resource)(index)
 
     def _generator(self, resource: str) -> Callable[[int], dict[str, Any]]:
-        gens: dict[str, Callable[[int], dict[str, Any]]] = {
-            "payments": self._payments.record,
-            "disputes": self._disputes.record,
-            "subscriptions": self._customers.subscription,
-            "invoices": self._invoices.record,
-            "payment_intents": self._intents.record,
-        }
-        if resource not in gens:
+        if resource not in self._records:
             raise KeyError(resource)
-        return gens[resource]
+        return self._records[resource]
 
     def records_bytes(self, resource: str, start: int, stop: int) -> list[bytes]:
         """Serialised records start..stop-1 (fast path for whole chunks)."""

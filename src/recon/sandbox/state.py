@@ -37,6 +37,7 @@ class SandboxState:
         self.faults = FaultPlan(self.profile, config.seed, rate=config.fault_rate)
         self.data = Dataset(config.seed, config.payments, config.anchor, anomalies=config.anomalies)
         self._truth: bytes | None = None
+        self._truth_lock = threading.Lock()
         self.warm = False
         self._ids = RequestIds()
         self.lock = threading.RLock()
@@ -121,15 +122,18 @@ class SandboxState:
         """Generate and serialise every list record now (up to the cache size)."""
         for res in LIST_RESOURCES:
             self.lists[res].warm()
+        self.warm = True
 
     # ---------------------------------------------------------------- helpers
     def request_id(self) -> str:
         return self._ids.next()
 
     def truth(self) -> bytes:
-        if self._truth is None:
-            self._truth = truth_json(self.data)
-        return self._truth
+        """The truth JSON of the generated data (computed once; thread-safe)."""
+        with self._truth_lock:
+            if self._truth is None:
+                self._truth = truth_json(self.data)
+            return self._truth
 
     def now_iso(self) -> str:
         """The createdAt of a record made now: never before the anchor (so it sorts first)."""

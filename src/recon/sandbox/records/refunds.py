@@ -58,10 +58,13 @@ class Refunds:
     def of_payment(self, i: int, plan: PaymentPlan | None = None) -> list[dict[str, Any]]:
         """The generated refunds of payment i, oldest first."""
         ks = self.ks
+        pre = self.prefix()
+        if plan is None and pre[i + 1] == pre[i]:
+            return []  # most payments have no refund: no need to build the plan
         p = plan if plan is not None else self.payments.plan_of(i)
         if not p.refunds:
             return []
-        first = self.prefix()[i]
+        first = pre[i]
         pay_ms = ks.created_ms("payments", i)
         quarter = ks.step["payments"] // 4
         pid = self.payments.payment_id(i)
