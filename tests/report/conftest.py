@@ -80,9 +80,13 @@ BROWSER_FLAGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium: str) -> Iterator[Browser]:
-    """Debian's Chromium driven by Playwright (never `playwright install`: no downloads)."""
+    """Debian's Chromium driven by Playwright (never `playwright install`: no downloads).
+
+    Module-scoped, not session-scoped: Playwright's sync API keeps an asyncio loop running
+    in this thread while it is open, so any later test in the same worker that calls
+    `asyncio.run()` would fail."""
     with sync_playwright() as pw:
         launched = pw.chromium.launch(executable_path=chromium, args=BROWSER_FLAGS)
         yield launched
