@@ -346,6 +346,15 @@ def bench_report(findings: int) -> dict[str, Any]:
     return result
 
 
+def bench_ledger() -> dict[str, Any]:
+    from benchmarks.ledger_bench import bench as bench_books
+
+    say("[bold]books vs provider[/]: 1M orders against 1M payments (benchmarks/ledger_bench.py)")
+    result = bench_books(1_000_000)
+    result["ok"] = not result["errored"]
+    return result
+
+
 def bench_fixed() -> dict[str, Any]:
     from benchmarks.fixed_cost import bench_fixed_cost
 
@@ -454,6 +463,15 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 "target": f"report with {report['findings']:,} findings ≤ 3 s",
                 "measured": f"{report['render_s']:.2f} s",
                 "pass": report["render_s"] <= TARGET_REPORT_S,
+            }
+        )
+    ledger = results.get("ledger")
+    if ledger and ledger.get("ok"):
+        out.append(
+            {
+                "target": f"books: {ledger['orders']:,} orders matched and reported ≤ 10 s",
+                "measured": f"{ledger['total_s']:.2f} s ({ledger['cpu_s']:.2f} s CPU)",
+                "pass": ledger["pass"],
             }
         )
     return out
@@ -673,9 +691,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help=f"also {LARGE_SIZE:,} payments (slow)")
     parser.add_argument(
         "--only",
-        default="extract,dlt,checks,report,fixed",
+        default="extract,dlt,checks,report,fixed,ledger",
         help="parts to run (comma-separated): extract (ceiling + recon), dlt (ceiling + dlt), "
-        "checks, report, fixed",
+        "checks, report, fixed, ledger",
     )
     parser.add_argument(
         "--repeat",
@@ -751,6 +769,8 @@ def main(argv: list[str] | None = None) -> int:
         _write(results, partial=True)
     if "fixed" in parts:
         results["fixed"] = bench_fixed()
+    if "ledger" in parts:
+        results["ledger"] = bench_ledger()
     results["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     results["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["targets"] = targets(results)

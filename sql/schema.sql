@@ -220,3 +220,167 @@ CREATE TABLE IF NOT EXISTS findings (
     detail        VARCHAR,
     first_seen_run VARCHAR
 );
+
+-- The merchant's books (recon.ledger, docs/ledger.md): the snapshot the latest load read,
+-- one row per books row that converted cleanly. Statuses are mapped to the provider's
+-- vocabulary (`books_status` keeps the books' own word). Refused rows are in ledger_rejects.
+CREATE TABLE IF NOT EXISTS ledger_orders (
+    reference      VARCHAR NOT NULL,
+    order_id       VARCHAR,
+    amount_minor   BIGINT NOT NULL,
+    currency       VARCHAR NOT NULL,
+    status         VARCHAR NOT NULL,         -- a payment status (status map applied)
+    books_status   VARCHAR,                  -- as the books say it
+    created_at     TIMESTAMPTZ NOT NULL,
+    source         VARCHAR NOT NULL,         -- the file (or query) it was read from
+    row_number     BIGINT NOT NULL,          -- spreadsheet row (header = 1); record number otherwise
+    run_id         VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ledger_refunds (
+    refund_id      VARCHAR,                  -- the provider's refund id, when the books know it
+    payment_id     VARCHAR,
+    reference      VARCHAR,                  -- either payment_id or reference
+    amount_minor   BIGINT NOT NULL,
+    currency       VARCHAR NOT NULL,
+    created_at     TIMESTAMPTZ NOT NULL,
+    source         VARCHAR NOT NULL,
+    row_number     BIGINT NOT NULL,
+    run_id         VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ledger_invoices (
+    invoice_id     VARCHAR NOT NULL,
+    customer_id    VARCHAR,
+    amount_minor   BIGINT NOT NULL,
+    currency       VARCHAR NOT NULL,
+    status         VARCHAR NOT NULL,         -- an invoice status (status map applied)
+    books_status   VARCHAR,
+    source         VARCHAR NOT NULL,
+    row_number     BIGINT NOT NULL,
+    run_id         VARCHAR NOT NULL
+);
+
+-- Books rows that were refused, with the reason (nothing is dropped silently).
+CREATE TABLE IF NOT EXISTS ledger_rejects (
+    run_id         VARCHAR NOT NULL,
+    input          VARCHAR NOT NULL,         -- orders | refunds | invoices
+    source         VARCHAR NOT NULL,
+    row_number     BIGINT NOT NULL,
+    reason         VARCHAR NOT NULL,
+    raw            JSON NOT NULL             -- the row's mapped fields as read (text)
+);
+
+-- What each run read from the books.
+CREATE TABLE IF NOT EXISTS ledger_loads (
+    run_id         VARCHAR NOT NULL,
+    input          VARCHAR NOT NULL,
+    source         VARCHAR NOT NULL,         -- files or query (database URL redacted)
+    rows_read      BIGINT NOT NULL,
+    rows_loaded    BIGINT NOT NULL,
+    rejects        BIGINT NOT NULL,
+    as_of          TIMESTAMPTZ NOT NULL,     -- the run's start: what "younger than the grace" is measured from
+    grace_hours    INTEGER NOT NULL,
+    loaded_at      TIMESTAMPTZ NOT NULL
+);
+
+-- The matching of the latest load (sql/ledger/matches.sql): one row per books order and per
+-- live settled payment that no order names. kind: matched | split | amount_mismatch |
+-- currency_mismatch | duplicate_charge | order_missing_at_provider | unexpected_payment |
+-- not_payable | awaiting_payment | payment_missing_from_books | awaiting_books;
+-- state: matched | pending | break | none.
+CREATE TABLE IF NOT EXISTS ledger_matches (
+    entity                VARCHAR NOT NULL,  -- order | payment
+    entity_id             VARCHAR NOT NULL,  -- the reference, or the payment id
+    reference             VARCHAR,
+    order_id              VARCHAR,
+    books_amount_minor    BIGINT,
+    books_currency        VARCHAR,
+    books_status          VARCHAR,
+    payment_ids           VARCHAR[],         -- the live settled payments with the reference
+    payments              INTEGER NOT NULL,  -- live payments with the reference, any status
+    settled               INTEGER NOT NULL,
+    provider_amount_minor BIGINT,            -- their sum (NULL when one amount is unknown)
+    provider_currency     VARCHAR,           -- NULL when they are in several currencies
+    provider_status       VARCHAR,           -- confirmed / refunded (all) or partially_refunded
+    provider_statuses     VARCHAR,           -- one of their statuses (any, settled or not)
+    item_at               TIMESTAMPTZ,       -- the order's (or payment's) created_at
+    kind                  VARCHAR NOT NULL,
+    state                 VARCHAR NOT NULL,
+    run_id                VARCHAR NOT NULL
+);
+
+-- Refunds of the latest load: each books refund (side = books) with the payment it resolves
+-- to and the provider refund of the same id; each counted provider refund of a payment the
+-- books order that the books do not list by id (side = provider).
+CREATE TABLE IF NOT EXISTS ledger_refund_matches (
+    side                  VARCHAR NOT NULL,  -- books | provider
+    refund_key            VARCHAR NOT NULL,  -- refund id, or <source>#<row> for an id-less books row
+    refund_id             VARCHAR,
+    books_payment_id      VARCHAR,           -- as the books give it
+    books_reference       VARCHAR,
+    books_amount_minor    BIGINT,
+    books_currency        VARCHAR,
+    payment_id            VARCHAR,           -- the live payment it resolves to
+    resolution            VARCHAR NOT NULL,  -- payment_id | reference | unknown_payment | ambiguous_reference | provider
+    payment_currency      VARCHAR,
+    provider_payment_id   VARCHAR,
+    provider_amount_minor BIGINT,
+    provider_currency     VARCHAR,
+    provider_status       VARCHAR,
+    provider_counted      BOOLEAN,           -- NULL: no live provider refund of that id
+    item_at               TIMESTAMPTZ,
+    young                 BOOLEAN NOT NULL,  -- younger than the grace
+    run_id                VARCHAR NOT NULL
+);
+
+-- Per live settled payment the books cover (but a confirmed one with no books refund, which
+-- agrees by definition): the books' refund total against its status.
+-- expected: confirmed (total 0) | partially_refunded (0 < total < amount) | refunded (total =
+-- amount) | over_refunded; state: consistent | pending (consistent without the refunds
+-- younger than the grace) | break.
+CREATE TABLE IF NOT EXISTS ledger_payment_refunds (
+    payment_id            VARCHAR NOT NULL,
+    reference             VARCHAR,
+    status                VARCHAR NOT NULL,
+    amount_minor          BIGINT NOT NULL,
+    currency              VARCHAR,
+    books_refunds         INTEGER NOT NULL,
+    books_total_minor     BIGINT NOT NULL,
+    books_settled_minor   BIGINT NOT NULL,   -- without the refunds younger than the grace
+    expected              VARCHAR NOT NULL,
+    state                 VARCHAR NOT NULL,
+    run_id                VARCHAR NOT NULL
+);
+
+-- `recon findings ack`: the audit log beside the warehouse (<db stem>.acks.jsonl), loaded
+-- at every load and just before publish. A finding is acknowledged while its latest event
+-- is an ack taken with the amounts it still has and whose `until` has not passed (view
+-- finding_acknowledgements, computed when read).
+CREATE TABLE IF NOT EXISTS finding_acks (
+    seq            BIGINT NOT NULL,          -- line number in the log
+    action         VARCHAR NOT NULL,         -- ack | unack
+    finding_key    VARCHAR NOT NULL,
+    who            VARCHAR NOT NULL,         -- the OS user
+    acted_at       TIMESTAMPTZ NOT NULL,
+    note           VARCHAR,
+    until          DATE,                     -- the ack lapses after this day
+    currency       VARCHAR,                  -- the finding's amounts when acked
+    amount_minor   BIGINT,
+    sides          VARCHAR                   -- ledger findings: both sides, as their detail says
+);
+
+CREATE OR REPLACE VIEW finding_acknowledgements AS
+WITH latest AS (
+    SELECT * FROM finding_acks QUALIFY row_number() OVER (PARTITION BY finding_key ORDER BY seq DESC) = 1
+)
+SELECT
+    f.run_id, f.finding_key, f.check_name, f.state,
+    a.action = 'ack'
+        AND a.currency IS NOT DISTINCT FROM f.currency
+        AND a.amount_minor IS NOT DISTINCT FROM f.amount_minor
+        AND a.sides IS NOT DISTINCT FROM (CASE WHEN starts_with(f.check_name, 'ledger_') THEN f.detail END)
+        AND (a.until IS NULL OR a.until >= current_date) AS acknowledged,
+    a.action AS last_action, a.who, a.acted_at, a.note, a.until
+FROM findings AS f
+JOIN latest AS a ON a.finding_key = f.finding_key;

@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 
 from recon.errors import AuthError, ConfigError, ReconError
+from recon.findings.cli import app as findings_app
 from recon.sandbox.cli import app as sandbox_app
 
 app = typer.Typer(
@@ -28,6 +29,7 @@ app = typer.Typer(
     help="recon: reconcile the Merchant Payments API into DuckDB, check it, report it.",
 )
 app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(findings_app, name="findings")
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -128,6 +130,14 @@ def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
         yield base_url
 
 
+def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The sandbox's books beside the warehouse, so that the demo reconciles them too."""
+    from recon.nightly import settings_for
+    from recon.sandbox.ledger.files import sandbox_ledger
+
+    return sandbox_ledger(seed, payments, settings_for(overrides).db.parent)
+
+
 @app.command()
 def nightly(
     base_url: BaseUrl = None,
@@ -187,6 +197,7 @@ def nightly(
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides.update(base_url=url, credentials="sandbox")
+                overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
             settings = preflight(overrides)
             options = NightlyOptions(
                 trigger="sandbox" if sandbox else "cli",

@@ -17,7 +17,9 @@ from typing import Any
 
 from recon.errors import ConfigError, WarehouseError
 from recon.extract import Progress, ResourceOutcome, extract_all, extract_resource, resources_for
+from recon.findings.acks import acks_path, load_acks, refresh_acks
 from recon.landing import RunLanding, check_run_id, new_run_id
+from recon.ledger.loading import load_books, validate_books
 from recon.sandbox.credentials import sandbox_credentials
 from recon.settings import Settings, load_settings
 from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
@@ -112,6 +114,7 @@ def preflight(overrides: Mapping[str, Any] | None) -> Settings:
     settings = settings_for(overrides)
     settings.require_remote_ready()
     _check_writable(settings)
+    validate_books(settings)  # a missing books file or column stops the run here
     return settings
 
 
@@ -168,7 +171,10 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
     settings = settings_for(overrides)
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=True, publish=publish) as con:
-        return load_run(con, RunLanding(settings.landing, run_id))
+        result = load_run(con, RunLanding(settings.landing, run_id))
+        load_books(con, settings, run_id)  # the merchant's books, matched (recon.ledger)
+        load_acks(con, acks_path(settings.db))  # the acknowledgement audit trail
+        return result
 
 
 def check_step(
@@ -201,6 +207,7 @@ def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     wh.acquire(run_id)
     try:
+        refresh_acks(wh.work_path, acks_path(settings.db))  # acks made while the run ran
         wh.publish()
     finally:
         wh.release()

@@ -144,6 +144,10 @@ CATALOGUE: Mapping[str, Resource] = {
             nightly=False,
             version=("NULL::VARCHAR", "NULL::BIGINT", "NULL::VARCHAR"),
         ),
+        # The merchant's books (recon.ledger): loaded from their files or database, not paged.
+        Resource("ledger_orders", None, nightly=False),
+        Resource("ledger_refunds", None, nightly=False),
+        Resource("ledger_invoices", None, nightly=False),
     )
 }
 

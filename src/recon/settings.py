@@ -23,6 +23,7 @@ from pydantic_settings import (
 )
 
 from recon.errors import ConfigError, redact_url
+from recon.ledger.config import LedgerMapping
 
 __all__ = [
     "DEFAULT_REFUND_FAILED_STATUSES",
@@ -102,6 +103,20 @@ class Settings(BaseSettings):
     customer_ids: tuple[str, ...] = Field(
         default=(), description="Customers whose payment methods to list"
     )
+
+    # The merchant's books (docs/ledger.md): a file or glob each, mapped in [ledger.*]
+    ledger_orders: str | None = Field(
+        default=None, description="Books orders: a CSV, Parquet or .xlsx file or glob"
+    )
+    ledger_refunds: str | None = Field(default=None, description="Books refunds issued")
+    ledger_invoices: str | None = Field(default=None, description="Books invoices expected")
+    ledger_grace_hours: int = Field(
+        default=48, ge=0, le=24 * 365, description="Younger with no counterpart: pending"
+    )
+    ledger_database_url: SecretStr | None = Field(
+        default=None, description="Database URL of [ledger.*] queries (secret)"
+    )
+    ledger: LedgerMapping = Field(default_factory=LedgerMapping)
 
     # Where things go
     db: Path = Field(default=Path("data/recon.duckdb"), description="Published warehouse file")
@@ -253,6 +268,8 @@ def _validated(cls: type[Settings], values: dict[str, Any]) -> Settings:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "settings"
         name = f"RECON_{field.upper()}" if field in Settings.model_fields else field
+        if field == "ledger" and len(first["loc"]) > 1:  # a key of recon.toml's [ledger.*]
+            name = f"[ledger.{first['loc'][1]}] " + ".".join(map(str, first["loc"][2:]))
         # Never echo the offending input: it may be a secret.
         message = str(first["msg"]).removeprefix("Value error, ")
         raise ConfigError(name, message) from None

@@ -32,6 +32,23 @@ CATALOGUE = {
     "vanished_records": ("warn", ()),
     "suspicious_changes": ("warn", ()),
     "volume_anomaly": ("warn", ()),
+    # the merchant's books against the provider (recon.ledger, tests/ledger)
+    "ledger_amount_mismatch": ("error", ("payments", "ledger_orders")),
+    "ledger_currency_mismatch": ("error", ("payments", "ledger_orders")),
+    "ledger_duplicate_charge": ("error", ("payments", "ledger_orders")),
+    "ledger_order_missing_at_provider": ("error", ("payments", "ledger_orders")),
+    "ledger_payment_missing_from_books": ("error", ("payments", "ledger_orders")),
+    "ledger_status_mismatch": ("error", ("payments", "ledger_orders")),
+    "ledger_pending": ("info", ("payments", "ledger_orders")),
+    "ledger_refund_status": ("error", ("payments", "ledger_refunds")),
+    "ledger_refund_unmatched": ("error", ("payments", "ledger_refunds")),
+    "ledger_refund_missing_at_provider": ("error", ("payments", "refunds", "ledger_refunds")),
+    "ledger_refund_mismatch": ("error", ("payments", "refunds", "ledger_refunds")),
+    "ledger_refund_missing_from_books": (
+        "error",
+        ("payments", "refunds", "ledger_orders", "ledger_refunds"),
+    ),
+    "ledger_invoice_mismatch": ("warn", ("invoices", "ledger_invoices")),
 }
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "REMOVED",
     "personal_values",
     "scrub_column",
+    "scrub_table",
     "scrub_text",
 ]
 
@@ -169,6 +170,20 @@ def scrub_column(
         extra = values.get(key_list[i] or "", []) if values and key_list else []
         texts[i] = scrub_text(texts[i], extra)
     return pa.array(texts, type=pa.string())
+
+
+def scrub_table(
+    table: pa.Table,
+    columns: Iterable[str],
+    values: Mapping[str, list[str]] | None = None,
+    key: str = "finding_key",
+) -> pa.Table:
+    """`table` with the text `columns` scrubbed (`values` by the row's `key` column)."""
+    keys = table.column(key) if values and key in table.column_names else None
+    for name in columns:
+        i = table.schema.get_field_index(name)
+        table = table.set_column(i, name, scrub_column(table.column(name), keys, values))
+    return table
 
 
 def personal_values(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, list[str]]:

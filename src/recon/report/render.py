@@ -26,7 +26,8 @@ from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
 from recon.report.explore import EXPLORE_MAX, NO_CURRENCY, Explorer, build_explorer, script
 from recon.report.index import render_index
-from recon.report.privacy import scrub_column
+from recon.report.ledger import build_ledger_section
+from recon.report.privacy import scrub_table
 from recon.report.summary import SCHEMA_VERSION, build_summary
 from recon.report.templating import environment
 from recon.spreadsheet import atomic_write_bytes, atomic_write_text, write_csv
@@ -237,13 +238,6 @@ def _arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> 
     return table
 
 
-def _scrubbed(table: pa.Table, columns: tuple[str, ...], **kwargs: Any) -> pa.Table:
-    for name in columns:
-        i = table.schema.get_field_index(name)
-        table = table.set_column(i, name, scrub_column(table.column(name), **kwargs))
-    return table
-
-
 def render_report(
     con: duckdb.DuckDBPyConnection,
     *,
@@ -269,16 +263,14 @@ def render_report(
     p = {"run_id": run_id}
 
     findings = _arrow(con, read_sql("report/findings.sql"), p)
-    findings = _scrubbed(
-        findings, ("detail",), keys=findings.column("finding_key"), values=data.personal
-    )
+    findings = scrub_table(findings, ("detail",), data.personal)
     calls = _arrow(
         con,
         f"SELECT {FAILED_CALL_COLUMNS} FROM failed_calls WHERE run_id = $run_id "  # noqa: S608
         "ORDER BY attempted_at, call_id",
         p,
     )
-    calls = _scrubbed(calls, ("query", "error", "message"))
+    calls = scrub_table(calls, ("query", "error", "message"))
     paths = ReportPaths(
         folder=folder,
         summary_json=folder / "summary.json",
@@ -300,6 +292,8 @@ def render_report(
     summary = build_summary(data, generated_at)
     env = environment()
     view = _view(data, summary, top_n)
+    view["ledger"] = build_ledger_section(con, run_id, folder)  # Books vs provider
+    rows.update(view["ledger"].files)
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None
     explorer = build_explorer(findings, data.checks, explore_max)

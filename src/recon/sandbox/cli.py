@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -181,6 +182,29 @@ def truth(
     data = truth_json(Dataset(seed, payments, _anchor(anchor)))
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
+
+
+@app.command()
+def ledger(
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the books into.")],
+    seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 7,
+    payments: Annotated[int, typer.Option(help="Number of payments.", min=0)] = 1000,
+    anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
+    formats: Annotated[
+        str, typer.Option("--format", help="Comma-separated: csv, parquet, xlsx.")
+    ] = "csv,parquet,xlsx",
+) -> None:
+    """Write the merchant's books for the sandbox's data, with planted breaks of every kind."""
+    from recon.sandbox.ledger.files import describe_books
+
+    chosen = [f.strip() for f in formats.split(",") if f.strip()]
+    try:
+        lines = describe_books(seed, payments, _anchor(anchor), out, chosen)
+    except ValueError as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    for line in lines:
+        typer.echo(line)
 
 
 @app.command()

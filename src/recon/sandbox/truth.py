@@ -17,6 +17,7 @@ import orjson
 from iso4217 import Currency
 
 from recon.sandbox.data import DISPUTE_STATUSES, PAYMENT_STATUSES, Dataset
+from recon.sandbox.ledger import make_books, truth_part
 
 __all__ = [
     "DEFAULT_FAILED_STATUSES",
@@ -280,6 +281,9 @@ def truth(dataset: Dataset) -> dict[str, Any]:
         "counts": counts,
         "findings": findings,
         "planted": [p.as_dict() for p in dataset.planted()],
+        "ledger": truth_part(
+            dataset, make_books(dataset), as_of
+        ),  # the books (recon.sandbox.ledger)
     }
 
 

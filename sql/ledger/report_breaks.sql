@@ -1,0 +1,43 @@
+-- Every open break of the books against the provider for run $run_id (the ledger checks'
+-- unresolved findings but the pending ones), with the date of the item it is about, its
+-- age in days at the run's start, its aging bucket, and whether it is acknowledged.
+WITH run AS (
+    SELECT started_at FROM runs WHERE run_id = $run_id
+),
+items AS (
+    SELECT entity, entity_id, item_at FROM ledger_matches
+    UNION ALL
+    SELECT 'refund', refund_key, item_at FROM ledger_refund_matches
+    UNION ALL
+    SELECT 'payment', payment_id, NULL FROM ledger_payment_refunds
+),
+dated AS (
+    SELECT entity, entity_id, max(item_at) AS item_at FROM items GROUP BY entity, entity_id
+),
+breaks AS (
+    SELECT
+        f.check_name, f.severity, f.finding_key, f.state, f.entity, f.entity_id, f.currency,
+        f.amount_minor, f.issue_type, f.detail, f.first_seen_run,
+        coalesce(d.item_at, p.created_at, r.started_at) AS item_at,
+        coalesce(a.acknowledged, false) AS acknowledged,
+        CASE WHEN a.acknowledged THEN a.who END AS acknowledged_by,
+        CASE WHEN a.acknowledged THEN a.note END AS acknowledged_note
+    FROM findings AS f
+    LEFT JOIN dated AS d ON d.entity = f.entity AND d.entity_id = f.entity_id
+    LEFT JOIN payments AS p ON f.entity = 'payment' AND p.id = f.entity_id
+    LEFT JOIN runs AS r ON r.run_id = f.first_seen_run
+    LEFT JOIN finding_acknowledgements AS a ON a.run_id = f.run_id AND a.finding_key = f.finding_key
+    WHERE f.run_id = $run_id
+      AND starts_with(f.check_name, 'ledger_') AND f.check_name <> 'ledger_pending'
+      AND f.state IN ('new', 'open')
+)
+SELECT
+    b.*,
+    date_diff('day', b.item_at, (SELECT started_at FROM run)) AS age_days,
+    CASE WHEN date_diff('day', b.item_at, (SELECT started_at FROM run)) <= 7 THEN '0-7'
+         WHEN date_diff('day', b.item_at, (SELECT started_at FROM run)) <= 30 THEN '8-30'
+         WHEN date_diff('day', b.item_at, (SELECT started_at FROM run)) <= 90 THEN '31-90'
+         WHEN b.item_at IS NULL THEN 'unknown'
+         ELSE '90+' END AS age_bucket
+FROM breaks AS b
+ORDER BY b.currency, b.amount_minor DESC NULLS LAST, b.finding_key

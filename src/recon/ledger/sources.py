@@ -1,0 +1,297 @@
+"""Where each books table comes from, and reading it as text columns.
+
+A source is a file or a glob of files (CSV, Parquet, .xlsx; a glob is one table) or a SQL
+query against a PostgreSQL database. Every value is read as text (CSV and .xlsx with no
+type inference, Parquet and query columns cast to text) so that the load SQL converts
+amounts exactly and says why a value is refused; nothing is rounded on the way in.
+
+`resolve_sources` and `check_columns` run in the preflight: a missing file, an empty glob
+or a missing column stops the run before any request with one line naming it.
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import polars as pl
+import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+from pydantic import SecretStr
+
+from recon.errors import ConfigError, redact_url
+from recon.ledger.config import INPUTS, BooksTable
+from recon.settings import Settings
+
+__all__ = [
+    "SUFFIXES",
+    "BooksSource",
+    "check_columns",
+    "read_source",
+    "resolve_sources",
+]
+
+SUFFIXES = (".csv", ".parquet", ".xlsx")
+_GLOB_CHARS = frozenset("*?[")
+_URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+@dataclass(frozen=True)
+class BooksSource:
+    """One books table: its input name, where it is read from, and its column mapping."""
+
+    input: str  # orders | refunds | invoices
+    setting: str  # what to name in an error: RECON_LEDGER_ORDERS or [ledger.orders] query
+    mapping: BooksTable
+    files: tuple[Path, ...] = ()
+    query: str | None = None
+    url: SecretStr | None = None
+
+    @property
+    def table(self) -> str:
+        """The warehouse table it lands in."""
+        return f"ledger_{self.input}"
+
+    def describe(self) -> str:
+        """Where it comes from, for people (a database URL redacted)."""
+        if self.query is not None:
+            url = redact_url(self.url.get_secret_value()) if self.url else "?"
+            return f"query on {url}"
+        if len(self.files) == 1:
+            return str(self.files[0])
+        return f"{len(self.files)} files: " + ", ".join(str(p) for p in self.files)
+
+
+def resolve_sources(settings: Settings) -> list[BooksSource]:
+    """The books tables configured in `settings` (none: the books are not reconciled).
+
+    `RECON_LEDGER_<INPUT>` names a file or glob and wins over `[ledger.<input>] path`;
+    `[ledger.<input>] query` reads from `url` or `RECON_LEDGER_DATABASE_URL`.
+    """
+    out: list[BooksSource] = []
+    for name in INPUTS:
+        mapping = settings.ledger.table(name)
+        env_path = getattr(settings, f"ledger_{name}")
+        if env_path:
+            out.append(_file_source(name, f"RECON_LEDGER_{name.upper()}", env_path, mapping))
+        elif mapping.path:
+            out.append(_file_source(name, f"[ledger.{name}] path", mapping.path, mapping))
+        elif mapping.query:
+            url = mapping.url or settings.ledger_database_url
+            setting = f"[ledger.{name}] url"
+            if url is None or not url.get_secret_value():
+                raise ConfigError(
+                    setting, "is not set (nor RECON_LEDGER_DATABASE_URL) for the query"
+                )
+            if not url.get_secret_value().startswith(_URL_SCHEMES):
+                raise ConfigError(
+                    setting,
+                    f"{redact_url(url.get_secret_value())!r} is not a postgresql:// URL",
+                )
+            out.append(
+                BooksSource(name, f"[ledger.{name}] query", mapping, query=mapping.query, url=url)
+            )
+    return out
+
+
+def _file_source(name: str, setting: str, pattern: str, mapping: BooksTable) -> BooksSource:
+    pattern = pattern.strip()
+    if _GLOB_CHARS & set(pattern):
+        files = [Path(p) for p in sorted(glob.glob(pattern, recursive=True))]
+        files = [p for p in files if p.is_file()]
+        if not files:
+            raise ConfigError(setting, f"no file matches {pattern!r}")
+    else:
+        path = Path(pattern)
+        if not path.is_file():
+            raise ConfigError(setting, f"no such file: {pattern}")
+        files = [path]
+    for path in files:
+        if path.suffix.lower() not in SUFFIXES:
+            raise ConfigError(
+                setting, f"{path} is not a {', '.join(SUFFIXES)} file (by its name's ending)"
+            )
+    return BooksSource(name, setting, mapping, files=tuple(files))
+
+
+def check_columns(source: BooksSource) -> None:
+    """Every required column is in every file (or the query's result); a ConfigError names
+    the first one missing. Reads headers only (a query runs with LIMIT 0)."""
+    if source.query is not None:
+        _require(source, source.describe(), _query_columns(source))
+        return
+    for path in source.files:
+        _require(source, str(path), _file_columns(source, path))
+
+
+def _require(source: BooksSource, where: str, columns: list[str]) -> None:
+    mapping = source.mapping
+    present = set(columns)
+    for field, required in mapping.FIELDS.items():
+        column = mapping.column_of(field)
+        if required and column not in present:
+            raise ConfigError(
+                source.setting,
+                f"{where} has no column {column!r} (the {source.input}' {field}); "
+                f"columns: {', '.join(columns) or 'none'}",
+            )
+    if source.input == "refunds":
+        ids = [mapping.column_of(f) for f in ("payment_id", "reference")]
+        if not present & set(ids):
+            raise ConfigError(
+                source.setting, f"{where} has neither {ids[0]!r} nor {ids[1]!r} (refunds need one)"
+            )
+
+
+def _file_columns(source: BooksSource, path: Path) -> list[str]:
+    try:
+        suffix = path.suffix.lower()
+        if suffix == ".parquet":
+            return list(pl.read_parquet_schema(path))
+        if suffix == ".xlsx":
+            return list(_read_xlsx(source, path, header_only=True).columns)
+        return list(_read_csv(source, path, n_rows=0).columns)
+    except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
+        raise ConfigError(source.setting, f"cannot read {path}: {_first_line(exc)}") from None
+
+
+def read_source(source: BooksSource) -> Iterator[tuple[str, pa.Table]]:
+    """Each part of `source` as (where, Arrow table): the mapped fields as text columns named
+    after the fields (missing optional ones NULL), plus `_row` (the row a spreadsheet shows:
+    the header is row 1; for Parquet and queries, the record's number from 1)."""
+    if source.query is not None:
+        yield source.describe(), _shape(source, _query_frame(source), first_row=1)
+        return
+    for path in source.files:
+        suffix = path.suffix.lower()
+        try:
+            if suffix == ".parquet":
+                frame, first = pl.read_parquet(path), 1
+            elif suffix == ".xlsx":
+                frame, first = _read_xlsx(source, path), 2
+            else:
+                frame, first = _read_csv(source, path), 2
+        except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
+            raise ConfigError(source.setting, f"cannot read {path}: {_first_line(exc)}") from None
+        _require(source, str(path), list(frame.columns))
+        yield str(path), _shape(source, frame, first_row=first)
+
+
+def _read_csv(source: BooksSource, path: Path, n_rows: int | None = None) -> pl.DataFrame:
+    return pl.read_csv(
+        path,
+        infer_schema=False,  # every value as text: amounts are converted exactly later
+        separator=source.mapping.delimiter,
+        n_rows=n_rows,
+        encoding="utf8",
+    )
+
+
+def _read_xlsx(source: BooksSource, path: Path, *, header_only: bool = False) -> pl.DataFrame:
+    options: dict[str, Any] = {"n_rows": 0} if header_only else {}
+    sheet = source.mapping.sheet
+    frame = pl.read_excel(
+        path,
+        engine="calamine",
+        sheet_name=sheet,
+        sheet_id=None if sheet else 1,
+        infer_schema_length=0,  # as text: a number cell reads as its shortest decimal
+        read_options=options,
+    )
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
+def _shape(source: BooksSource, frame: pl.DataFrame, *, first_row: int) -> pa.Table:
+    mapping = source.mapping
+    columns = []
+    for field in mapping.FIELDS:
+        column = mapping.column_of(field)
+        if column in frame.columns:
+            columns.append(pl.col(column).cast(pl.String).alias(field))
+        else:
+            columns.append(pl.lit(None, dtype=pl.String).alias(field))
+    shaped = frame.select(
+        pl.int_range(first_row, first_row + frame.height, dtype=pl.Int64).alias("_row"),
+        *columns,
+    )
+    return shaped.to_arrow()
+
+
+# -- PostgreSQL, through ADBC (libpq) -------------------------------------------------------
+
+
+def _connect(source: BooksSource) -> Any:
+    import adbc_driver_postgresql.dbapi as pg  # only when a query is set
+
+    assert source.url is not None
+    url = source.url.get_secret_value()
+    try:
+        return pg.connect(url)
+    except Exception as exc:  # the driver's errors vary; none may leak the URL
+        raise ConfigError(
+            source.setting, f"cannot connect to {redact_url(url)}: {_scrub(exc, source)}"
+        ) from None
+
+
+def _fetch(source: BooksSource, sql: str) -> pa.Table:
+    con = _connect(source)
+    try:
+        cur = con.cursor()
+        try:
+            cur.execute(sql)
+            return _plain(cur.fetch_arrow_table())
+        finally:
+            cur.close()
+    except ConfigError:
+        raise
+    except Exception as exc:
+        raise ConfigError(source.setting, f"failed: {_scrub(exc, source)}") from None
+    finally:
+        con.close()
+
+
+def _plain(table: pa.Table) -> pa.Table:
+    """Extension columns (PostgreSQL's NUMERIC comes as an opaque type over its exact text)
+    as their storage, which polars reads."""
+    columns = []
+    for column in table.columns:
+        if isinstance(column.type, pa.ExtensionType) or hasattr(column.type, "storage_type"):
+            column = pa.chunked_array([c.storage for c in column.chunks], column.type.storage_type)
+        columns.append(column)
+    return pa.table(columns, names=table.column_names)
+
+
+def _query_columns(source: BooksSource) -> list[str]:
+    assert source.query is not None
+    # The query is the merchant's own (their config, like a check file); nothing is bound.
+    wrapped = f"SELECT * FROM ({source.query.strip().rstrip(';')}) AS recon_books LIMIT 0"  # noqa: S608
+    return list(_fetch(source, wrapped).column_names)
+
+
+def _query_frame(source: BooksSource) -> pl.DataFrame:
+    assert source.query is not None
+    frame = pl.from_arrow(_fetch(source, source.query.strip().rstrip(";")))
+    assert isinstance(frame, pl.DataFrame)
+    _require(source, source.describe(), list(frame.columns))
+    return frame
+
+
+def _scrub(exc: BaseException, source: BooksSource) -> str:
+    """The driver's message, first line, with the URL and its password masked."""
+    text = _first_line(exc)
+    if source.url is not None:
+        url = source.url.get_secret_value()
+        text = text.replace(url, redact_url(url))
+        password = urlsplit(url).password
+        if password:
+            text = text.replace(password, "***")
+    return text
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
