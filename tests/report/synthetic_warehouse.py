@@ -147,6 +147,13 @@ CHECKS_LAST = [
 ]
 
 
+# named, so that columns other areas add to check_runs (e.g. `coverage`) keep their defaults
+CHECK_RUNS_COLUMNS = (
+    "run_id, check_name, severity, status, reason, description, finding_count, "
+    "opening_count, new_count, resolved_count, closing_count, duration_ms"
+)
+
+
 def schema_sql() -> str:
     return SCHEMA.read_text()
 
@@ -200,7 +207,8 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
                     [run_id, sev, f"k{k}", "new" if k % 4 == 0 else "open", f"pay_{k}", run_id],
                 )
             con.execute(
-                "INSERT INTO check_runs VALUES (?, 'refunded_amount_mismatch', 'error', 'failed',"
+                f"INSERT INTO check_runs ({CHECK_RUNS_COLUMNS}) "
+                "VALUES (?, 'refunded_amount_mismatch', 'error', 'failed',"
                 " NULL, 'd', 5, 4, 1, 0, 5, 12.0)",
                 [run_id],
             )
@@ -209,7 +217,8 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
         resolved = sum(1 for f in RESOLVED if f[0] == check)
         n = len(rows)
         con.execute(
-            "INSERT INTO check_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO check_runs ({CHECK_RUNS_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 LAST,
                 check,
@@ -253,7 +262,8 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
             {"run": LAST, "n": extra_findings},
         )
         con.execute(
-            "INSERT INTO check_runs VALUES ($run, 'stuck_non_final', 'warn', 'failed', NULL, "
+            f"INSERT INTO check_runs ({CHECK_RUNS_COLUMNS}) "
+            "VALUES ($run, 'stuck_non_final', 'warn', 'failed', NULL, "
             "'Stuck in a non-final state.', $n, $n, 0, 0, $n, 50.0)",
             {"run": LAST, "n": extra_findings},
         )
