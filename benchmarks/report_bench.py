@@ -4,17 +4,22 @@ A warehouse is built directly in DuckDB (set-based SQL): ten nightly runs, 20 ch
 each, and per night `--findings` findings (new/open, plus resolved ones) spread over the
 checks the way a big merchant's night looks (open invoices and stuck records dominate),
 with realistic `detail` text, in EUR/USD/GBP/JPY/BHD; the last night also has failed calls.
-Then `recon.report.render_report(con, run_id=…, reports_dir=…)` is timed for the last night.
+Then `recon.report.render_report(con, run_id=…, reports_dir=…)` is timed for the last night,
+and report.html is opened in headless Chromium (Debian's, driven by Playwright) to time how
+long the page takes until its findings explorer shows the first rows (`browser_ready_ms`,
+from navigation start), and how long a search, a currency filter and a sort by amount take
+to update the rows shown.
 
-    python -m benchmarks.report_bench [--findings 100000]
+    python -m benchmarks.report_bench [--findings 100000] [--no-browser]
 
-prints one JSON line: render_s, files and their sizes.
+prints one JSON line: render_s, the browser figures, files and their sizes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -26,6 +31,17 @@ import duckdb
 from benchmarks._common import ROOT
 
 NIGHTS = 10
+CHROMIUM = "/usr/bin/chromium"
+BROWSER_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ANCHOR = datetime(2026, 11, 20, 2, tzinfo=UTC)
 RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
 # (check, severity, entity, issue types, share of the night's findings in 1/1000)
@@ -162,7 +178,7 @@ def build(path: Path, findings: int) -> float:
                    'skip=' || (i // 3 * 200) || '&max-records=200', 1 + i % 3,
                    503, 'unavailable', 'The service is temporarily unavailable', 'req_' || i,
                    12.5, CASE WHEN i % 3 = 2 THEN 'failed' ELSE 'retry' END,
-                   $at + to_seconds(i)
+                   $at + to_seconds(i), CASE WHEN i % 3 = 0 THEN 0 ELSE 1000 END
             FROM range(60) AS t(i)
             """,
             {"run_id": last_id, "at": last_at},
@@ -173,7 +189,51 @@ def build(path: Path, findings: int) -> float:
     return time.perf_counter() - t0
 
 
-def bench(findings: int) -> dict[str, Any]:
+def browse(html: Path) -> dict[str, Any]:
+    """Open `html` in headless Chromium; time the explorer's first rows and a few actions."""
+    from playwright.sync_api import Page, sync_playwright
+
+    def timed(page: Page, action: Any) -> float:
+        # the explorer counts its renders in data-renders: wait for the next one
+        before = page.get_attribute("#explore", "data-renders")
+        t0 = time.perf_counter()
+        action()
+        page.wait_for_function(
+            "b => document.getElementById('explore').dataset.renders !== b", arg=before
+        )
+        return round((time.perf_counter() - t0) * 1000, 1)
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=BROWSER_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            t0 = time.perf_counter()
+            page.goto(html.resolve().as_uri(), timeout=120_000)
+            page.wait_for_function(
+                "() => document.documentElement.dataset.exploreReady", timeout=120_000
+            )
+            wall_ms = (time.perf_counter() - t0) * 1000
+            ready_ms = float(page.evaluate("document.documentElement.dataset.exploreReady"))
+            status = page.locator("#explore-status").inner_text()
+            search_ms = timed(page, lambda: page.fill("#f-q", "dispute jpy"))
+            timed(page, lambda: page.fill("#f-q", ""))
+            currency_ms = timed(page, lambda: page.select_option("#f-currency", "JPY"))
+            sort_ms = timed(page, lambda: page.select_option("#f-sort", "amount-asc"))
+            age_ms = timed(page, lambda: page.select_option("#f-sort", "age-desc"))
+        finally:
+            browser.close()
+    return {
+        "browser_ready_ms": round(ready_ms, 1),
+        "browser_wall_ms": round(wall_ms, 1),
+        "browser_status": status,
+        "search_ms": search_ms,
+        "currency_filter_ms": currency_ms,
+        "sort_amount_ms": sort_ms,
+        "sort_age_ms": age_ms,
+    }
+
+
+def bench(findings: int, browser: bool = True) -> dict[str, Any]:
     from recon.report import render_report
 
     with tempfile.TemporaryDirectory(prefix="recon-bench-report-") as tmp:
@@ -199,12 +259,17 @@ def bench(findings: int) -> dict[str, Any]:
             for p in sorted(folder.iterdir())
             if p.is_file()
         }
-        del paths
+        seen: dict[str, Any] = {}
+        if browser and shutil.which(CHROMIUM):
+            seen = browse(paths.report_html)
+        elif browser:
+            seen = {"browser": f"skipped: {CHROMIUM} is missing"}
     return {
         "findings": int(tonight[0]) if tonight else 0,
         "finding_rows": int(tonight[1]) if tonight else 0,
         "build_s": round(build_s, 2),
         "render_s": round(render_s, 3),
+        **seen,
         "files_mb": files,
     }
 
@@ -212,8 +277,11 @@ def bench(findings: int) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--findings", type=int, default=100_000)
+    parser.add_argument(
+        "--no-browser", action="store_true", help="do not time report.html in Chromium"
+    )
     args = parser.parse_args()
-    print(json.dumps(bench(args.findings)))
+    print(json.dumps(bench(args.findings, browser=not args.no_browser)))
     return 0
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from playwright.sync_api import Browser, Dialog, Page, sync_playwright
 
 from recon.report import ReportPaths, render_report
 
@@ -65,3 +66,47 @@ def chromium() -> str:
     if reason is not None:
         pytest.skip(f"!!! BROWSER TEST SKIPPED: headless Chromium unavailable: {reason} !!!")
     return CHROMIUM
+
+
+BROWSER_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: str) -> Iterator[Browser]:
+    """Debian's Chromium driven by Playwright (never `playwright install`: no downloads).
+
+    Module-scoped, not session-scoped: Playwright's sync API keeps an asyncio loop running
+    in this thread while it is open, so any later test in the same worker that calls
+    `asyncio.run()` would fail."""
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=chromium, args=BROWSER_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh page; fails the test on any script error or console error (CSP included)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda exc: errors.append(f"page error: {exc}"))
+    opened.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+
+    def on_dialog(dialog: Dialog) -> None:
+        errors.append(f"dialog opened: {dialog.message}")
+        dialog.dismiss()
+
+    opened.on("dialog", on_dialog)
+    yield opened
+    context.close()
+    assert errors == []

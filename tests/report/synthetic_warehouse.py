@@ -12,12 +12,6 @@ from pathlib import Path
 
 import duckdb
 
-# Named columns: check_runs grows (issue 15 added `coverage`).
-_CHECK_RUNS = (
-    "INSERT INTO check_runs (run_id, check_name, severity, status, reason, description, "
-    "finding_count, opening_count, new_count, resolved_count, closing_count, duration_ms) "
-)
-
 SCHEMA = Path(__file__).resolve().parents[2] / "sql" / "schema.sql"
 RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
 NIGHTS = [f"run-202611{d:02d}" for d in range(11, 21)]
@@ -153,6 +147,13 @@ CHECKS_LAST = [
 ]
 
 
+# named, so that columns other areas add to check_runs (e.g. `coverage`) keep their defaults
+CHECK_RUNS_COLUMNS = (
+    "run_id, check_name, severity, status, reason, description, finding_count, "
+    "opening_count, new_count, resolved_count, closing_count, duration_ms"
+)
+
+
 def schema_sql() -> str:
     return SCHEMA.read_text()
 
@@ -206,7 +207,8 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
                     [run_id, sev, f"k{k}", "new" if k % 4 == 0 else "open", f"pay_{k}", run_id],
                 )
             con.execute(
-                _CHECK_RUNS + "VALUES (?, 'refunded_amount_mismatch', 'error', 'failed',"
+                f"INSERT INTO check_runs ({CHECK_RUNS_COLUMNS}) "
+                "VALUES (?, 'refunded_amount_mismatch', 'error', 'failed',"
                 " NULL, 'd', 5, 4, 1, 0, 5, 12.0)",
                 [run_id],
             )
@@ -215,7 +217,8 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
         resolved = sum(1 for f in RESOLVED if f[0] == check)
         n = len(rows)
         con.execute(
-            _CHECK_RUNS + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO check_runs ({CHECK_RUNS_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 LAST,
                 check,
@@ -259,7 +262,8 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
             {"run": LAST, "n": extra_findings},
         )
         con.execute(
-            _CHECK_RUNS + "VALUES ($run, 'stuck_non_final', 'warn', 'failed', NULL, "
+            f"INSERT INTO check_runs ({CHECK_RUNS_COLUMNS}) "
+            "VALUES ($run, 'stuck_non_final', 'warn', 'failed', NULL, "
             "'Stuck in a non-final state.', $n, $n, 0, 0, $n, 50.0)",
             {"run": LAST, "n": extra_findings},
         )

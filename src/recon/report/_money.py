@@ -8,9 +8,11 @@ and says so.
 
 from __future__ import annotations
 
-from recon.currency import format_minor, is_iso4217
+from collections.abc import Sequence
 
-__all__ = ["format_amount", "is_iso_currency"]
+from recon.currency import currency_exponent, format_minor, is_iso4217
+
+__all__ = ["format_amount", "format_amounts", "is_iso_currency"]
 
 
 def is_iso_currency(code: str | None) -> bool:
@@ -25,3 +27,23 @@ def format_amount(amount_minor: int | None, currency: str | None) -> str:
     if not currency:
         return f"{amount_minor:,} (minor units, no currency)"
     return format_minor(amount_minor, currency)
+
+
+def format_amounts(amounts: Sequence[int | None], currency: str | None) -> list[str]:
+    """`format_amount` of each amount in one currency (None: ""), without a call per amount:
+    the report's explorer formats 100,000 amounts. Same text, exactly (tested)."""
+    exponent = currency_exponent(currency) if currency and is_iso_currency(currency) else None
+    if exponent is None:  # not ISO 4217, no minor units, or no currency: the general path
+        return ["" if a is None else format_amount(a, currency) for a in amounts]
+    unit = 10**exponent
+    out: list[str] = []
+    append = out.append
+    for a in amounts:
+        if a is None:
+            append("")
+        elif exponent == 0:
+            append(f"{currency} {a:,}")
+        else:
+            major, minor = divmod(-a if a < 0 else a, unit)
+            append(f"{currency} {'-' if a < 0 else ''}{major:,}.{minor:0{exponent}d}")
+    return out

@@ -2,34 +2,37 @@
 
 Every query binds its values (`$run_id`, …); no value is ever formatted into SQL. Sums of
 BIGINT are HUGEINT in DuckDB and are cast back to BIGINT; amounts are grouped by currency
-and never added across currencies.
+and never added across currencies. Free text (reasons, API messages, finding details) is
+scrubbed of personal data here (`recon.report.privacy`), so every output gets it clean.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 
 from recon.errors import ConfigError
+from recon.report.privacy import personal_values, scrub_text
+from recon.report.trend import TrendPoint, load_trend
+from recon.sql import read_sql
 
 __all__ = [
     "AGING_BUCKETS",
     "AgingRow",
     "AmountAtRisk",
+    "CallStats",
     "CheckRow",
     "FailedCall",
     "FindingRow",
     "ReportData",
     "ResourceRow",
     "RunInfo",
-    "TrendPoint",
     "load_report_data",
 ]
 
 AGING_BUCKETS = ("0-30", "31-60", "61-90", "90+")
-TREND_RUNS = 30
 
 _TS = "strftime(timezone('UTC', {col}), '%Y-%m-%dT%H:%M:%SZ')"
 
@@ -49,6 +52,22 @@ class RunInfo:
 
 
 @dataclass(frozen=True)
+class CallStats:
+    """What a resource's requests cost this run, from `api_calls` (every attempt)."""
+
+    requests: int = 0
+    responses_429: int = 0
+    latency_ms: float = 0.0
+    # None for a warehouse from before `api_calls.waited_ms`
+    waited_ms: float | None = 0.0
+
+    @property
+    def time_waiting_ms(self) -> float:
+        """In flight (latency) plus held back before sending (limiter, Retry-After, backoff)."""
+        return self.latency_ms + (self.waited_ms or 0.0)
+
+
+@dataclass(frozen=True)
 class ResourceRow:
     resource: str
     status: str
@@ -61,6 +80,7 @@ class ResourceRow:
     new_records: int
     changed_records: int
     gone_records: int
+    calls: CallStats = field(default_factory=CallStats)
 
 
 @dataclass(frozen=True)
@@ -84,6 +104,7 @@ class CheckRow:
     resolved_count: int
     closing_count: int
     duration_ms: float | None
+    coverage: str | None = None
     amounts: list[AmountAtRisk] = field(default_factory=list)
 
 
@@ -122,17 +143,7 @@ class FindingRow:
     issue_type: str
     detail: str | None
     first_seen_run: str | None
-
-
-@dataclass(frozen=True)
-class TrendPoint:
-    run_id: str
-    started_at: str
-    status: str
-    open_by_severity: dict[str, int]
-    new: int
-    resolved: int
-    records_by_resource: dict[str, int]
+    finding_key: str
 
 
 @dataclass
@@ -148,6 +159,9 @@ class ReportData:
     findings_new: int
     findings_resolved: int
     findings_total_rows: int
+    calls_total: CallStats = field(default_factory=CallStats)
+    # finding_key -> personal values its detail quoted (removed from every output)
+    personal: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def check_status_counts(self) -> dict[str, int]:
@@ -173,8 +187,16 @@ _STATUS_ORDER = {"errored": 0, "failed": 1, "not_evaluated": 2, "passed": 3}
 _SEVERITY_ORDER = {"error": 0, "warn": 1, "info": 2}
 
 
-def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) -> ReportData:
-    """Read everything the report shows about `run_id`; ConfigError if there is no such run."""
+def load_report_data(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    top_n: int,
+    drill_down_above: int | None = None,
+) -> ReportData:
+    """Read everything the report shows about `run_id`; ConfigError if there is no such run.
+
+    The `top_n` largest findings per check and currency are read only when the run has more
+    than `drill_down_above` findings (the page's explorer shows them all otherwise)."""
     p = {"run_id": run_id}
     run_rows = _rows(
         con,
@@ -184,10 +206,12 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
     )
     if not run_rows:
         raise ConfigError("run_id", f"no run {run_id!r} in the warehouse")
-    run = RunInfo(*run_rows[0])
+    run_id_, status, reason, started, finished, trigger = run_rows[0]
+    run = RunInfo(run_id_, status, scrub_text(reason), started, finished, trigger)
 
+    calls = _load_call_stats(con, run_id)
     resources = [
-        ResourceRow(*r)
+        replace(ResourceRow(*r), reason=scrub_text(r[2]), calls=calls.get(r[0], CallStats()))
         for r in _rows(
             con,
             "SELECT resource, status, reason, pages, records, duplicates, failed_pages, rejects, "
@@ -197,13 +221,15 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
         )
     ]
 
+    # `coverage` (what a verdict covers, in words) is written by newer check runners only
+    coverage = "coverage" if _has_column(con, "check_runs", "coverage") else "NULL"
     checks = [
-        CheckRow(*r)
+        replace(CheckRow(*r), reason=scrub_text(r[3]), coverage=scrub_text(r[11]))
         for r in _rows(
             con,
-            "SELECT check_name, severity, status, reason, description, finding_count, "
-            "opening_count, new_count, resolved_count, closing_count, duration_ms "
-            "FROM check_runs WHERE run_id = $run_id",
+            "SELECT check_name, severity, status, reason, description, finding_count, "  # noqa: S608
+            "opening_count, new_count, resolved_count, closing_count, duration_ms, "
+            f"{coverage} FROM check_runs WHERE run_id = $run_id",
             p,
         )
     ]
@@ -231,10 +257,10 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
             resource=r[0],
             method=r[1],
             path=r[2],
-            query=r[3],
+            query=scrub_text(r[3]),
             http_status=r[4],
-            error=r[5],
-            message=r[6],
+            error=scrub_text(r[5]),
+            message=scrub_text(r[6]),
             request_id=r[7],
             request_ids=list(r[8] or []),
             attempts=r[9],
@@ -261,20 +287,6 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
         )
     ]
 
-    top: dict[str, list[FindingRow]] = {}
-    for r in _rows(
-        con,
-        "SELECT check_name, severity, state, entity, entity_id, currency, amount_minor, "
-        "issue_type, detail, first_seen_run FROM findings "
-        "WHERE run_id = $run_id AND state <> 'resolved' "
-        "QUALIFY row_number() OVER (PARTITION BY check_name, currency "
-        "ORDER BY abs(amount_minor) DESC NULLS LAST, entity_id, issue_type) <= $top_n "
-        "ORDER BY check_name, currency NULLS LAST, abs(amount_minor) DESC NULLS LAST, "
-        "entity_id, issue_type",
-        {**p, "top_n": top_n},
-    ):
-        top.setdefault(r[0], []).append(FindingRow(*r))
-
     state_rows = _rows(
         con,
         "SELECT count(*) FILTER (WHERE state <> 'resolved'), count(*) FILTER (WHERE state = 'new'),"
@@ -284,7 +296,12 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
     )
     f_open, f_new, f_resolved, f_total = state_rows[0]
 
-    trend = _load_trend(con, run_id)
+    personal = personal_values(con, run_id)
+    top: dict[str, list[FindingRow]] = {}
+    if drill_down_above is None or f_total > drill_down_above:
+        top = _load_top_findings(con, run_id, top_n, personal)
+
+    trend = load_trend(con, run_id)
     return ReportData(
         run=run,
         resources=resources,
@@ -297,52 +314,66 @@ def load_report_data(con: duckdb.DuckDBPyConnection, run_id: str, top_n: int) ->
         findings_new=f_new,
         findings_resolved=f_resolved,
         findings_total_rows=f_total,
+        calls_total=_total(calls.values()),
+        personal=personal,
     )
 
 
-def _load_trend(con: duckdb.DuckDBPyConnection, run_id: str) -> list[TrendPoint]:
-    """The last `TREND_RUNS` runs up to and including `run_id`, oldest first."""
-    p: dict[str, Any] = {"run_id": run_id, "n": TREND_RUNS}
-    recent = (
-        "SELECT run_id, started_at, status FROM runs "
-        "WHERE started_at <= (SELECT started_at FROM runs WHERE run_id = $run_id) "
-        "ORDER BY started_at DESC, run_id DESC LIMIT $n"
-    )
-    runs = _rows(
+def _load_top_findings(
+    con: duckdb.DuckDBPyConnection, run_id: str, top_n: int, personal: dict[str, list[str]]
+) -> dict[str, list[FindingRow]]:
+    top: dict[str, list[FindingRow]] = {}
+    for r in _rows(
         con,
-        f"SELECT run_id, {_ts('started_at')}, status FROM ({recent}) "  # noqa: S608
-        "ORDER BY started_at, run_id",
-        p,
-    )
-    sev: dict[str, dict[str, int]] = {}
-    moves: dict[str, tuple[int, int]] = {}
-    for rid, severity, n_open, n_new, n_resolved in _rows(
-        con,
-        "SELECT f.run_id, f.severity, count(*) FILTER (WHERE f.state <> 'resolved'), "  # noqa: S608
-        "count(*) FILTER (WHERE f.state = 'new'), count(*) FILTER (WHERE f.state = 'resolved') "
-        f"FROM findings f JOIN ({recent}) r USING (run_id) GROUP BY ALL",
-        p,
+        "SELECT check_name, severity, state, entity, entity_id, currency, amount_minor, "
+        "issue_type, detail, first_seen_run, finding_key FROM findings "
+        "WHERE run_id = $run_id AND state <> 'resolved' "
+        "QUALIFY row_number() OVER (PARTITION BY check_name, currency "
+        "ORDER BY abs(amount_minor) DESC NULLS LAST, entity_id, issue_type) <= $top_n "
+        "ORDER BY check_name, currency NULLS LAST, abs(amount_minor) DESC NULLS LAST, "
+        "entity_id, issue_type",
+        {"run_id": run_id, "top_n": top_n},
     ):
-        sev.setdefault(rid, {})[severity] = n_open
-        new, resolved = moves.get(rid, (0, 0))
-        moves[rid] = (new + n_new, resolved + n_resolved)
-    records: dict[str, dict[str, int]] = {}
-    for rid, resource, n in _rows(
-        con,
-        "SELECT s.run_id, s.resource, s.records FROM resource_scans s "  # noqa: S608
-        f"JOIN ({recent}) r USING (run_id)",
-        p,
-    ):
-        records.setdefault(rid, {})[resource] = n
-    return [
-        TrendPoint(
-            run_id=rid,
-            started_at=started,
-            status=status,
-            open_by_severity=sev.get(rid, {}),
-            new=moves.get(rid, (0, 0))[0],
-            resolved=moves.get(rid, (0, 0))[1],
-            records_by_resource=records.get(rid, {}),
+        row = FindingRow(*r)
+        detail = scrub_text(row.detail, personal.get(row.finding_key, ()))
+        top.setdefault(row.check_name, []).append(replace(row, detail=detail))
+    return top
+
+
+def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE table_name = $table "
+        "AND column_name = $column AND NOT internal",
+        {"table": table, "column": column},
+    ).fetchone()
+    return bool(found and found[0])
+
+
+def _load_call_stats(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str | None, CallStats]:
+    """Per resource (None: calls of no resource): requests, 429s, time in flight and held."""
+    p = {"run_id": run_id}
+    waited: dict[str | None, float] | None = None
+    if _has_column(con, "api_calls", "waited_ms"):
+        waited = {r[0]: r[1] for r in _rows(con, read_sql("report/resource_waits.sql"), p)}
+    return {
+        resource: CallStats(
+            requests=requests,
+            responses_429=n429,
+            latency_ms=latency,
+            waited_ms=None if waited is None else waited.get(resource, 0.0),
         )
-        for rid, started, status in runs
-    ]
+        for resource, requests, n429, latency in _rows(
+            con, read_sql("report/resource_calls.sql"), p
+        )
+    }
+
+
+def _total(stats: Any) -> CallStats:
+    items = list(stats)
+    waits = [s.waited_ms for s in items]
+    return CallStats(
+        requests=sum(s.requests for s in items),
+        responses_429=sum(s.responses_429 for s in items),
+        latency_ms=sum(s.latency_ms for s in items),
+        waited_ms=None if any(w is None for w in waits) else sum(w or 0.0 for w in waits),
+    )

@@ -16,6 +16,7 @@ from typing import Any
 
 import duckdb
 
+from recon.report.privacy import scrub_table
 from recon.spreadsheet import write_csv, write_parquet
 from recon.sql import read_sql
 
@@ -103,7 +104,8 @@ def build_ledger_section(
         CurrencyTotals(**row) for row in _rows(con, read_sql("ledger/report_totals.sql"), run_id)
     ]
     rel = con.sql(read_sql("ledger/report_breaks.sql"), params={"run_id": run_id})
-    table = rel.to_arrow_table()
+    # personal data out of every report file (recon.report.privacy)
+    table = scrub_table(rel.to_arrow_table(), ("detail", "acknowledged_note"))
     section.files["ledger_breaks.parquet"] = write_parquet(table, folder / EXPORTS[1])
     section.files["ledger_breaks.csv"] = write_csv(table, folder / EXPORTS[0])
     shown: dict[str, int] = {}

@@ -8,10 +8,7 @@ temporary name in its folder and renamed into place.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,27 +18,42 @@ from typing import Any
 import duckdb
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from recon.errors import ConfigError
-from recon.report._money import format_amount, is_iso_currency
+from recon.report._money import is_iso_currency
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
+from recon.report.explore import EXPLORE_MAX, NO_CURRENCY, Explorer, build_explorer, script
+from recon.report.index import render_index
 from recon.report.ledger import build_ledger_section
-from recon.spreadsheet import atomic_path, atomic_write_bytes, atomic_write_text, write_csv
+from recon.report.privacy import scrub_table
+from recon.report.summary import SCHEMA_VERSION, build_summary
+from recon.report.templating import environment
+from recon.spreadsheet import atomic_write_bytes, atomic_write_text, write_csv
 from recon.spreadsheet import write_parquet as write_parquet_file
+from recon.sql import read_sql
 
 __all__ = ["SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"]
 
-SCHEMA_VERSION = 1
 CALLS_SHOWN = 25  # failed calls listed in the headline; all are in failed_calls.csv
-_TEMPLATES = Path(__file__).parent / "templates"
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$")
 
+# The columns of findings.csv / findings.parquet, in this order: never `raw` or a personal
+# field (sql/report/findings.sql also gives `age_days`, for the explorer only).
 FINDINGS_COLUMNS = (
-    "run_id, check_name, severity, state, entity, entity_id, currency, amount_minor, "
-    "issue_type, detail, first_seen_run, finding_key"
+    "run_id",
+    "check_name",
+    "severity",
+    "state",
+    "entity",
+    "entity_id",
+    "currency",
+    "amount_minor",
+    "issue_type",
+    "detail",
+    "first_seen_run",
+    "finding_key",
 )
 FAILED_CALL_COLUMNS = (
     "method, path, query, http_status AS status, error, message, request_id, attempts, "
@@ -70,47 +82,6 @@ def _check_run_id(run_id: str) -> None:
         raise ConfigError("run_id", f"{run_id!r} is not usable as a report folder name")
 
 
-@functools.cache
-def _env() -> Environment:
-    """One environment per process, so templates are compiled once."""
-    env = Environment(
-        loader=FileSystemLoader(_TEMPLATES),
-        autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters["money"] = format_amount
-    env.filters["md"] = md_escape
-    env.filters["num"] = lambda n: "—" if n is None else f"{n:,}"
-    env.filters["when"] = _when
-    env.filters["wbr"] = _wbr
-    return env
-
-
-_MD_SPECIAL = re.compile(r"([\\`*\[\]<>|])")
-
-
-def md_escape(value: object) -> str:
-    """Text safe inside a Markdown table cell: one line, markup characters escaped."""
-    if value is None:
-        return ""
-    text = " ".join(str(value).split())
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
-def _wbr(name: object) -> Markup:
-    """An identifier that may break after its underscores (long check names in narrow cells)."""
-    return Markup("_<wbr>").join(str(name).split("_"))
-
-
-def _when(iso: str | None) -> str:
-    if not iso:
-        return "—"
-    return iso.replace("T", " ").replace("Z", " UTC")
-
-
 def _duration(started: str, finished: str | None) -> str | None:
     if not finished:
         return None
@@ -120,94 +91,6 @@ def _duration(started: str, finished: str | None) -> str | None:
     minutes, sec = divmod(max(seconds, 0), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {sec:02d} s"
-
-
-# ---------------------------------------------------------------------------------------
-# summary.json
-
-
-def build_summary(data: ReportData, generated_at: str) -> dict[str, Any]:
-    """The machine-readable summary (its JSON Schema: `summary.schema.json`)."""
-    run = data.run
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "generated_at": generated_at,
-        "run": {
-            "run_id": run.run_id,
-            "status": run.status,
-            "reason": run.reason,
-            "started_at": run.started_at,
-            "finished_at": run.finished_at,
-            "trigger": run.trigger,
-        },
-        "resources": [
-            {
-                "resource": r.resource,
-                "status": r.status,
-                "reason": r.reason,
-                "pages": r.pages,
-                "records": r.records,
-                "duplicates": r.duplicates,
-                "failed_pages": r.failed_pages,
-                "rejects": r.rejects,
-                "new_records": r.new_records,
-                "changed_records": r.changed_records,
-                "gone_records": r.gone_records,
-            }
-            for r in data.resources
-        ],
-        "checks": [
-            {
-                "check_name": c.check_name,
-                "severity": c.severity,
-                "status": c.status,
-                "reason": c.reason,
-                "description": c.description,
-                "finding_count": c.finding_count,
-                "opening_count": c.opening_count,
-                "new_count": c.new_count,
-                "resolved_count": c.resolved_count,
-                "closing_count": c.closing_count,
-                "amounts_at_risk": [
-                    {"currency": a.currency, "amount_minor": a.amount_minor, "findings": a.findings}
-                    for a in c.amounts
-                ],
-            }
-            for c in data.checks
-        ],
-        "open_invoice_aging": [
-            {
-                "currency": a.currency,
-                "bucket": a.bucket,
-                "invoices": a.invoices,
-                "amount_minor": a.amount_minor,
-            }
-            for a in data.aging
-        ],
-        "failed_calls": [
-            {
-                "resource": f.resource,
-                "method": f.method,
-                "path": f.path,
-                "query": f.query,
-                "http_status": f.http_status,
-                "error": f.error,
-                "message": f.message,
-                "request_id": f.request_id,
-                "request_ids": f.request_ids,
-                "attempts": f.attempts,
-                "attempted_at": f.attempted_at,
-            }
-            for f in data.failed_calls
-        ],
-        "totals": {
-            "findings_open": data.findings_open,
-            "findings_new": data.findings_new,
-            "findings_resolved": data.findings_resolved,
-            "failed_calls": len(data.failed_calls),
-            "checks": data.check_status_counts,
-        },
-    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -356,34 +239,38 @@ def _arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> 
 
 
 def render_report(
-    con: duckdb.DuckDBPyConnection, *, run_id: str, reports_dir: Path, top_n: int = 200
+    con: duckdb.DuckDBPyConnection,
+    *,
+    run_id: str,
+    reports_dir: Path,
+    top_n: int = 200,
+    explore_max: int = EXPLORE_MAX,
 ) -> ReportPaths:
     """Write the report folder of `run_id` under `reports_dir` and refresh the index.
 
-    Reads only the warehouse tables through `con` (read-only use). Raises ConfigError for a
-    run id that is unknown or unusable as a folder name.
+    Reads only the warehouse tables through `con` (read-only use). report.html embeds every
+    finding for its explorer up to `explore_max` findings; past that it says where they are
+    and lists the `top_n` largest per check and currency. Raises ConfigError for a run id
+    that is unknown or unusable as a folder name.
     """
     _check_run_id(run_id)
     if top_n < 1:
         raise ConfigError("top_n", f"must be at least 1, got {top_n}")
-    data = load_report_data(con, run_id, top_n)
+    data = load_report_data(con, run_id, top_n, drill_down_above=explore_max)
     folder = reports_dir / run_id
     folder.mkdir(parents=True, exist_ok=True)
     generated_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     p = {"run_id": run_id}
 
-    findings = _arrow(
-        con,
-        f"SELECT {FINDINGS_COLUMNS} FROM findings WHERE run_id = $run_id "  # noqa: S608
-        "ORDER BY check_name, entity_id, issue_type",
-        p,
-    )
+    findings = _arrow(con, read_sql("report/findings.sql"), p)
+    findings = scrub_table(findings, ("detail",), data.personal)
     calls = _arrow(
         con,
         f"SELECT {FAILED_CALL_COLUMNS} FROM failed_calls WHERE run_id = $run_id "  # noqa: S608
         "ORDER BY attempted_at, call_id",
         p,
     )
+    calls = scrub_table(calls, ("query", "error", "message"))
     paths = ReportPaths(
         folder=folder,
         summary_json=folder / "summary.json",
@@ -397,20 +284,22 @@ def render_report(
         latest=reports_dir / "latest",
     )
     rows: dict[str, int | None] = {}
-    rows["findings.parquet"] = write_parquet_file(findings, paths.findings_parquet)
-    rows["findings.csv"] = write_csv(findings, paths.findings_csv)
+    exported = findings.select(list(FINDINGS_COLUMNS))
+    rows["findings.parquet"] = write_parquet_file(exported, paths.findings_parquet)
+    rows["findings.csv"] = write_csv(exported, paths.findings_csv)
     rows["failed_calls.csv"] = write_csv(calls, paths.failed_calls_csv)
 
     summary = build_summary(data, generated_at)
-    env = _env()
+    env = environment()
     view = _view(data, summary, top_n)
     view["ledger"] = build_ledger_section(con, run_id, folder)  # Books vs provider
     rows.update(view["ledger"].files)
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None
-    charts = _trend_charts(data)
+    explorer = build_explorer(findings, data.checks, explore_max)
+    del findings, exported
     html = env.get_template("report.html.j2").render(
-        **view, charts=charts, generated_at=generated_at
+        **view, **_explorer_view(explorer), charts=_trend_charts(data), generated_at=generated_at
     )
     atomic_write_text(paths.report_html, html)
     rows["report.html"] = None
@@ -439,51 +328,11 @@ def render_report(
     return paths
 
 
-# ---------------------------------------------------------------------------------------
-# reports/index.html and reports/latest
-
-
-def _read_summaries(reports_dir: Path) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    for child in reports_dir.iterdir():
-        if child.is_symlink() or not child.is_dir():
-            continue
-        try:
-            summary = orjson.loads((child / "summary.json").read_bytes())
-        except (OSError, orjson.JSONDecodeError):
-            continue
-        run = summary.get("run") if isinstance(summary, dict) else None
-        if not isinstance(run, dict) or run.get("run_id") != child.name:
-            continue
-        found.append(summary)
-    found.sort(key=lambda s: (str(s["run"].get("started_at") or ""), s["run"]["run_id"]))
-    found.reverse()
-    return found
-
-
-def _point_latest(reports_dir: Path, run_id: str) -> None:
-    latest = reports_dir / "latest"
-    tmp = reports_dir / f".latest.{os.getpid()}.tmp"
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
-    try:
-        tmp.symlink_to(run_id, target_is_directory=True)
-        os.replace(tmp, latest)
-    except OSError:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        if latest.is_dir() and not latest.is_symlink():
-            return  # someone put a real folder there; leave it alone
-        atomic_write_text(latest, run_id + "\n")
-
-
-def render_index(reports_dir: Path) -> Path:
-    """Rewrite `reports_dir/index.html` (runs, newest first) and point `latest` at the newest."""
-    summaries = _read_summaries(reports_dir)
-    html = _env().get_template("index.html.j2").render(runs=summaries)
-    target = reports_dir / "index.html"
-    with atomic_path(target) as tmp:
-        tmp.write_text(html, encoding="utf-8")
-    if summaries:
-        _point_latest(reports_dir, summaries[0]["run"]["run_id"])
-    return target
+def _explorer_view(explorer: Explorer) -> dict[str, Any]:
+    code, digest = script()
+    return {
+        "explorer": explorer,
+        "explore_js": code if explorer.embedded else None,
+        "script_hash": digest if explorer.embedded else None,
+        "no_currency": NO_CURRENCY,
+    }

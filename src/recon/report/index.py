@@ -1,0 +1,61 @@
+"""`reports/index.html` (every run with a report, newest first) and `reports/latest`."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from recon.report.templating import environment
+from recon.spreadsheet import atomic_path, atomic_write_text
+
+__all__ = ["render_index"]
+
+
+def _read_summaries(reports_dir: Path) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for child in reports_dir.iterdir():
+        if child.is_symlink() or not child.is_dir():
+            continue
+        try:
+            summary = orjson.loads((child / "summary.json").read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            continue
+        run = summary.get("run") if isinstance(summary, dict) else None
+        if not isinstance(run, dict) or run.get("run_id") != child.name:
+            continue
+        found.append(summary)
+    found.sort(key=lambda s: (str(s["run"].get("started_at") or ""), s["run"]["run_id"]))
+    found.reverse()
+    return found
+
+
+def _point_latest(reports_dir: Path, run_id: str) -> None:
+    latest = reports_dir / "latest"
+    tmp = reports_dir / f".latest.{os.getpid()}.tmp"
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    try:
+        tmp.symlink_to(run_id, target_is_directory=True)
+        os.replace(tmp, latest)
+    except OSError:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        if latest.is_dir() and not latest.is_symlink():
+            return  # someone put a real folder there; leave it alone
+        atomic_write_text(latest, run_id + "\n")
+
+
+def render_index(reports_dir: Path) -> Path:
+    """Rewrite `reports_dir/index.html` (runs, newest first) and point `latest` at the newest."""
+    summaries = _read_summaries(reports_dir)
+    html = environment().get_template("index.html.j2").render(runs=summaries)
+    target = reports_dir / "index.html"
+    with atomic_path(target) as tmp:
+        tmp.write_text(html, encoding="utf-8")
+    if summaries:
+        _point_latest(reports_dir, summaries[0]["run"]["run_id"])
+    return target

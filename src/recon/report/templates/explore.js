@@ -1,0 +1,236 @@
+// The findings explorer of report.html (recon.report.explore): search, filter, sort and page
+// every finding of the run, offline. Data comes from the JSON block #findings-data; rows are
+// built with textContent only, never as HTML. Amounts sort by their exact minor units scaled
+// to one exponent (the face value people read), never by parsing the formatted text.
+(() => {
+  "use strict";
+  const dataEl = document.getElementById("findings-data");
+  const root = document.getElementById("explore");
+  if (!dataEl || !root) return;
+  const started = performance.now();
+  const D = JSON.parse(dataEl.textContent);
+  const C = D.col; // one array per column, one entry per finding
+  const n = D.n;
+  const ANY = -2; // a filter left on "all"; -1 is a value this run does not have
+  const NO_CURRENCY = "-";
+  const $ = (id) => document.getElementById(id);
+  const el = {
+    form: $("explore-form"), q: $("f-q"), check: $("f-check"), severity: $("f-severity"),
+    currency: $("f-currency"), state: $("f-state"), sort: $("f-sort"), size: $("f-size"),
+    status: $("explore-status"), hint: $("explore-hint"), body: $("explore-rows"),
+    prev: $("explore-prev"), next: $("explore-next"), page: $("explore-page"),
+    filters: $("explore-filters"),
+  };
+  const fmt = new Intl.NumberFormat("en-US");
+
+  let hay = null; // lower-cased search text per row, built on the first search
+  const haystack = () => {
+    if (hay === null) {
+      hay = new Array(n);
+      for (let i = 0; i < n; i++) {
+        hay[i] = [
+          D.checks[C.check[i]], D.entities[C.entity[i]], C.id[i], D.issues[C.issue[i]],
+          C.cur[i] === null ? "" : D.currencies[C.cur[i]], C.text[i],
+          C.first[i] === null ? "" : D.firstSeen[C.first[i]], C.detail[i] || "",
+        ].join("\u0001").toLowerCase();
+      }
+    }
+    return hay;
+  };
+
+  // The face value of each amount (minor units scaled to the largest exponent), exactly:
+  // a Number while it is an exact integer (below 2**53), else compared as BigInt.
+  let keys = null;
+  const big = [];
+  const amountKeys = () => {
+    if (keys === null) {
+      const top = D.exponents.reduce((a, e) => Math.max(a, e), 0);
+      const scale = D.exponents.map((e) => 10 ** (top - e));
+      keys = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const m = C.minor[i];
+        keys[i] = m === null ? NaN : Number(m) * (C.cur[i] === null ? 10 ** top : scale[C.cur[i]]);
+      }
+      const bigScale = D.exponents.map((e) => 10n ** BigInt(top - e));
+      const exact = (i) => {
+        if (big[i] === undefined) {
+          big[i] = BigInt(C.minor[i]) * (C.cur[i] === null ? 10n ** BigInt(top) : bigScale[C.cur[i]]);
+        }
+        return big[i];
+      };
+      keys.exact = exact;
+    }
+    return keys;
+  };
+  const LIMIT = 2 ** 53;
+  const byAmount = (dir) => {
+    const k = amountKeys();
+    return (a, b) => {
+      const x = k[a], y = k[b];
+      if (Number.isNaN(x) || Number.isNaN(y)) {
+        if (Number.isNaN(x) && Number.isNaN(y)) return a - b;
+        return Number.isNaN(x) ? 1 : -1; // no amount: last either way
+      }
+      if (Math.abs(x) < LIMIT && Math.abs(y) < LIMIT) {
+        return x === y ? a - b : (x < y ? -1 : 1) * dir;
+      }
+      const bx = k.exact(a), by = k.exact(b);
+      return bx === by ? a - b : (bx < by ? -1 : 1) * dir;
+    };
+  };
+
+  // Each order is computed once, when first asked for.
+  const orders = {};
+  const nullsLast = (x, y, dir, a, b) => {
+    if (x === null || y === null) {
+      if (x === y) return a - b;
+      return x === null ? 1 : -1;
+    }
+    if (x === y) return a - b;
+    return (x < y ? -1 : 1) * dir;
+  };
+  const byName = (a, b) => {
+    const ca = D.checks[C.check[a]], cb = D.checks[C.check[b]];
+    if (ca !== cb) return ca < cb ? -1 : 1;
+    if (C.id[a] !== C.id[b]) return C.id[a] < C.id[b] ? -1 : 1;
+    return a - b;
+  };
+  const order = (sort) => {
+    if (!orders[sort]) {
+      const idx = Array.from({ length: n }, (_, i) => i);
+      if (sort === "amount-desc" || sort === "amount-asc") {
+        idx.sort(byAmount(sort === "amount-desc" ? -1 : 1));
+      } else if (sort === "age-desc" || sort === "age-asc") {
+        const dir = sort === "age-desc" ? -1 : 1;
+        idx.sort((a, b) => nullsLast(C.age[a], C.age[b], dir, a, b));
+      } else {
+        idx.sort(byName);
+      }
+      orders[sort] = idx;
+    }
+    return orders[sort];
+  };
+
+  const pick = (value, list) => (value === "" ? ANY : list.indexOf(value));
+  let matched = [];
+  let page = 0;
+
+  const filter = () => {
+    const terms = el.q.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    const check = pick(el.check.value, D.checks);
+    const sev = pick(el.severity.value, D.severities);
+    const cv = el.currency.value;
+    const cur = cv === "" ? ANY : cv === NO_CURRENCY ? null : D.currencies.indexOf(cv);
+    const sv = el.state.value;
+    const unresolved = sv === "unresolved";
+    const state = unresolved ? D.states.indexOf("resolved") : pick(sv, D.states);
+    const h = terms.length ? haystack() : null;
+    const idx = order(el.sort.value);
+    const out = [];
+    for (let j = 0; j < idx.length; j++) {
+      const i = idx[j];
+      if (check !== ANY && C.check[i] !== check) continue;
+      if (sev !== ANY && C.sev[i] !== sev) continue;
+      if (cur !== ANY && C.cur[i] !== cur) continue;
+      if (unresolved ? C.state[i] === state : state !== ANY && C.state[i] !== state) continue;
+      if (h !== null && !terms.every((t) => h[i].includes(t))) continue;
+      out.push(i);
+    }
+    matched = out;
+    page = 0;
+    render();
+  };
+
+  const cell = (tr, text, cls) => {
+    const td = document.createElement("td");
+    if (cls) td.className = cls;
+    td.textContent = text;
+    tr.appendChild(td);
+    return td;
+  };
+  const span = (parent, text, cls) => {
+    const s = document.createElement("span");
+    s.className = cls;
+    s.textContent = text;
+    parent.appendChild(s);
+    return s;
+  };
+
+  let renders = 0; // how many times the rows were drawn (benchmarks wait on it)
+  const render = () => {
+    root.dataset.renders = String(++renders);
+    const size = Number(el.size.value) || 50;
+    const pages = Math.max(1, Math.ceil(matched.length / size));
+    page = Math.min(Math.max(page, 0), pages - 1);
+    const start = page * size;
+    const end = Math.min(matched.length, start + size);
+    const frag = document.createDocumentFragment();
+    for (let j = start; j < end; j++) {
+      const i = matched[j];
+      const tr = document.createElement("tr");
+      const check = cell(tr, "", "check");
+      D.checks[C.check[i]].split("_").forEach((part, k) => {
+        if (k > 0) check.append("_", document.createElement("wbr")); // break after "_" only
+        check.append(part);
+      });
+      const note = D.checkNotes[C.check[i]];
+      if (note) {
+        check.appendChild(document.createElement("br"));
+        span(check, note, "muted");
+      }
+      const sev = D.severities[C.sev[i]];
+      span(cell(tr, "", ""), sev, "sev " + sev);
+      const st = D.states[C.state[i]];
+      span(cell(tr, "", ""), st, st === "new" ? "state-new" : "state");
+      const id = cell(tr, C.id[i], "id");
+      id.appendChild(document.createElement("br"));
+      span(id, D.entities[C.entity[i]], "muted");
+      cell(tr, D.issues[C.issue[i]], "");
+      cell(tr, C.text[i] || "—", "amt");
+      const a = C.age[i];
+      const age = cell(tr, a === null ? "—" : a === 0 ? "tonight"
+        : fmt.format(a) + (a === 1 ? " day" : " days"), "n");
+      if (C.first[i] !== null) age.title = "first seen in run " + D.firstSeen[C.first[i]];
+      cell(tr, C.detail[i] || "", "detail");
+      frag.appendChild(tr);
+    }
+    el.body.replaceChildren(frag);
+    el.status.textContent = n === 0 ? "No findings in this run."
+      : matched.length === 0
+        ? `No finding matches these filters (${fmt.format(n)} in this run).`
+        : `Showing ${fmt.format(start + 1)}–${fmt.format(end)} of ${fmt.format(matched.length)}`
+          + ` matching findings (${fmt.format(n)} in this run).`;
+    el.page.textContent = `Page ${fmt.format(page + 1)} of ${fmt.format(pages)}`;
+    // printed pages lose the controls: say which filters made these rows
+    const chosen = [el.q.value.trim() ? `search "${el.q.value.trim()}"` : ""];
+    for (const s of [el.check, el.severity, el.currency, el.state]) {
+      if (s.value !== "") chosen.push(s.labels[0].textContent + ": " + s.selectedOptions[0].text);
+    }
+    chosen.push("sorted by " + el.sort.selectedOptions[0].text.toLowerCase());
+    chosen.push(`page ${page + 1} of ${pages}`);
+    el.filters.textContent = "Filters: " + chosen.filter(Boolean).join("; ") + ".";
+    el.prev.disabled = page === 0;
+    el.next.disabled = page >= pages - 1;
+    el.hint.hidden = !(el.sort.value.startsWith("amount") && el.currency.value === ""
+      && D.currencies.length > 1);
+  };
+
+  let timer = 0;
+  el.q.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(filter, 120);
+  });
+  for (const s of [el.check, el.severity, el.currency, el.state, el.sort]) {
+    s.addEventListener("change", filter);
+  }
+  el.size.addEventListener("change", () => { page = 0; render(); });
+  el.prev.addEventListener("click", () => { page -= 1; render(); });
+  el.next.addEventListener("click", () => { page += 1; render(); });
+  el.form.addEventListener("submit", (e) => { e.preventDefault(); filter(); });
+  el.form.addEventListener("reset", () => setTimeout(filter, 0));
+  filter();
+  root.setAttribute("aria-busy", "false");
+  // for benchmarks: ms from navigation start, and ms spent in this script
+  document.documentElement.dataset.exploreReady = String(Math.round(performance.now()));
+  document.documentElement.dataset.exploreScript = String(Math.round(performance.now() - started));
+})();
