@@ -203,6 +203,7 @@ CREATE TABLE IF NOT EXISTS check_runs (
     resolved_count BIGINT NOT NULL DEFAULT 0,
     closing_count  BIGINT NOT NULL DEFAULT 0,
     duration_ms    DOUBLE,
+    coverage       VARCHAR,                  -- what an evaluated verdict covers, in words
     PRIMARY KEY (run_id, check_name)
 );
 
@@ -219,6 +220,18 @@ CREATE TABLE IF NOT EXISTS findings (
     issue_type    VARCHAR NOT NULL,
     detail        VARCHAR,
     first_seen_run VARCHAR
+);
+
+-- Per run and resource: how many landed records carry each mapped field (recon.fields; the
+-- spec does not show these names). A check that needs a field no record has is not evaluated.
+CREATE TABLE IF NOT EXISTS field_presence (
+    run_id        VARCHAR NOT NULL,
+    resource      VARCHAR NOT NULL,
+    field         VARCHAR NOT NULL,          -- recon's name: payment_id, amount, created_at, …
+    json_path     VARCHAR NOT NULL,          -- where it was read, e.g. $."paymentId"
+    records       BIGINT NOT NULL,           -- records of the resource landed in the run
+    present       BIGINT NOT NULL,           -- of which carry the field (not JSON null)
+    PRIMARY KEY (run_id, resource, field)
 );
 
 -- The merchant's books (recon.ledger, docs/ledger.md): the snapshot the latest load read,
@@ -384,3 +397,19 @@ SELECT
     a.action AS last_action, a.who, a.acted_at, a.note, a.until
 FROM findings AS f
 JOIN latest AS a ON a.finding_key = f.finding_key;
+
+-- Upgrades of warehouses written by earlier versions (idempotent, cheap when done).
+ALTER TABLE check_runs ADD COLUMN IF NOT EXISTS coverage VARCHAR;
+-- Codes are normalised on load (currency upper case, status lower case); rows loaded before
+-- that keep the value as sent until the record changes, so they are normalised here once.
+UPDATE payments SET currency = upper(currency), status = lower(status)
+WHERE currency <> upper(currency) OR status <> lower(status);
+UPDATE refunds SET currency = upper(currency), status = lower(status)
+WHERE currency <> upper(currency) OR status <> lower(status);
+UPDATE disputes SET currency = upper(currency), status = lower(status)
+WHERE currency <> upper(currency) OR status <> lower(status);
+UPDATE invoices SET currency = upper(currency), status = lower(status)
+WHERE currency <> upper(currency) OR status <> lower(status);
+UPDATE payment_intents SET currency = upper(currency), status = lower(status)
+WHERE currency <> upper(currency) OR status <> lower(status);
+UPDATE subscriptions SET status = lower(status) WHERE status <> lower(status);

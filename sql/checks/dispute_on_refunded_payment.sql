@@ -2,6 +2,8 @@
 -- description: A dispute on a payment that is refunded or partially refunded (from the dispute's payment reference).
 -- severity: warn
 -- requires: [disputes, payments]
+-- tolerates: [disputes, payments]
+-- requires_fields: [disputes.payment_id]
 -- tags: [disputes, refunds]
 -- evaluable_when: SELECT count(*) > 0 FROM disputes WHERE gone_in_run IS NULL AND coalesce(payment_id, '') <> ''
 -- not_evaluated_reason: no dispute carries a payment reference

@@ -2,6 +2,7 @@
 -- description: A payment whose non-empty merchant reference is shared by another live payment.
 -- severity: warn
 -- requires: [payments]
+-- tolerates: [payments]
 -- tags: [payments]
 WITH referenced AS (
     SELECT p.id, p.reference, p.currency, p.amount_minor

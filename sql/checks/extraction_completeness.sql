@@ -3,6 +3,8 @@
 -- severity: error
 -- requires: []
 -- tags: [extraction]
+-- evaluable_when: SELECT count(*) > 0 FROM resource_scans WHERE run_id = $run_id
+-- not_evaluated_reason: no resource was scanned in this run
 SELECT
     'resource' AS entity,
     s.resource AS entity_id,

@@ -2,6 +2,8 @@
 -- description: A payment intent whose integer amount is below zero.
 -- severity: error
 -- requires: [payment_intents]
+-- tolerates: [payment_intents]
+-- requires_fields: [payment_intents.amount]
 -- tags: [amounts, payment_intents]
 SELECT
     'payment_intent' AS entity,

@@ -2,6 +2,7 @@
 -- description: An open invoice of a customer who has subscriptions but none of them active.
 -- severity: warn
 -- requires: [invoices, subscriptions]
+-- tolerates: [invoices]
 -- tags: [invoices, subscriptions]
 WITH inactive AS (
     -- Customers with at least one live subscription and none active.

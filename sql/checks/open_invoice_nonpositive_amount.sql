@@ -2,6 +2,7 @@
 -- description: An open invoice whose amount due is zero or negative.
 -- severity: warn
 -- requires: [invoices]
+-- tolerates: [invoices]
 -- tags: [invoices]
 SELECT
     'invoice' AS entity,

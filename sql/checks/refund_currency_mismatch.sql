@@ -2,6 +2,7 @@
 -- description: A counted refund whose currency differs from its payment's (it is not added to the payment's refunded total).
 -- severity: error
 -- requires: [payments, refunds]
+-- tolerates: [payments, refunds]
 -- tags: [refunds, currency]
 SELECT
     'refund' AS entity,

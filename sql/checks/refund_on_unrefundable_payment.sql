@@ -2,6 +2,7 @@
 -- description: A counted refund on a payment whose state cannot be refunded (created, pending, cancelled, expired).
 -- severity: error
 -- requires: [payments, refunds]
+-- tolerates: [payments, refunds]
 -- tags: [refunds, payments]
 SELECT
     'refund' AS entity,

@@ -2,6 +2,7 @@
 -- description: A counted refund whose payment is not a live payment in the warehouse.
 -- severity: error
 -- requires: [payments, refunds]
+-- tolerates: [refunds]
 -- tags: [refunds]
 WITH orphans AS (
     SELECT rp.id, rp.payment_id, rp.amount_minor, rp.currency

@@ -1,8 +1,12 @@
 -- name: stuck_non_final
 -- description: A payment, refund or payment intent still in a non-final state more than $stuck_days days after it was created.
 -- severity: warn
--- requires: [payments, refunds, payment_intents]
+-- requires: []
+-- per_resource: [payments, refunds, payment_intents]
+-- tolerates: [payments, refunds, payment_intents]
+-- requires_fields: [payments.created_at, refunds.created_at, payment_intents.created_at]
 -- tags: [status, aging]
+-- # Each record is judged on its own: evaluated per resource, over the records read tonight.
 WITH candidates AS (
     SELECT 'payment' AS entity, 'payments' AS resource, id, status, currency, amount_minor, created_at
     FROM payments WHERE gone_in_run IS NULL

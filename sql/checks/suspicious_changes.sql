@@ -2,7 +2,11 @@
 -- description: A record whose new version this run changed status in a way that should not happen (see status_transitions) or changed its amount.
 -- severity: warn
 -- requires: []
+-- per_resource: [payments, refunds, disputes, subscriptions, invoices, payment_intents, payment_methods]
+-- tolerates: [payments, refunds, disputes, subscriptions, invoices, payment_intents, payment_methods]
 -- tags: [history, status]
+-- evaluable_when: SELECT count(*) > 0 FROM resource_scans AS s JOIN runs AS r ON r.run_id = s.run_id WHERE s.run_id <> $run_id AND r.started_at < $as_of AND s.records > 0
+-- not_evaluated_reason: "first run: no earlier records to compare with"
 WITH touched AS (
     SELECT DISTINCT entity, id
     FROM record_versions
@@ -11,10 +15,13 @@ WITH touched AS (
 ordered AS (
     -- Each version next to the previous one that was not a `gone` marker.
     SELECT
-        v.entity, v.id, v.version, v.run_id, v.status, v.amount_minor, v.currency,
-        lag(v.status) OVER w AS prev_status,
+        -- Lower/upper case: versions stored before codes were normalised on load compare
+        -- equal to the normalised ones ('Refunded' then, 'refunded' now is no change).
+        v.entity, v.id, v.version, v.run_id, lower(v.status) AS status, v.amount_minor,
+        upper(v.currency) AS currency,
+        lag(lower(v.status)) OVER w AS prev_status,
         lag(v.amount_minor) OVER w AS prev_amount_minor,
-        lag(v.currency) OVER w AS prev_currency,
+        lag(upper(v.currency)) OVER w AS prev_currency,
         lag(v.run_id) OVER w AS prev_run_id
     FROM record_versions AS v
     SEMI JOIN touched AS t ON t.entity = v.entity AND t.id = v.id

@@ -1,18 +1,17 @@
--- Stage landed disputes (only the list envelope is documented; the fields are recon's reading).
+-- Stage landed disputes. Only the list envelope is documented: every field is read at the
+-- name the field mapping gives it (recon.fields, `[fields.disputes]`), through bound paths.
+-- `amount` is a Money object. Codes are normalised (currency upper case, status lower case);
+-- raw keeps the values as sent.
 SELECT
     id,
     raw::JSON AS raw,
     md5(raw) AS content_hash,
     page_offset,
-    j.paymentId AS payment_id,
-    CASE WHEN json_type(j.amount.amountMinor) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(j.amount.amountMinor::VARCHAR AS BIGINT) END AS amount_minor,
-    j.amount.currency AS currency,
-    j.status AS status,
-    j.reason AS reason,
-    TRY_CAST(j.createdAt AS TIMESTAMPTZ) AS created_at
-FROM (
-    SELECT id, raw, page_offset, json_transform(raw,
-        '{"paymentId":"VARCHAR","amount":{"amountMinor":"JSON","currency":"VARCHAR"},"status":"VARCHAR","reason":"VARCHAR","createdAt":"VARCHAR"}') AS j
-    FROM read_parquet($files)
-)
+    json_extract_string(raw, $path_payment_id) AS payment_id,
+    CASE WHEN json_type(json_extract(raw, $path_amount_minor)) IN ('BIGINT', 'UBIGINT')
+         THEN TRY_CAST(json_extract_string(raw, $path_amount_minor) AS BIGINT) END AS amount_minor,
+    upper(json_extract_string(raw, $path_currency)) AS currency,
+    lower(json_extract_string(raw, $path_status)) AS status,
+    json_extract_string(raw, $path_reason) AS reason,
+    TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
+FROM read_parquet($files)

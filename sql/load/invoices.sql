@@ -1,19 +1,22 @@
--- Stage landed invoices (`amountDue` is a Money object; `dueDate` is undocumented).
+-- Stage landed invoices (`amountDue` is a Money object). `subscriptionId`, `dueDate` and
+-- `createdAt` are not shown by the spec: read at the mapped names (recon.fields,
+-- `[fields.invoices]`) through bound paths. Codes are normalised (currency upper case, status
+-- lower case); raw keeps the values as sent.
 SELECT
     id,
     raw::JSON AS raw,
     md5(raw) AS content_hash,
     page_offset,
     j.customerId AS customer_id,
-    j.subscriptionId AS subscription_id,
-    j.status AS status,
+    json_extract_string(raw, $path_subscription_id) AS subscription_id,
+    lower(j.status) AS status,
     CASE WHEN json_type(j.amountDue.amountMinor) IN ('BIGINT', 'UBIGINT')
          THEN TRY_CAST(j.amountDue.amountMinor::VARCHAR AS BIGINT) END AS amount_due_minor,
-    j.amountDue.currency AS currency,
-    TRY_CAST(j.dueDate AS DATE) AS due_date,
-    TRY_CAST(j.createdAt AS TIMESTAMPTZ) AS created_at
+    upper(j.amountDue.currency) AS currency,
+    TRY_CAST(json_extract_string(raw, $path_due_date) AS DATE) AS due_date,
+    TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
     SELECT id, raw, page_offset, json_transform(raw,
-        '{"customerId":"VARCHAR","subscriptionId":"VARCHAR","status":"VARCHAR","amountDue":{"amountMinor":"JSON","currency":"VARCHAR"},"dueDate":"VARCHAR","createdAt":"VARCHAR"}') AS j
+        '{"customerId":"VARCHAR","status":"VARCHAR","amountDue":{"amountMinor":"JSON","currency":"VARCHAR"}}') AS j
     FROM read_parquet($files)
 )

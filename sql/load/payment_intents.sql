@@ -1,18 +1,19 @@
--- Stage landed payment intents (`captureMethod` and `amount` are recon's names for the spec's
--- unnamed enum and integer fields).
+-- Stage landed payment intents. `status` is documented; the spec leaves the enum, the
+-- integer field (>= 0), the currency and `createdAt` unnamed: read at the mapped names
+-- (recon.fields, `[fields.payment_intents]`) through bound paths. Codes are normalised
+-- (currency upper case, status and capture method lower case); raw keeps the values as sent.
 SELECT
     id,
     raw::JSON AS raw,
     md5(raw) AS content_hash,
     page_offset,
-    j.status AS status,
-    j.captureMethod AS capture_method,
-    CASE WHEN json_type(j.amount) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(j.amount::VARCHAR AS BIGINT) END AS amount_minor,
-    j.currency AS currency,
-    TRY_CAST(j.createdAt AS TIMESTAMPTZ) AS created_at
+    lower(j.status) AS status,
+    lower(json_extract_string(raw, $path_capture_method)) AS capture_method,
+    CASE WHEN json_type(json_extract(raw, $path_amount)) IN ('BIGINT', 'UBIGINT')
+         THEN TRY_CAST(json_extract_string(raw, $path_amount) AS BIGINT) END AS amount_minor,
+    upper(json_extract_string(raw, $path_currency)) AS currency,
+    TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, page_offset, json_transform(raw,
-        '{"status":"VARCHAR","captureMethod":"VARCHAR","amount":"JSON","currency":"VARCHAR","createdAt":"VARCHAR"}') AS j
+    SELECT id, raw, page_offset, json_transform(raw, '{"status":"VARCHAR"}') AS j
     FROM read_parquet($files)
 )

@@ -1,4 +1,6 @@
 -- Stage landed refunds (`amount` is a Money object).
+-- Codes are normalised (currency upper case, status lower case); raw keeps the value as sent.
+-- $path_created_at: the mapped `createdAt` (recon.fields; the spec does not show it).
 SELECT
     id,
     raw::JSON AS raw,
@@ -7,11 +9,11 @@ SELECT
     j.paymentId AS payment_id,
     CASE WHEN json_type(j.amount.amountMinor) IN ('BIGINT', 'UBIGINT')
          THEN TRY_CAST(j.amount.amountMinor::VARCHAR AS BIGINT) END AS amount_minor,
-    j.amount.currency AS currency,
-    j.status AS status,
-    TRY_CAST(j.createdAt AS TIMESTAMPTZ) AS created_at
+    upper(j.amount.currency) AS currency,
+    lower(j.status) AS status,
+    TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
     SELECT id, raw, page_offset, json_transform(raw,
-        '{"paymentId":"VARCHAR","amount":{"amountMinor":"JSON","currency":"VARCHAR"},"status":"VARCHAR","createdAt":"VARCHAR"}') AS j
+        '{"paymentId":"VARCHAR","amount":{"amountMinor":"JSON","currency":"VARCHAR"},"status":"VARCHAR"}') AS j
     FROM read_parquet($files)
 )

@@ -10,6 +10,7 @@ SELECT
     r.amount_minor,
     r.currency,
     r.status,
+    r.created_at,
     p.id AS live_payment_id,
     p.status AS payment_status,
     p.currency AS payment_currency,

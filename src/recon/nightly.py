@@ -171,7 +171,7 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
     settings = settings_for(overrides)
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=True, publish=publish) as con:
-        result = load_run(con, RunLanding(settings.landing, run_id))
+        result = load_run(con, RunLanding(settings.landing, run_id), fields=settings.fields)
         load_books(con, settings, run_id)  # the merchant's books, matched (recon.ledger)
         load_acks(con, acks_path(settings.db))  # the acknowledgement audit trail
         return result

@@ -26,6 +26,7 @@ from recon.errors import ConfigError, redact_url
 from recon.ledger.config import LedgerMapping
 
 __all__ = [
+    "DEFAULT_FIELDS",
     "DEFAULT_REFUND_FAILED_STATUSES",
     "Settings",
     "is_loopback",
@@ -35,6 +36,36 @@ __all__ = [
 
 DEFAULT_REFUND_FAILED_STATUSES = ("failed", "canceled", "cancelled", "rejected", "reversed")
 API_PREFIX = "/api/v1"
+
+# The names recon reads for fields the spec does not show (DESIGN §1: never guess silently):
+# resource -> recon's field -> the field's name in a record (dots reach into nested objects).
+# `amount` of disputes is a Money object (`amountMinor`, `currency`); of payment intents the
+# spec's unnamed integer field. Overridden per field in recon.toml (`[fields.disputes]
+# amount = "disputedAmount"`) or RECON_FIELDS (JSON); see docs/checks.md.
+DEFAULT_FIELDS: dict[str, dict[str, str]] = {
+    "payments": {"created_at": "createdAt"},
+    "refunds": {"created_at": "createdAt"},
+    "disputes": {
+        "payment_id": "paymentId",
+        "amount": "amount",
+        "status": "status",
+        "reason": "reason",
+        "created_at": "createdAt",
+    },
+    "subscriptions": {"created_at": "createdAt"},
+    "invoices": {
+        "subscription_id": "subscriptionId",
+        "due_date": "dueDate",
+        "created_at": "createdAt",
+    },
+    "payment_intents": {
+        "amount": "amount",
+        "currency": "currency",
+        "capture_method": "captureMethod",
+        "created_at": "createdAt",
+    },
+}
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*")
 
 
 def is_loopback(host: str) -> bool:
@@ -100,6 +131,13 @@ class Settings(BaseSettings):
         default=0.5, gt=0, description="Flag a night whose volume moves more than this share"
     )
     fail_on: Literal["error", "warn", "info"] | None = None
+    refund_grace_hours: int = Field(
+        default=48, ge=0, description="Pending refunds younger than this are in flight, not errors"
+    )
+    fields: dict[str, dict[str, str]] = Field(
+        default_factory=lambda: {r: dict(f) for r, f in DEFAULT_FIELDS.items()},
+        description="JSON names of the fields the spec does not show, per resource",
+    )
     customer_ids: tuple[str, ...] = Field(
         default=(), description="Customers whose payment methods to list"
     )
@@ -194,6 +232,29 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return tuple(s.strip().lower() for s in value.split(",") if s.strip())
         return value
+
+    @field_validator("fields", mode="after")
+    @classmethod
+    def _merge_fields(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        merged = {r: dict(f) for r, f in DEFAULT_FIELDS.items()}
+        for resource, mapping in value.items():
+            if resource not in DEFAULT_FIELDS:
+                raise ValueError(
+                    f"unknown resource {resource!r}; known: {', '.join(DEFAULT_FIELDS)}"
+                )
+            for field, name in mapping.items():
+                if field not in DEFAULT_FIELDS[resource]:
+                    raise ValueError(
+                        f"{resource} has no mapped field {field!r}; "
+                        f"known: {', '.join(DEFAULT_FIELDS[resource])}"
+                    )
+                if not _FIELD_NAME.fullmatch(name):
+                    raise ValueError(
+                        f"[fields.{resource}] {field}: {name!r} is not a field name "
+                        "(letters, digits, _ and -, dots into nested objects)"
+                    )
+                merged[resource][field] = name
+        return merged
 
     @field_validator("customer_ids", mode="before")
     @classmethod

@@ -22,6 +22,7 @@ import duckdb
 import orjson
 
 from recon.errors import WarehouseError
+from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.landing import RunLanding
 from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
@@ -205,9 +206,12 @@ def _run_status(states: Mapping[str, Any]) -> tuple[str, str | None]:
     return ("failed" if fatal else "incomplete"), "; ".join(sorted(parts))
 
 
-def load_run(con: duckdb.DuckDBPyConnection, landing: RunLanding) -> LoadResult:
+def load_run(
+    con: duckdb.DuckDBPyConnection, landing: RunLanding, *, fields: FieldMap | None = None
+) -> LoadResult:
     """Load one run's landing folder into the warehouse, in one transaction.
 
+    `fields` is the field mapping (`Settings.fields`; default `recon.settings.DEFAULT_FIELDS`).
     Loading the same run twice is a no-op (the run is recorded as loaded).
     """
     run_id = landing.run_id
@@ -231,7 +235,7 @@ def load_run(con: duckdb.DuckDBPyConnection, landing: RunLanding) -> LoadResult:
         for stmt in sql_statements(read_sql("load/run_start.sql")):
             con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
         for resource, state in states.items():
-            per_resource[resource] = _load_resource(con, landing, resource, state)
+            per_resource[resource] = _load_resource(con, landing, resource, state, fields)
         con.execute(
             read_sql("load/run_loaded.sql"),
             {"status": status, "reason": reason, "loaded_at": datetime.now(UTC), "run_id": run_id},
@@ -244,7 +248,11 @@ def load_run(con: duckdb.DuckDBPyConnection, landing: RunLanding) -> LoadResult:
 
 
 def _load_resource(
-    con: duckdb.DuckDBPyConnection, landing: RunLanding, resource: str, state: Any
+    con: duckdb.DuckDBPyConnection,
+    landing: RunLanding,
+    resource: str,
+    state: Any,
+    fields: FieldMap | None = None,
 ) -> dict[str, Any]:
     entry = CATALOGUE.get(resource)
     if entry is None or entry.api is None:
@@ -254,7 +262,13 @@ def _load_resource(
     counts = {"new": 0, "changed": 0, "returned": 0, "gone": 0}
     duplicates = state.duplicates
     if batches:  # a finished resource always has one (possibly empty) batch
-        _stage(con, entry, batches)
+        _stage(con, entry, batches, fields)
+        presence = presence_parameters(resource, fields)
+        if presence["fields"]:  # per-run presence of the mapped fields (checks' requires_fields)
+            con.execute(
+                read_sql("load/field_presence.sql"),
+                {"run_id": run_id, "resource": resource, "files": batches, **presence},
+            )
         # Ids landed twice (a duplicate older than the scan's memory, or across a resume's
         # kill point) were collapsed by the stage; count them with those the scan saw.
         duplicates += _count(con, "SELECT count(*) FROM read_parquet($files)", {"files": batches})
@@ -306,13 +320,18 @@ def _count(
     return int(row[0]) if row else 0
 
 
-def _stage(con: duckdb.DuckDBPyConnection, entry: Resource, batches: list[str]) -> None:
+def _stage(
+    con: duckdb.DuckDBPyConnection,
+    entry: Resource,
+    batches: list[str],
+    fields: FieldMap | None = None,
+) -> None:
     v_status, v_amount, v_currency = entry.version
     select = read_sql(entry.load_sql)
     sql = read_sql("load/stage.sql").format(
         select=select, v_status=v_status, v_amount=v_amount, v_currency=v_currency
     )
-    con.execute(sql, {"files": batches})
+    con.execute(sql, {"files": batches, **load_parameters(entry.name, fields)})
 
 
 def _merge_statements(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:

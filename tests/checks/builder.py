@@ -37,9 +37,11 @@ class Wh:
         status: str = "complete",
         scans: Mapping[str, str | tuple[str, int]] | None = None,
         new_records: Mapping[str, int] | None = None,
+        records: Mapping[str, int] | None = None,
     ) -> datetime:
         """Record run `run_id` started `day` days after ANCHOR; every resource complete
-        unless `scans` says otherwise (`status` or `(status, failed_pages)`)."""
+        unless `scans` says otherwise (`status` or `(status, failed_pages)`); `records` is
+        how many records each scan read (resource_scans.records, default 0)."""
         started = ANCHOR + timedelta(days=day)
         self.con.execute(
             "INSERT INTO runs (run_id, started_at, status) VALUES (?, ?, ?)",
@@ -50,11 +52,46 @@ class Wh:
             value = given.get(resource, "complete")
             scan_status, failed = value if isinstance(value, tuple) else (value, 0)
             self.con.execute(
-                "INSERT INTO resource_scans (run_id, resource, status, failed_pages, new_records) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [run_id, resource, scan_status, failed, (new_records or {}).get(resource, 0)],
+                "INSERT INTO resource_scans "
+                "(run_id, resource, status, failed_pages, new_records, records) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    run_id,
+                    resource,
+                    scan_status,
+                    failed,
+                    (new_records or {}).get(resource, 0),
+                    (records or {}).get(resource, 0),
+                ],
             )
         return started
+
+    def failed_page(
+        self, run_id: str, resource: str, skip: int, size: int = 200, *, path: str | None = None
+    ) -> None:
+        """A list page that failed for good (as the call log records it)."""
+        self.con.execute(
+            "INSERT INTO api_calls (run_id, call_id, resource, method, path, query, attempt, "
+            "http_status, error, request_id, outcome, attempted_at) "
+            "VALUES (?, ?, ?, 'GET', ?, ?, 5, 503, 'unavailable', ?, 'failed', ?)",
+            [
+                run_id,
+                f"call_{resource}_{skip}",
+                resource,
+                path or f"/api/v1/{resource.replace('_', '-')}",
+                f"max-records={size}&skip={skip}",
+                f"req_{skip}",
+                ANCHOR,
+            ],
+        )
+
+    def presence(self, run_id: str, resource: str, field: str, records: int, present: int) -> None:
+        """How many of the records of `resource` landed in `run_id` carry mapped `field`."""
+        self.con.execute(
+            "INSERT INTO field_presence (run_id, resource, field, json_path, records, present) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [run_id, resource, field, f"$.{field}", records, present],
+        )
 
     def checks(
         self, run_id: str, only: Sequence[str] | None = None, **kwargs: Any
@@ -124,6 +161,7 @@ class Wh:
         created_days_ago: float = 1,
         gone: str | None = None,
         first_seen: str = "r1",
+        seen: str = "r1",
     ) -> None:
         created = ANCHOR - timedelta(days=created_days_ago)
         raw: dict[str, Any] = {
@@ -146,6 +184,7 @@ class Wh:
                 "created_at": created,
                 "gone_in_run": gone,
                 "first_seen_run": first_seen,
+                "last_seen_run": seen,
             },
             raw,
         )
@@ -160,6 +199,7 @@ class Wh:
         *,
         created_days_ago: float = 1,
         gone: str | None = None,
+        seen: str = "r1",
     ) -> None:
         created = ANCHOR - timedelta(days=created_days_ago)
         self._insert(
@@ -172,6 +212,7 @@ class Wh:
                 "status": status,
                 "created_at": created,
                 "gone_in_run": gone,
+                "last_seen_run": seen,
             },
             {
                 "id": rid,
@@ -193,6 +234,7 @@ class Wh:
         due: str | None = None,
         first_seen: str = "r1",
         gone: str | None = None,
+        seen: str = "r1",
     ) -> None:
         raw: dict[str, Any] = {
             "id": iid,
@@ -213,6 +255,7 @@ class Wh:
                 "due_date": due,
                 "first_seen_run": first_seen,
                 "gone_in_run": gone,
+                "last_seen_run": seen,
             },
             raw,
         )
@@ -239,6 +282,8 @@ class Wh:
         amount: Any = 500,
         currency: str | None = "EUR",
         status: str | None = "needs_response",
+        *,
+        seen: str = "r1",
     ) -> None:
         raw: dict[str, Any] = {
             "id": did,
@@ -257,6 +302,7 @@ class Wh:
                 "currency": currency,
                 "status": status,
                 "reason": "fraudulent",
+                "last_seen_run": seen,
             },
             raw,
         )

@@ -72,16 +72,34 @@ def test_impossible_amounts_flags_a_record_without_amount_or_currency(wh: Wh) ->
     )
 
 
-def test_impossible_amounts_only_over_complete_resources(wh: Wh) -> None:
-    wh.run("r1", scans={"refunds": ("incomplete", 2)})
+def test_impossible_amounts_leaves_out_a_resource_with_nothing_read(wh: Wh) -> None:
+    wh.run("r1", scans={"refunds": ("incomplete", 2)}, records={"payments": 1})
     wh.payment("pay_neg", -1)
-    wh.refund("re_neg", "pay_neg", -1)
+    wh.refund("re_neg", "pay_neg", -1, seen="r0")  # last night's row: not read tonight
     run = wh.checks("r1", only=["impossible_amounts"])["impossible_amounts"]
-    assert run.status == "failed"
-    assert run.reason == (
-        "evaluated over complete resources only; not evaluated: refunds incomplete: 2 pages failed"
+    assert (run.status, run.reason) == ("failed", None)
+    assert run.coverage == (
+        "all 1 payment; refunds not evaluated (incomplete: 2 pages failed); all 0 invoices; "
+        "all 0 disputes; all 0 payment_intents"
     )
     assert wh.findings("impossible_amounts") == {("pay_neg", "negative_amount")}
+
+
+def test_impossible_amounts_over_the_records_read_of_an_incomplete_resource(wh: Wh) -> None:
+    wh.run("r1", scans={"refunds": ("incomplete", 1)}, records={"payments": 1, "refunds": 1})
+    wh.failed_page("r1", "refunds", skip=200, size=200)
+    wh.payment("pay_neg", -1)
+    wh.refund("re_neg", "pay_neg", -1)  # read tonight
+    wh.refund("re_stale", "pay_neg", -5, seen="r0")  # on the page that failed
+    run = wh.checks("r1", only=["impossible_amounts"])["impossible_amounts"]
+    assert run.coverage == (
+        "all 1 payment; 1 refund read (offsets 200-399 could not be read); all 0 invoices; "
+        "all 0 disputes; all 0 payment_intents"
+    )
+    assert wh.findings("impossible_amounts") == {
+        ("pay_neg", "negative_amount"),
+        ("re_neg", "negative_amount"),
+    }
 
 
 def test_unknown_status(wh: Wh) -> None:
@@ -152,7 +170,7 @@ def test_intent_negative_amount(wh: Wh) -> None:
 
 
 def test_vanished_records(wh: Wh) -> None:
-    wh.run("r0", day=-1)
+    wh.run("r0", day=-1, records={"payments": 3})
     wh.run("r1")
     wh.payment("pay_gone", 1000, gone="r1")
     wh.payment("pay_gone_before", gone="r0")
@@ -170,7 +188,7 @@ def test_vanished_records(wh: Wh) -> None:
 
 
 def test_suspicious_changes(wh: Wh) -> None:
-    wh.run("r0", day=-1)
+    wh.run("r0", day=-1, records={"payments": 3})
     wh.run("r1")
     wh.version("payments", "pay_back", 1, "r0", "new", "refunded")
     wh.version("payments", "pay_back", 2, "r1", "changed", "confirmed")

@@ -16,8 +16,10 @@ def test_open_invoices_aging_buckets_from_due_date(wh: Wh) -> None:
     wh.invoice("in_91", due="2026-08-21")
     wh.invoice("in_paid", status="paid", due="2026-01-01")
     wh.invoice("in_gone", due="2026-01-01", gone="r1")
+    wh.invoice("in_today", due="2026-11-20")
     assert wh.evaluate("open_invoices") == {
-        ("in_future", "0-30"),
+        ("in_future", "not yet due"),
+        ("in_today", "0-30"),
         ("in_30", "0-30"),
         ("in_31", "31-60"),
         ("in_60", "31-60"),
@@ -28,6 +30,90 @@ def test_open_invoices_aging_buckets_from_due_date(wh: Wh) -> None:
     row = wh.rows("open_invoices")[("in_31", "31-60")]
     assert (row["severity"], row["amount_minor"], row["currency"]) == ("info", 5000, "EUR")
     assert row["detail"] == "open, EUR 50.00 due, due date 2026-10-20 (31 days ago)"
+    future = wh.rows("open_invoices")[("in_future", "not yet due")]
+    assert future["detail"] == "open, EUR 50.00 due, due date 2026-11-25 (in 5 days)"
+
+
+def test_aging_bucket_is_one_macro(wh: Wh) -> None:
+    wh.run("r1")
+    wh.checks("r1", only=["open_invoices"])  # creates the reference objects
+    got = wh.con.execute(
+        "SELECT list(aging_bucket(d) ORDER BY d) FROM (VALUES (-400), (-1), (0), (30), (31), "
+        "(60), (61), (90), (91), (4000)) AS t(d)"
+    ).fetchone()
+    expected = ["not yet due"] * 2 + ["0-30"] * 2 + ["31-60"] * 2 + ["61-90"] * 2 + ["90+"] * 2
+    assert got == (expected,)
+    assert wh.con.execute("SELECT aging_bucket(NULL)").fetchone() == (None,)
+
+
+def _open_invoice_state(wh: Wh, run_id: str) -> list[tuple[str, str, str, str]]:
+    return [
+        tuple(r)
+        for r in wh.con.execute(
+            "SELECT entity_id, issue_type, state, first_seen_run FROM findings "
+            "WHERE run_id = ? AND check_name = 'open_invoices' ORDER BY entity_id, state",
+            [run_id],
+        ).fetchall()
+    ]
+
+
+def test_an_invoice_moving_bucket_stays_the_same_open_finding(wh: Wh) -> None:
+    wh.invoice("in_1", due="2026-10-25")  # 26 days overdue on night 0
+    wh.run("n0", day=0)
+    wh.checks("n0", only=["open_invoices"])
+    assert _open_invoice_state(wh, "n0") == [("in_1", "0-30", "new", "n0")]
+    wh.run("n1", day=10)  # 36 days overdue
+    run = wh.checks("n1", only=["open_invoices"])["open_invoices"]
+    assert _open_invoice_state(wh, "n1") == [("in_1", "31-60", "open", "n0")]
+    assert (run.opening_count, run.new_count, run.resolved_count, run.closing_count) == (
+        1,
+        0,
+        0,
+        1,
+    )
+
+
+def test_findings_stored_under_the_old_key_are_carried_after_the_upgrade(wh: Wh) -> None:
+    """A warehouse from before the change keyed open invoices by their bucket too
+    (`open_invoices:<id>:<bucket>`); the first night after the upgrade must not resolve and
+    reopen every open invoice."""
+    wh.invoice("in_1", due="2026-10-25")
+    wh.invoice("in_2", due="2026-11-10")
+    wh.invoice("in_paid", due="2026-10-01")
+    wh.run("old", day=-2)
+    for iid, bucket in (("in_1", "0-30"), ("in_2", "0-30"), ("in_paid", "31-60")):
+        wh.con.execute(
+            "INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity, "
+            "entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+            "VALUES ('old', 'open_invoices', 'info', ?, 'new', 'invoice', ?, 'EUR', 5000, ?, "
+            "'open', 'old')",
+            [f"open_invoices:{iid}:{bucket}", iid, bucket],
+        )
+    wh.con.execute(
+        "INSERT INTO check_runs (run_id, check_name, severity, status, finding_count, "
+        "closing_count, new_count) VALUES ('old', 'open_invoices', 'info', 'failed', 3, 3, 3)"
+    )
+    wh.con.execute("UPDATE invoices SET status = 'paid' WHERE id = 'in_paid'")
+    wh.run("r1", day=10)  # in_1 has moved to 31-60 since
+    run = wh.checks("r1", only=["open_invoices"])["open_invoices"]
+    assert _open_invoice_state(wh, "r1") == [
+        ("in_1", "31-60", "open", "old"),
+        ("in_2", "0-30", "open", "old"),
+        ("in_paid", "31-60", "resolved", "old"),
+    ]
+    assert (run.opening_count, run.new_count, run.resolved_count, run.closing_count) == (
+        3,
+        0,
+        1,
+        2,
+    )
+    keys = {
+        r[0]
+        for r in wh.con.execute(
+            "SELECT finding_key FROM findings WHERE run_id = 'r1' AND state <> 'resolved'"
+        ).fetchall()
+    }
+    assert keys == {"open_invoices:in_1", "open_invoices:in_2"}
 
 
 def test_open_invoices_without_due_date_age_from_first_seen_open(wh: Wh) -> None:

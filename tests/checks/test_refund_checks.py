@@ -88,7 +88,7 @@ def test_partially_refunded_out_of_range(wh: Wh) -> None:
     wh.refund("re_zero", "pay_zero", 400, status="rejected")
     wh.payment("pay_full", 1000, status="partially_refunded")
     wh.refund("re_full1", "pay_full", 600)
-    wh.refund("re_full2", "pay_full", 400, status="pending")
+    wh.refund("re_full2", "pay_full", 400, status="pending", created_days_ago=3)
     wh.payment("pay_over", 1000, status="partially_refunded")
     wh.refund("re_over", "pay_over", 1300)
     wh.payment("pay_min", 1000, status="partially_refunded")
@@ -106,7 +106,7 @@ def test_partially_refunded_out_of_range(wh: Wh) -> None:
 
 def test_confirmed_with_refunds(wh: Wh) -> None:
     wh.payment("pay_c1", 1000, status="confirmed")
-    wh.refund("re_c1", "pay_c1", 250, status="pending")
+    wh.refund("re_c1", "pay_c1", 250, status="pending", created_days_ago=3)
     wh.payment("pay_c2", 1000, status="confirmed")
     wh.refund("re_c2", "pay_c2", 250, status="failed")
     wh.payment("pay_c3", 1000, status="confirmed")

@@ -37,8 +37,12 @@ def test_incomplete_required_resource_means_not_evaluated_with_the_reason(wh: Wh
     runs = wh.checks("r1")
     assert runs["refunded_amount_mismatch"].status == "not_evaluated"
     assert runs["refunded_amount_mismatch"].reason == "refunds incomplete: 1 page failed"
-    assert runs["open_invoices"].reason == "invoices unavailable"
-    assert runs["stuck_non_final"].status == "not_evaluated"
+    assert runs["open_invoices"].reason == "invoices unavailable; no record read"
+    # Judged record by record: evaluated over the resources it can see whole.
+    assert runs["stuck_non_final"].status == "passed"
+    assert runs["stuck_non_final"].coverage == (
+        "all 0 payments; refunds not evaluated (incomplete: 1 page failed); all 0 payment_intents"
+    )
     assert runs["duplicate_payment_reference"].status == "passed"
     assert runs["extraction_completeness"].status == "failed"
     assert wh.findings("refunded_amount_mismatch") == set()
@@ -155,8 +159,8 @@ def test_rerunning_the_same_run_replaces_its_rows(wh: Wh) -> None:
         "SELECT count(*) FROM findings WHERE check_name = 'impossible_amounts'"
     ).fetchone() == (1,)
     assert wh.con.execute("SELECT count(*) FROM check_runs").fetchone() == (
-        33,
-    )  # 20 + 13 ledger checks
+        34,
+    )  # 21 + 13 ledger checks
 
 
 # The lifecycle -------------------------------------------------------------------------
@@ -234,7 +238,7 @@ def test_an_incomplete_run_never_resolves_and_carries_open_findings(wh: Wh) -> N
     wh.run("r2", day=1, scans={"refunds": ("incomplete", 1)})
     runs = wh.checks("r2")
     assert runs[check].status == "not_evaluated"
-    assert runs[check].reason == "refunds incomplete: 1 page failed"
+    assert runs[check].reason == "refunds incomplete: 1 page failed; no record read"
     assert _states(wh, "r2", check) == {
         "re_orphan": ("open", "r1"),
         "re_orphan2": ("open", "r1"),
@@ -310,8 +314,8 @@ def test_counts_identity_holds_for_every_check_over_several_nights(wh: Wh) -> No
     assert _counts(wh, "n3", "duplicate_payment_reference") == (2, 0, 2, 0, 0)
 
 
-def test_default_checks_dir_holds_thirty_three_checks() -> None:
-    assert len(list((REPO / "sql" / "checks").glob("*.sql"))) == 33  # 20 + 13 ledger checks
+def test_default_checks_dir_holds_thirty_four_checks() -> None:
+    assert len(list((REPO / "sql" / "checks").glob("*.sql"))) == 34  # 21 + 13 ledger checks
 
 
 def test_the_example_check_in_docs_works(wh: Wh, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from recon.checks import CheckParams, run_checks
+from recon.fields import load_parameters
 from recon.sandbox.data import Dataset
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,7 +47,11 @@ def load_records(
     )
     pq.write_table(table, page)
     stage = (REPO / "sql" / "load" / f"{resource}.sql").read_text(encoding="utf-8")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE staged AS {stage}", {"files": [str(page)]})
+    # The load SQL reads the fields the spec does not show through bound paths (recon.fields).
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE staged AS {stage}",
+        {"files": [str(page)], **load_parameters(resource)},
+    )
     staged = {d[0] for d in con.execute("SELECT * FROM staged LIMIT 0").description or []}
     columns = [
         r[0]

@@ -2,8 +2,9 @@
 
 Pass: exit 3, run `incomplete`; the page's request ids (every attempt) are in the
 `failed_calls` view, summary.json, failed_calls.csv and the HTML report's headline section;
-the checks that need payments are `not_evaluated`; and after a complete night nothing that
-was open is marked resolved by the incomplete one.
+the check that needs every payment is `not_evaluated`, the others that read payments judge
+the payments read and say which offsets they could not (issue 15); and after a complete
+night nothing that was open is marked resolved by the incomplete one.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from .conftest import overrides_for, read_only, sandbox, sandbox_state
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-NEEDS_PAYMENTS = (
+NEEDS_EVERY_PAYMENT = ("refund_unknown_payment",)
+OVER_PAYMENTS_READ = (
     "refunded_amount_mismatch",
     "partially_refunded_out_of_range",
     "confirmed_with_refunds",
     "over_refunded",
     "refund_currency_mismatch",
-    "refund_unknown_payment",
     "refund_on_unrefundable_payment",
     "dispute_on_refunded_payment",
     "duplicate_payment_reference",
@@ -76,13 +77,21 @@ def test_permanent_failure_after_a_complete_night(tmp_path: Path) -> None:
         assert rid in headline, f"{rid} is not in the HTML headline"
     assert "incomplete" in html.lower()
 
-    statuses = dict(
-        con.execute(
-            "SELECT check_name, status FROM check_runs WHERE run_id = ?", [night.run_id]
+    runs = {
+        r[0]: (r[1], r[2])
+        for r in con.execute(
+            "SELECT check_name, status, coverage FROM check_runs WHERE run_id = ?",
+            [night.run_id],
         ).fetchall()
-    )
-    for check in NEEDS_PAYMENTS:
+    }
+    statuses = {name: status for name, (status, _) in runs.items()}
+    for check in NEEDS_EVERY_PAYMENT:
         assert statuses[check] == "not_evaluated", check
+    for check in OVER_PAYMENTS_READ:
+        status, coverage = runs[check]
+        assert status in ("passed", "failed"), check
+        assert isinstance(coverage, str), check
+        assert f"payments read (offsets {poisoned:,}-" in coverage, (check, coverage)
     assert statuses["extraction_completeness"] == "failed"
 
     # Nothing that was open after the complete night is resolved by the incomplete one.

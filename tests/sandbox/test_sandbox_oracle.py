@@ -31,8 +31,19 @@ def test_every_planted_anomaly_is_a_finding(seed: int, n: int) -> None:
     assert findings == planted
     kinds = {p["kind"] for p in t["planted"]}
     checks = {f["check"] for f in t["findings"]}
-    assert len(checks) == 16  # checks 2-17
+    assert len(checks) == 17  # checks 2-17 and 21
     assert {"refunded_short", "partial_but_full", "partial_without_refund", "open_invoice"} <= kinds
+    # issue 15: case and spelling, in-flight refunds
+    assert {"refunded_mixed_case", "young_pending_refund"} <= kinds
+    ds = Dataset(seed, n, ANCHOR)
+    lower = [i for i, kind in ds.pay_kind.items() if kind == "currency_lower_case"]
+    assert len(lower) == ds.per_kind
+    for i in lower:  # `eur` on the payment, `Eur` on its refund: read as EUR, no finding
+        payment = ds.payment(i)
+        (refund,) = ds.refunds_of(i)
+        assert payment["currency"] == payment["currency"].lower()
+        assert refund["amount"]["currency"] == payment["currency"].capitalize()
+        assert not {f[2] for f in findings} & {payment["id"], refund["id"]}
 
 
 def test_at_least_a_couple_of_each_kind_even_for_small_sets() -> None:
@@ -42,13 +53,13 @@ def test_at_least_a_couple_of_each_kind_even_for_small_sets() -> None:
         per_kind[p["kind"]] = per_kind.get(p["kind"], 0) + 1
     assert min(per_kind.values()) >= 2, per_kind
     buckets = {p["issue_type"] for p in t["planted"] if p["check"] == "open_invoices"}
-    assert buckets <= {"0-30", "31-60", "61-90", "90+"}
+    assert buckets <= {"not yet due", "0-30", "31-60", "61-90", "90+"}
 
 
 def test_open_invoice_buckets_cover_all_ages() -> None:
     t = truth(Dataset(7, 5000, ANCHOR))
     buckets = {f["issue_type"] for f in t["findings"] if f["check"] == "open_invoices"}
-    assert buckets == {"0-30", "31-60", "61-90", "90+"}
+    assert buckets == {"not yet due", "0-30", "31-60", "61-90", "90+"}
 
 
 def test_truth_is_deterministic() -> None:
@@ -117,6 +128,7 @@ def test_rules_on_hand_made_records() -> None:
             _pay("p4", "cancelled"),
             _pay("p5", "refunded"),
             _pay("p6", "pending", createdAt="2026-11-01T00:00:00Z"),
+            _pay("p7", "Confirmed"),
         ],
         refunds=[
             _ref("r1", "p1", 600),
@@ -127,11 +139,20 @@ def test_rules_on_hand_made_records() -> None:
             _ref("r6", "p5", 1000),
             _ref("r7", "p5", 5, cur="USD"),  # not added to p5's total
             _ref("r8", "nope", 5),
+            # pending for 19 days: older than the 48 h grace, so counted and judged
+            {
+                **_ref("r9", "p7", 10, status="PENDING", cur="eur"),
+                "createdAt": "2026-11-01T00:00:00Z",
+            },
         ],
     )
     assert ("refunded_amount_mismatch", "payment", "p1", "refunded_short") in got
     assert ("partially_refunded_out_of_range", "payment", "p2", "partial_but_full") in got
-    assert ("confirmed_with_refunds", "payment", "p3", "confirmed_with_refunds") in got
+    # r4 is pending and 23 h old: in flight, not a break (RECON_REFUND_GRACE_HOURS)
+    assert ("confirmed_with_refunds", "payment", "p3", "confirmed_with_refunds") not in got
+    assert ("refund_in_flight", "payment", "p3", "refund_in_flight") in got
+    # codes are compared as the loader normalises them ('Confirmed', 'PENDING', 'eur')
+    assert ("confirmed_with_refunds", "payment", "p7", "confirmed_with_refunds") in got
     assert ("refund_on_unrefundable_payment", "refund", "r5", "unrefundable_payment_state") in got
     assert ("refund_currency_mismatch", "refund", "r7", "currency_mismatch") in got
     assert ("refund_unknown_payment", "refund", "r8", "unknown_payment") in got
@@ -189,7 +210,7 @@ def test_invoice_rules() -> None:
     assert got == {
         ("open_invoices", "invoice", "i1", "31-60"),
         ("open_invoices", "invoice", "i2", "0-30"),
-        ("open_invoices", "invoice", "i3", "0-30"),
+        ("open_invoices", "invoice", "i3", "not yet due"),
         ("open_invoice_inactive_subscription", "invoice", "i1", "inactive_subscription"),
         ("open_invoice_nonpositive_amount", "invoice", "i1", "nonpositive_amount_due"),
     }

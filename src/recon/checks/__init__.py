@@ -13,9 +13,9 @@ from recon.checks.definition import (
     parse_check,
     parse_check_text,
 )
+from recon.checks.lifecycle import CheckRun
 from recon.checks.runner import (
     CheckParams,
-    CheckRun,
     default_checks_dir,
     default_sql_dir,
     ensure_reference_tables,

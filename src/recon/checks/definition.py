@@ -7,7 +7,11 @@ A check file (`sql/checks/<name>.sql`)::
     -- severity: error                          (error | warn | info)
     -- requires: [payments, refunds]            (resources that must be complete this run)
     -- tags: [refunds]
-    -- per_resource: [payments, refunds]        (optional: evaluated per complete resource)
+    -- tolerates: [payments]                    (optional: these may be incomplete; the
+    --                                              verdict then covers the records read)
+    -- per_resource: [payments, refunds]        (optional: evaluated per resource covered)
+    -- requires_fields: [disputes.payment_id]   (optional: mapped fields it cannot do without)
+    -- finding_key: [entity_id]                 (optional: default [entity_id, issue_type])
     -- evaluable_when: SELECT count(*) > 0 FROM …   (optional: a boolean SELECT)
     -- not_evaluated_reason: why, when it is false  (optional)
     SELECT … AS entity, … AS entity_id, … AS currency, … AS amount_minor,
@@ -29,6 +33,7 @@ import yaml
 
 from recon.errors import CheckDefinitionError
 from recon.resources import CATALOGUE
+from recon.settings import DEFAULT_FIELDS
 
 __all__ = [
     "KNOWN_PARAMETERS",
@@ -43,12 +48,25 @@ __all__ = [
 
 SEVERITIES = ("error", "warn", "info")
 RESOURCES = tuple(CATALOGUE)  # what a check may require: the catalogue's names
-KNOWN_PARAMETERS = frozenset({"run_id", "as_of", "stuck_days", "volume_ratio", "failed_statuses"})
+KNOWN_PARAMETERS = frozenset(
+    {"run_id", "as_of", "stuck_days", "volume_ratio", "failed_statuses", "refund_grace_hours"}
+)
 OUTPUT_COLUMNS = ("entity", "entity_id", "currency", "amount_minor", "issue_type", "detail")
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 _REQUIRED_KEYS = frozenset({"name", "description", "severity", "requires"})
-_OPTIONAL_KEYS = frozenset({"tags", "per_resource", "evaluable_when", "not_evaluated_reason"})
+_OPTIONAL_KEYS = frozenset(
+    {
+        "tags",
+        "tolerates",
+        "per_resource",
+        "requires_fields",
+        "finding_key",
+        "evaluable_when",
+        "not_evaluated_reason",
+    }
+)
+_FINDING_KEYS = (("entity_id", "issue_type"), ("entity_id",))
 # String literals and comments are skipped, so '$.amountMinor' (a JSON path) and a `$x` in a
 # comment are not parameters.
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -70,6 +88,19 @@ class CheckDefinition:
     evaluable_when: str | None = None
     evaluable_parameters: frozenset[str] = frozenset()
     not_evaluated_reason: str | None = None
+    tolerates: tuple[str, ...] = ()
+    requires_fields: tuple[tuple[str, str], ...] = ()  # (resource, field of DEFAULT_FIELDS)
+    finding_key: tuple[str, ...] = ("entity_id", "issue_type")
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """Every resource the check reads: `requires`, then `per_resource`."""
+        return self.requires + tuple(r for r in self.per_resource if r not in self.requires)
+
+    @property
+    def key_has_issue_type(self) -> bool:
+        """Whether `issue_type` is part of a finding's identity (`finding_key`)."""
+        return "issue_type" in self.finding_key
 
 
 def used_parameters(sql: str) -> frozenset[str]:
@@ -118,6 +149,18 @@ def parse_check_text(text: str, *, name: str, path: Path | None = None) -> Check
         )
     requires = _resource_list(header, "requires", where)
     per_resource = _resource_list(header, "per_resource", where)
+    tolerates = _resource_list(header, "tolerates", where)
+    stray = [r for r in tolerates if r not in requires and r not in per_resource]
+    if stray:
+        raise CheckDefinitionError(
+            f"{where}: tolerates names {', '.join(stray)}, which requires/per_resource do not"
+        )
+    requires_fields = _field_list(header, requires + per_resource, where)
+    finding_key = header.get("finding_key") or ["entity_id", "issue_type"]
+    if not isinstance(finding_key, list) or tuple(finding_key) not in _FINDING_KEYS:
+        raise CheckDefinitionError(
+            f"{where}: finding_key must be [entity_id, issue_type] or [entity_id]"
+        )
     tags = header.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise CheckDefinitionError(f"{where}: tags must be a list of strings")
@@ -151,6 +194,9 @@ def parse_check_text(text: str, *, name: str, path: Path | None = None) -> Check
         evaluable_when=evaluable_when,
         evaluable_parameters=evaluable_parameters,
         not_evaluated_reason=reason,
+        tolerates=tolerates,
+        requires_fields=requires_fields,
+        finding_key=tuple(finding_key),
     )
 
 
@@ -183,6 +229,28 @@ def _resource_list(header: dict[str, Any], key: str, where: str) -> tuple[str, .
             f"known: {', '.join(RESOURCES)}"
         )
     return tuple(value)
+
+
+def _field_list(
+    header: dict[str, Any], resources: tuple[str, ...], where: str
+) -> tuple[tuple[str, str], ...]:
+    value = header.get("requires_fields") or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise CheckDefinitionError(f"{where}: requires_fields must be a list of resource.field")
+    out = []
+    for item in value:
+        resource, _, field = item.partition(".")
+        if resource not in resources:
+            raise CheckDefinitionError(
+                f"{where}: requires_fields names {item!r}, but the check does not read {resource}"
+            )
+        if field not in DEFAULT_FIELDS.get(resource, {}):
+            known = ", ".join(DEFAULT_FIELDS.get(resource, {})) or "none"
+            raise CheckDefinitionError(
+                f"{where}: {item!r} is not a mapped field (mapped {resource} fields: {known})"
+            )
+        out.append((resource, field))
+    return tuple(out)
 
 
 def _validate_select(sql: str, where: str) -> None:

@@ -1,15 +1,23 @@
--- The findings lifecycle of one run, in four statements separated by `-- statement` lines.
+-- The findings lifecycle of one run, in statements separated by `-- statement` lines.
 -- Inputs (temp tables filled by recon.checks.runner):
---   _recon_status(check_name, severity, status, reason, description, finding_count, duration_ms)
+--   _recon_status(check_name, severity, status, reason, description, finding_count,
+--                 duration_ms, coverage, partial, read_partial, per_resource, key_has_issue)
 --   _recon_results(check_name, entity, entity_id, currency, amount_minor, issue_type, detail)
 -- Parameters: $run_id, $as_of.
+--
+-- A finding's key is `check:entity_id:issue_type`, or `check:entity_id` for a check whose
+-- header says `finding_key: [entity_id]` (open_invoices: a bucket change is the same
+-- finding). Keys of the opening set are derived again from its entity_id and issue_type, so
+-- findings stored under an earlier key rule carry over instead of resolving and reopening.
 --
 -- Opening set of a check = its `new`/`open` findings in the latest earlier run that has a
 -- check_runs row for it. Tonight, per check:
 --   evaluated (passed/failed): found keys are `new` (not in the opening set) or `open`
---     (carrying first_seen_run); opening keys not found are `resolved` — unless the
---     finding's entity comes from a resource whose scan is not complete tonight (checks that
---     evaluate per resource), which stay `open`;
+--     (carrying first_seen_run); opening keys not found are `resolved` only where tonight's
+--     verdict covered them: every resource the check reads was covered whole (`partial` is
+--     empty), or — for a check whose findings are about one record each (per_resource) —
+--     the finding's resource was covered whole or its record was read tonight. Otherwise
+--     they stay `open`: a page that could not be read never makes a problem look fixed;
 --   not_evaluated / errored: the opening set is carried forward unchanged as `open`; nothing
 --     is resolved.
 -- So, per check: opening + new - resolved = closing (closing = new + open).
@@ -27,10 +35,45 @@ previous AS (
       AND cr.check_name IN (SELECT check_name FROM _recon_status)
     GROUP BY cr.check_name
 )
-SELECT f.*
+SELECT f.* REPLACE (
+    f.check_name || ':' || f.entity_id
+        || CASE WHEN s.key_has_issue THEN ':' || f.issue_type ELSE '' END AS finding_key
+)
 FROM findings AS f
 JOIN previous AS p ON p.run_id = f.run_id AND p.check_name = f.check_name
+JOIN _recon_status AS s ON s.check_name = f.check_name
 WHERE f.state IN ('new', 'open')
+QUALIFY row_number() OVER (
+    PARTITION BY f.check_name,
+        f.entity_id || CASE WHEN s.key_has_issue THEN ':' || f.issue_type ELSE '' END
+    ORDER BY f.first_seen_run, f.issue_type
+) = 1
+-- statement
+-- Of the opening findings of per-record checks evaluated over partly read resources: those
+-- whose record was read tonight (so tonight's verdict covered it).
+CREATE OR REPLACE TEMP TABLE _recon_read AS
+WITH wanted AS (
+    SELECT DISTINCT
+        CASE WHEN o.entity = 'resource' THEN o.entity_id ELSE o.entity || 's' END AS resource,
+        o.entity_id AS id
+    FROM _recon_opening AS o
+    JOIN _recon_status AS s ON s.check_name = o.check_name
+    WHERE s.per_resource AND len(s.read_partial) > 0
+)
+SELECT w.* FROM wanted AS w SEMI JOIN payments AS t
+    ON w.resource = 'payments' AND t.id = w.id AND t.last_seen_run = $run_id
+UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN refunds AS t
+    ON w.resource = 'refunds' AND t.id = w.id AND t.last_seen_run = $run_id
+UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN disputes AS t
+    ON w.resource = 'disputes' AND t.id = w.id AND t.last_seen_run = $run_id
+UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN subscriptions AS t
+    ON w.resource = 'subscriptions' AND t.id = w.id AND t.last_seen_run = $run_id
+UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN invoices AS t
+    ON w.resource = 'invoices' AND t.id = w.id AND t.last_seen_run = $run_id
+UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN payment_intents AS t
+    ON w.resource = 'payment_intents' AND t.id = w.id AND t.last_seen_run = $run_id
+UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN payment_methods AS t
+    ON w.resource = 'payment_methods' AND t.id = w.id AND t.last_seen_run = $run_id
 -- statement
 DELETE FROM findings
 WHERE run_id = $run_id AND check_name IN (SELECT check_name FROM _recon_status)
@@ -43,13 +86,17 @@ INSERT INTO findings (
     amount_minor, issue_type, detail, first_seen_run
 )
 WITH tonight AS (
-    SELECT r.*, r.check_name || ':' || r.entity_id || ':' || r.issue_type AS finding_key
+    SELECT r.*,
+        r.check_name || ':' || r.entity_id
+            || CASE WHEN s.key_has_issue THEN ':' || r.issue_type ELSE '' END AS finding_key
     FROM _recon_results AS r
     JOIN _recon_status AS s ON s.check_name = r.check_name
     WHERE s.status IN ('passed', 'failed')
 ),
-complete AS (
-    SELECT resource FROM resource_scans WHERE run_id = $run_id AND status = 'complete'
+opening AS (
+    SELECT o.*,
+        CASE WHEN o.entity = 'resource' THEN o.entity_id ELSE o.entity || 's' END AS resource
+    FROM _recon_opening AS o
 )
 SELECT
     $run_id, t.check_name, s.severity, t.finding_key,
@@ -63,20 +110,21 @@ UNION ALL
 SELECT
     $run_id, o.check_name, s.severity, o.finding_key,
     CASE WHEN s.status IN ('passed', 'failed')
-          AND (NOT list_contains(
-                   ['payments', 'refunds', 'disputes', 'subscriptions', 'invoices',
-                    'payment_intents', 'payment_methods'],
-                   o.entity || 's')
-               OR o.entity || 's' IN (SELECT resource FROM complete))
+          AND (len(s.partial) = 0
+               OR (s.per_resource
+                   AND (NOT list_contains(s.partial, o.resource)
+                        OR (list_contains(s.read_partial, o.resource)
+                            AND EXISTS (SELECT 1 FROM _recon_read AS rr
+                                        WHERE rr.resource = o.resource AND rr.id = o.entity_id)))))
          THEN 'resolved' ELSE 'open' END,
     o.entity, o.entity_id, o.currency, o.amount_minor, o.issue_type, o.detail, o.first_seen_run
-FROM _recon_opening AS o
+FROM opening AS o
 JOIN _recon_status AS s ON s.check_name = o.check_name
 ANTI JOIN tonight AS t ON t.check_name = o.check_name AND t.finding_key = o.finding_key
 -- statement
 INSERT INTO check_runs (
     run_id, check_name, severity, status, reason, description, finding_count,
-    opening_count, new_count, resolved_count, closing_count, duration_ms
+    opening_count, new_count, resolved_count, closing_count, duration_ms, coverage
 )
 WITH opening AS (
     SELECT check_name, count(*) AS n FROM _recon_opening GROUP BY check_name
@@ -94,7 +142,7 @@ states AS (
 SELECT
     $run_id, s.check_name, s.severity, s.status, s.reason, s.description, s.finding_count,
     coalesce(o.n, 0), coalesce(st.new_count, 0), coalesce(st.resolved_count, 0),
-    coalesce(st.closing_count, 0), s.duration_ms
+    coalesce(st.closing_count, 0), s.duration_ms, s.coverage
 FROM _recon_status AS s
 LEFT JOIN opening AS o ON o.check_name = s.check_name
 LEFT JOIN states AS st ON st.check_name = s.check_name

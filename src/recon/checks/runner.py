@@ -8,8 +8,14 @@ unpublished working copy) and works in two phases:
 
 1. evaluate — each check's SELECT runs in autocommit into a TEMP table; a failing check
    rolls back only its own statement and is recorded as `errored`;
-2. record — one transaction owned by `run_checks` writes `findings` and `check_runs` with
-   set-based SQL (`lifecycle.sql`), replacing earlier rows of this run for these checks.
+2. record — one transaction (`lifecycle.record_outcomes`) writes `findings` and
+   `check_runs` with set-based SQL (`lifecycle.sql`), replacing earlier rows of this run
+   for these checks.
+
+Scope. Before a check runs, `scope.plan_scope` decides from this run's scans and field
+presence whether it can be evaluated and over what (`check_runs.coverage` says it in words);
+while the checks run, a resource not read whole tonight reads as the records read tonight
+(`shadow.Shadows`), so no verdict rests on last night's copy of a record that was not read.
 
 Readers never see a half-written night either way: they read the published file, which the
 nightly run replaces by rename after the checks.
@@ -19,9 +25,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +34,17 @@ import duckdb
 
 from recon.checks.definition import (
     OUTPUT_COLUMNS,
+    RESOURCES,
     CheckDefinition,
     parse_check,
     used_parameters,
 )
+from recon.checks.lifecycle import CheckRun, Outcome, read_check_runs, record_outcomes
+from recon.checks.scope import Scan, Scope, plan_scope, read_presence, read_scans
+from recon.checks.shadow import NOTHING, Shadows, night_modes
 from recon.currency import create_currencies_table
 from recon.errors import CheckDefinitionError, ConfigError, WarehouseError
-from recon.settings import DEFAULT_REFUND_FAILED_STATUSES, Settings
+from recon.settings import DEFAULT_FIELDS, DEFAULT_REFUND_FAILED_STATUSES, Settings
 from recon.sql import sql_dir
 
 __all__ = [
@@ -69,18 +78,29 @@ CREATE OR REPLACE TEMP TABLE _recon_status (
     reason        VARCHAR,
     description   VARCHAR,
     finding_count BIGINT NOT NULL,
-    duration_ms   DOUBLE
+    duration_ms   DOUBLE,
+    coverage      VARCHAR,
+    partial       VARCHAR[] NOT NULL,   -- resources read but not all covered tonight
+    read_partial  VARCHAR[] NOT NULL,   -- of which covered over the records read
+    per_resource  BOOLEAN NOT NULL,     -- findings are about one record each
+    key_has_issue BOOLEAN NOT NULL      -- issue_type is part of a finding's identity
 )
 """
 
 
 @dataclass(frozen=True)
 class CheckParams:
-    """The settings the check SQL may use as `$stuck_days`, `$volume_ratio`, `$failed_statuses`."""
+    """The settings the check SQL may use as `$stuck_days`, `$volume_ratio`,
+    `$failed_statuses`, `$refund_grace_hours`, and those that word coverage and reasons."""
 
     stuck_days: int = 7
     volume_ratio: float = 0.5
     failed_statuses: tuple[str, ...] = DEFAULT_REFUND_FAILED_STATUSES
+    refund_grace_hours: int = 48
+    # The paging parameters' names, to read failed pages' offsets from the call log.
+    skip_param: str = "skip"
+    page_size_param: str = "max-records"
+    fields: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: DEFAULT_FIELDS)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> CheckParams:
@@ -89,36 +109,11 @@ class CheckParams:
             stuck_days=settings.stuck_after_days,
             volume_ratio=settings.volume_anomaly_ratio,
             failed_statuses=tuple(settings.refund_failed_statuses),
+            refund_grace_hours=settings.refund_grace_hours,
+            skip_param=settings.skip_param,
+            page_size_param=settings.page_size_param,
+            fields=settings.fields,
         )
-
-
-@dataclass(frozen=True)
-class CheckRun:
-    """The outcome of one check in one run, as stored in `check_runs`."""
-
-    run_id: str
-    check_name: str
-    severity: str
-    status: str  # passed | failed | not_evaluated | errored
-    reason: str | None
-    description: str | None
-    finding_count: int
-    opening_count: int
-    new_count: int
-    resolved_count: int
-    closing_count: int
-    duration_ms: float | None
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    name: str
-    severity: str
-    status: str
-    reason: str | None
-    description: str | None
-    finding_count: int
-    duration_ms: float
 
 
 def default_sql_dir() -> Path:
@@ -196,20 +191,48 @@ def run_checks(
         "stuck_days": int(params.stuck_days),
         "volume_ratio": float(params.volume_ratio),
         "failed_statuses": [s.lower() for s in params.failed_statuses],
+        "refund_grace_hours": int(params.refund_grace_hours),
     }
     ensure_reference_tables(con)
     definitions = load_checks(checks_dir, only)
-    scans = _resource_scans(con, run_id)
+    scans = read_scans(
+        con, run_id, skip_param=params.skip_param, page_size_param=params.page_size_param
+    )
+    presence = read_presence(con, run_id)
     con.execute(_RESULTS_DDL)
     con.execute(_STATUS_DDL)
+    shadows = Shadows(con, run_id)
     try:
+        night = night_modes(r for r in RESOURCES if not (r in scans and scans[r].complete))
+        shadows.apply(night)
         _materialize_shared(con, definitions)
-        outcomes = [_evaluate(con, item, scans, values) for item in definitions]
-        _record(con, outcomes, values)
-        return _read_check_runs(con, run_id, [o.name for o in outcomes])
+        outcomes = []
+        for item in definitions:
+            scope = _plan(item, scans, presence, params)
+            if scope is not None and scope.excluded:
+                shadows.apply({**night, **dict.fromkeys(scope.excluded, NOTHING)})
+            outcomes.append(_evaluate(con, item, scope, values))
+            shadows.apply(night)
+        shadows.clear()
+        record_outcomes(con, outcomes, values)
+        return read_check_runs(con, run_id, [o.name for o in outcomes])
     finally:
-        for table in ("_recon_results", "_recon_status", "_recon_opening", *_SHARED_VIEWS):
+        shadows.clear()
+        for table in ("_recon_results", "_recon_status", "_recon_opening", "_recon_read"):
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+        for table in _SHARED_VIEWS:
+            con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+
+
+def _plan(
+    item: CheckDefinition | tuple[str, CheckDefinitionError],
+    scans: Mapping[str, Scan],
+    presence: Mapping[tuple[str, str], Any],
+    params: CheckParams,
+) -> Scope | None:
+    if isinstance(item, tuple):
+        return None
+    return plan_scope(item, scans, presence, params.fields)
 
 
 def _materialize_shared(
@@ -236,38 +259,6 @@ def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
     return first == second
 
 
-@dataclass(frozen=True)
-class _Scan:
-    status: str
-    reason: str | None
-    failed_pages: int
-
-    def describe(self, resource: str) -> str:
-        detail = self.reason
-        if not detail and self.failed_pages:
-            detail = f"{self.failed_pages} page{'s' if self.failed_pages != 1 else ''} failed"
-        return f"{resource} {self.status}" + (f": {detail}" if detail else "")
-
-
-def _resource_scans(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, _Scan]:
-    rows = con.execute(
-        "SELECT resource, status, reason, failed_pages FROM resource_scans WHERE run_id = ?",
-        [run_id],
-    ).fetchall()
-    return {r[0]: _Scan(status=r[1], reason=r[2], failed_pages=int(r[3] or 0)) for r in rows}
-
-
-def _not_complete(resources: Sequence[str], scans: Mapping[str, _Scan]) -> list[str]:
-    reasons = []
-    for resource in resources:
-        scan = scans.get(resource)
-        if scan is None:
-            reasons.append(f"{resource} not scanned in this run")
-        elif scan.status != "complete":
-            reasons.append(scan.describe(resource))
-    return reasons
-
-
 def _bind(sql: str, values: Mapping[str, Any]) -> dict[str, Any]:
     # DuckDB rejects named parameters that the statement does not use: pass only those used.
     used = used_parameters(sql)
@@ -277,30 +268,37 @@ def _bind(sql: str, values: Mapping[str, Any]) -> dict[str, Any]:
 def _evaluate(
     con: duckdb.DuckDBPyConnection,
     item: CheckDefinition | tuple[str, CheckDefinitionError],
-    scans: Mapping[str, _Scan],
+    scope: Scope | None,
     values: Mapping[str, Any],
-) -> _Outcome:
+) -> Outcome:
     started = time.perf_counter()
+    unread = scope or Scope(evaluate=False)
 
-    def outcome(status: str, reason: str | None, count: int = 0) -> _Outcome:
+    def outcome(status: str, reason: str | None, count: int = 0) -> Outcome:
         elapsed = (time.perf_counter() - started) * 1000.0
         if isinstance(item, tuple):
-            return _Outcome(item[0], "error", status, reason, None, count, elapsed)
-        return _Outcome(item.name, item.severity, status, reason, item.description, count, elapsed)
+            return Outcome(
+                item[0], "error", status, reason, None, count, elapsed, unread, False, True
+            )
+        evaluated = status in ("passed", "failed")
+        return Outcome(
+            item.name,
+            item.severity,
+            status,
+            reason,
+            item.description,
+            count,
+            elapsed,
+            unread if evaluated else Scope(evaluate=False),
+            bool(item.per_resource),
+            item.key_has_issue_type,
+        )
 
     if isinstance(item, tuple):
         return outcome("errored", str(item[1]))
     check = item
-    missing = _not_complete(check.requires, scans)
-    if missing:
-        return outcome("not_evaluated", "; ".join(missing))
-    note = None
-    if check.per_resource:
-        skipped = _not_complete(check.per_resource, scans)
-        if len(skipped) == len(check.per_resource):
-            return outcome("not_evaluated", "no resource complete: " + "; ".join(skipped))
-        if skipped:
-            note = "evaluated over complete resources only; not evaluated: " + "; ".join(skipped)
+    if not unread.evaluate:
+        return outcome("not_evaluated", unread.reason)
     if check.evaluable_when is not None:
         try:
             row = con.execute(check.evaluable_when, _bind(check.evaluable_when, values)).fetchone()
@@ -313,7 +311,7 @@ def _evaluate(
     except (duckdb.Error, CheckDefinitionError) as exc:
         con.execute("DELETE FROM _recon_results WHERE check_name = ?", [check.name])
         return outcome("errored", _first_line(exc))
-    return outcome("failed" if count else "passed", note, count)
+    return outcome("failed" if count else "passed", None, count)
 
 
 def _run_select(
@@ -334,60 +332,21 @@ def _run_select(
         f"FROM (\n{check.sql}\n) AS _check",
         {**bound, "recon_check_name": check.name},
     )
+    # The finding key: `check:entity_id:issue_type`, or `check:entity_id` (finding_key).
     duplicate = con.execute(
-        "SELECT entity_id, issue_type, count(*) FROM _recon_results WHERE check_name = ? "
-        "GROUP BY entity_id, issue_type HAVING count(*) > 1 LIMIT 1",
-        [check.name],
+        "SELECT entity_id || CASE WHEN $with_issue THEN ':' || issue_type ELSE '' END, count(*) "
+        "FROM _recon_results WHERE check_name = $name GROUP BY ALL HAVING count(*) > 1 LIMIT 1",
+        {"name": check.name, "with_issue": check.key_has_issue_type},
     ).fetchone()
     if duplicate is not None:
         raise CheckDefinitionError(
-            f"returned {duplicate[2]} rows for the finding key "
-            f"{check.name}:{duplicate[0]}:{duplicate[1]}; (entity_id, issue_type) must be unique"
+            f"returned {duplicate[1]} rows for the finding key {check.name}:{duplicate[0]}; "
+            f"({', '.join(check.finding_key)}) must be unique"
         )
     row = con.execute(
         "SELECT count(*) FROM _recon_results WHERE check_name = ?", [check.name]
     ).fetchone()
     return int(row[0]) if row else 0
-
-
-def _lifecycle_statements() -> list[str]:
-    text = resources.files("recon.checks").joinpath("lifecycle.sql").read_text(encoding="utf-8")
-    parts = text.split("\n-- statement\n")[1:]  # the first part is the file's comment
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _record(
-    con: duckdb.DuckDBPyConnection, outcomes: Sequence[_Outcome], values: Mapping[str, Any]
-) -> None:
-    if not outcomes:
-        return
-    con.executemany(
-        "INSERT INTO _recon_status VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [
-            [o.name, o.severity, o.status, o.reason, o.description, o.finding_count, o.duration_ms]
-            for o in outcomes
-        ],
-    )
-    con.execute("BEGIN TRANSACTION")
-    try:
-        for statement in _lifecycle_statements():
-            con.execute(statement, _bind(statement, values))
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-
-
-def _read_check_runs(
-    con: duckdb.DuckDBPyConnection, run_id: str, names: Sequence[str]
-) -> list[CheckRun]:
-    rows = con.execute(
-        "SELECT run_id, check_name, severity, status, reason, description, finding_count, "
-        "opening_count, new_count, resolved_count, closing_count, duration_ms "
-        "FROM check_runs WHERE run_id = ? AND list_contains(?, check_name) ORDER BY check_name",
-        [run_id, list(names)],
-    ).fetchall()
-    return [CheckRun(*row) for row in rows]
 
 
 def _first_line(exc: BaseException) -> str:

@@ -82,6 +82,7 @@ class Dataset:
         plan.plan_subscriptions(rng)
         plan.plan_invoices(rng, self._customers.has_subs_none_active)
         plan.plan_intents(rng)
+        plan.plan_case_and_flight(rng)
         # what is planted where (read by the drift fault and the tests)
         self.pay_kind = plan.pay_kind
         self.dup_partner = plan.dup_partner

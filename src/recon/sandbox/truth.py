@@ -1,9 +1,10 @@
-"""The ground truth: a Python oracle of checks 2-17 of docs/architecture.md.
+"""The ground truth: a Python oracle of checks 2-17 and 21 of docs/architecture.md.
 
 It reads the generated records exactly as they are served (JSON values, nothing from the
 generator's internals) and applies the rules with SQL semantics: a value of the wrong JSON
-type is NULL, and a comparison with NULL is never true. ``as_of`` is the anchor + 12 h and
-``stuck_days`` 7, with the default failed refund statuses.
+type is NULL, and a comparison with NULL is never true. Like the loader, it upper-cases
+currency codes and lower-cases status values first. ``as_of`` is the anchor + 12 h,
+``stuck_days`` 7 and the refund grace 48 h, with the default failed refund statuses.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from recon.sandbox.ledger import make_books, truth_part
 
 __all__ = [
     "DEFAULT_FAILED_STATUSES",
+    "REFUND_GRACE_HOURS",
     "STUCK_DAYS",
     "compute_findings",
     "truth",
@@ -29,6 +31,7 @@ __all__ = [
 
 DEFAULT_FAILED_STATUSES = frozenset({"failed", "canceled", "cancelled", "rejected", "reversed"})
 STUCK_DAYS = 7
+REFUND_GRACE_HOURS = 48
 
 _ISO_CODES = frozenset(c.code for c in Currency)
 
@@ -68,6 +71,16 @@ _INTENT_FINAL = frozenset({"succeeded", "cancelled"})
 Finding = dict[str, str]
 
 
+def _status(v: Any) -> Any:
+    """What the loader makes of a status: lower case (a non-string is left as it is)."""
+    return v.lower() if isinstance(v, str) else v
+
+
+def _code(v: Any) -> Any:
+    """What the loader makes of a currency code: upper case."""
+    return v.upper() if isinstance(v, str) else v
+
+
 def _int(v: Any) -> int | None:
     """A JSON integer, else None (what the loader does with a wrong JSON type)."""
     return v if isinstance(v, int) and not isinstance(v, bool) else None
@@ -76,7 +89,7 @@ def _int(v: Any) -> int | None:
 def _money(rec: dict[str, Any], key: str) -> tuple[Any, Any]:
     m = rec.get(key)
     if isinstance(m, dict):
-        return m.get("amountMinor"), m.get("currency")
+        return m.get("amountMinor"), _code(m.get("currency"))
     return None, None
 
 
@@ -90,6 +103,8 @@ def _ts(v: Any) -> datetime | None:
 
 
 def _bucket(days: int) -> str:
+    if days < 0:
+        return "not yet due"
     if days <= 30:
         return "0-30"
     if days <= 60:
@@ -105,8 +120,9 @@ def compute_findings(
     as_of: datetime,
     stuck_days: int = STUCK_DAYS,
     failed_statuses: frozenset[str] = DEFAULT_FAILED_STATUSES,
+    refund_grace_hours: int = REFUND_GRACE_HOURS,
 ) -> list[Finding]:
-    """Checks 2-17 over the live records of each resource (a list of JSON objects each)."""
+    """Checks 2-17 and 21 over the live records of each resource (JSON objects each)."""
     out: list[Finding] = []
 
     def add(check: str, entity: str, entity_id: str, issue: str) -> None:
@@ -117,27 +133,44 @@ def compute_findings(
     pay_by_id = {p["id"]: p for p in payments}
     counted = [r for r in refunds if str(r.get("status", "")).lower() not in failed_statuses]
 
+    # Counted totals in the payment's currency; `young`: pending refunds younger than the
+    # grace, whose verdict waits (a status that fits the total without them is no error).
+    young_after = as_of - timedelta(hours=refund_grace_hours)
     totals: dict[str, int] = defaultdict(int)
+    young: dict[str, int] = defaultdict(int)
+    young_count: dict[str, int] = defaultdict(int)
     for r in counted:
         amount, cur = _money(r, "amount")
         p = pay_by_id.get(r.get("paymentId"))
+        if p is None or cur != _code(p.get("currency")):
+            continue
+        # Only a pending refund has an age that matters (parsing every date is slow).
+        is_young = False
+        if _status(r.get("status")) == "pending":
+            created = _ts(r.get("createdAt"))
+            is_young = created is not None and created > young_after
+        young_count[p["id"]] += is_young
         a = _int(amount)
-        if p is not None and a is not None and cur == p.get("currency"):
+        if a is not None:
             totals[p["id"]] += a
+            young[p["id"]] += a if is_young else 0
 
     for p in payments:
         pid = p["id"]
         amount = _int(p.get("amountMinor"))
         total = totals.get(pid, 0)
-        status = p.get("status")
+        settled = total - young.get(pid, 0)
+        status = _status(p.get("status"))
+        if young_count.get(pid):
+            add("refund_in_flight", "payment", pid, "refund_in_flight")
         if amount is None:
-            if status == "confirmed" and total > 0:
+            if status == "confirmed" and total > 0 and settled > 0:
                 add("confirmed_with_refunds", "payment", pid, "confirmed_with_refunds")
             continue
-        if status == "refunded" and total != amount:
+        if status == "refunded" and amount not in (total, settled):
             kind = "refunded_short" if total < amount else "refunded_over"
             add("refunded_amount_mismatch", "payment", pid, kind)
-        if status == "partially_refunded" and not (0 < total < amount):
+        if status == "partially_refunded" and not (0 < total < amount or 0 < settled < amount):
             if total <= 0:
                 kind = "partial_without_refund"
             elif total == amount:
@@ -145,9 +178,9 @@ def compute_findings(
             else:
                 kind = "partial_over"
             add("partially_refunded_out_of_range", "payment", pid, kind)
-        if status == "confirmed" and total > 0:
+        if status == "confirmed" and total > 0 and settled > 0:
             add("confirmed_with_refunds", "payment", pid, "confirmed_with_refunds")
-        if total > amount:
+        if total > amount and settled > amount:
             add("over_refunded", "payment", pid, "over_refunded")
 
     for r in counted:
@@ -156,20 +189,20 @@ def compute_findings(
         if pay is None:
             add("refund_unknown_payment", "refund", r["id"], "unknown_payment")
             continue
-        if cur != pay.get("currency"):
+        if cur != _code(pay.get("currency")):
             add("refund_currency_mismatch", "refund", r["id"], "currency_mismatch")
-        if pay.get("status") in ("created", "pending", "cancelled", "expired"):
+        if _status(pay.get("status")) in ("created", "pending", "cancelled", "expired"):
             add("refund_on_unrefundable_payment", "refund", r["id"], "unrefundable_payment_state")
 
     # invoices
     invoices = records.get("invoices", [])
     subs_by_customer: dict[Any, list[Any]] = defaultdict(list)
     for s in records.get("subscriptions", []):
-        subs_by_customer[s.get("customerId")].append(s.get("status"))
+        subs_by_customer[s.get("customerId")].append(_status(s.get("status")))
     as_of_date = as_of.astimezone(UTC).date()
     have_subs = "subscriptions" in records
     for v in invoices:
-        if v.get("status") != "open":
+        if _status(v.get("status")) != "open":
             continue
         vid = v["id"]
         due = v.get("dueDate")
@@ -191,7 +224,7 @@ def compute_findings(
     # disputes on refunded payments
     for d in records.get("disputes", []):
         pay = pay_by_id.get(d.get("paymentId"))
-        if pay is not None and pay.get("status") in ("refunded", "partially_refunded"):
+        if pay is not None and _status(pay.get("status")) in ("refunded", "partially_refunded"):
             add("dispute_on_refunded_payment", "dispute", d["id"], "dispute_on_refunded_payment")
 
     # duplicate references
@@ -207,11 +240,14 @@ def compute_findings(
 
     # impossible amounts and unknown statuses
     amount_of: dict[str, tuple[str, Callable[[dict[str, Any]], tuple[Any, Any]]]] = {
-        "payment": ("payments", lambda r: (r.get("amountMinor"), r.get("currency"))),
+        "payment": ("payments", lambda r: (r.get("amountMinor"), _code(r.get("currency")))),
         "refund": ("refunds", lambda r: _money(r, "amount")),
         "invoice": ("invoices", lambda r: _money(r, "amountDue")),
         "dispute": ("disputes", lambda r: _money(r, "amount")),
-        "payment_intent": ("payment_intents", lambda r: (r.get("amount"), r.get("currency"))),
+        "payment_intent": (
+            "payment_intents",
+            lambda r: (r.get("amount"), _code(r.get("currency"))),
+        ),
     }
     for entity, (res, get) in amount_of.items():
         for rec in records.get(res, []):
@@ -232,9 +268,9 @@ def compute_findings(
         "dispute": "disputes",
     }
     for entity, res in status_res.items():
-        known = KNOWN_STATUS[entity]
+        known = KNOWN_STATUS[entity] | (failed_statuses if entity == "refund" else frozenset())
         for rec in records.get(res, []):
-            if rec.get("status") not in known:
+            if _status(rec.get("status")) not in known:
                 add("unknown_status", entity, rec["id"], "unknown_status")
 
     # stuck non-final records
@@ -250,7 +286,7 @@ def compute_findings(
     )
     for entity, res, is_open in stuck_sets:
         for rec in records.get(res, []):
-            status = rec.get("status")
+            status = _status(rec.get("status"))
             if not is_open(status):
                 continue
             created = _ts(rec.get("createdAt"))
@@ -278,6 +314,7 @@ def truth(dataset: Dataset) -> dict[str, Any]:
         "anchor": dataset.anchor.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "as_of": as_of.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "stuck_days": STUCK_DAYS,
+        "refund_grace_hours": REFUND_GRACE_HOURS,
         "counts": counts,
         "findings": findings,
         "planted": [p.as_dict() for p in dataset.planted()],

@@ -23,6 +23,7 @@ __all__ = [
     "Books",
     "Generator",
     "Row",
+    "as_loaded",
     "currency_or",
     "iso",
     "parse_time",
@@ -86,6 +87,23 @@ def whole(value: Any) -> int | None:
     return None
 
 
+def as_loaded(rec: Row, money: str | None = None) -> Row:
+    """A provider record as the loader normalises it: status lower case, currency upper
+    case (issue 15: `Refunded` is refunded, `eur` is EUR)."""
+    out = dict(rec)
+    if isinstance(out.get("status"), str):
+        out["status"] = out["status"].lower()
+    holder = out.get(money) if money else out
+    if isinstance(holder, dict) and isinstance(holder.get("currency"), str):
+        holder = dict(holder)
+        holder["currency"] = holder["currency"].upper()
+        if money:
+            out[money] = holder
+        else:
+            out = holder
+    return out
+
+
 def currency_or(value: Any, fallback: str = "EUR") -> str:
     return value if value in CURRENCIES else fallback
 
@@ -98,8 +116,12 @@ class Generator:
         self.rng = random.Random(f"recon-ledger-{dataset.seed}")  # noqa: S311 - test data
         self.anchor = dataset.anchor
         self.books = Books()
-        self.payments = [dataset.payment(i) for i in range(dataset.n)]
-        self.refunds = [dataset.refunds_of(i) for i in range(dataset.n)]
+        # The provider's records as recon loads them (status lower case, currency upper
+        # case): the merchant's books say `refunded` and `USD` whatever case the API sends.
+        self.payments = [as_loaded(dataset.payment(i)) for i in range(dataset.n)]
+        self.refunds = [
+            [as_loaded(r, "amount") for r in dataset.refunds_of(i)] for i in range(dataset.n)
+        ]
         by_ref: dict[str, list[int]] = {}
         for i, p in enumerate(self.payments):
             ref = p.get("reference")

@@ -26,6 +26,7 @@ from recon.sandbox.ledger.model import (
     SETTLED,
     Books,
     Row,
+    as_loaded,
     parse_time,
 )
 
@@ -152,7 +153,7 @@ def ledger_truth(
     def young(ts: datetime | None) -> bool:
         return ts is not None and ts > young_after
 
-    payments = list(dataset.iter_records("payments"))
+    payments = [as_loaded(p) for p in dataset.iter_records("payments")]
     by_id = {p["id"]: p for p in payments}
     by_ref: dict[str, list[Row]] = defaultdict(list)
     for p in payments:
@@ -207,7 +208,7 @@ def ledger_truth(
             )
 
     # -- refunds (ledger_refund_matches, ledger_payment_refunds) ------------------------
-    provider = {r["id"]: r for r in dataset.iter_records("refunds")}
+    provider = {r["id"]: as_loaded(r, "amount") for r in dataset.iter_records("refunds")}
     resolved = [(r, *_resolve(r, by_id, by_ref)) for r in refunds]
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # n, total, settled
     for r, pid, how in resolved:
@@ -355,7 +356,7 @@ def _refunds_by_id(
 
 
 def _invoices(add: Any, dataset: Dataset, books: Books) -> None:
-    provider = {v["id"]: v for v in dataset.iter_records("invoices")}
+    provider = {v["id"]: as_loaded(v, "amountDue") for v in dataset.iter_records("invoices")}
     seen: set[str] = set()
     for b in books.invoices:
         iid = (b.get("invoice_id") or "").strip()

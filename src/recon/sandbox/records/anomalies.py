@@ -13,11 +13,13 @@ from collections.abc import Callable
 from recon.sandbox.records.keyspace import Keyspace, b32
 
 __all__ = [
+    "CASE_KINDS",
     "DISPUTE_KINDS",
     "INTENT_KINDS",
     "INTENT_RECENT_KINDS",
     "INVOICE_KINDS",
     "PAYMENT_KINDS",
+    "RECENT_PAYMENT_KINDS",
     "SUBSCRIPTION_KINDS",
     "AnomalyPlan",
 ]
@@ -70,6 +72,13 @@ INTENT_KINDS = (
     "intent_stuck",
 )
 INTENT_RECENT_KINDS = ("intent_unknown_status",)
+# Issue 15: values sent in another case than recon's (read as the loader normalises them:
+# `Refunded` is refunded, `eur` is EUR), and refunds just created (pending, in flight).
+CASE_KINDS = (
+    "refunded_mixed_case",  # status `Refunded`, refunded short: still refunded_short
+    "currency_lower_case",  # `eur` on the payment, `Eur` on its refund: no finding at all
+)
+RECENT_PAYMENT_KINDS = ("young_pending_refund",)  # confirmed, refund pending for hours
 
 
 def _pick(rng: random.Random, lo: int, hi: int, k: int) -> list[int]:
@@ -160,3 +169,19 @@ class AnomalyPlan:
         recent = [i for i in range(min(count, 10_000)) if ks.is_recent("payment_intents", i)]
         for idx in _pick(rng, 0, len(recent), self.per_kind):
             self.intent_kind[recent[idx]] = "intent_unknown_status"
+
+    def plan_case_and_flight(self, rng: random.Random) -> None:
+        """Issue 15's payments, drawn last so that every earlier draw stays as it was: old
+        payments not yet planted get the case kinds, recent ones an in-flight refund."""
+        ks = self.ks
+        taken = self.pay_kind.keys() | self.dup_partner.keys()
+        old = [i for i in range(ks.first_old("payments") if ks.n else 0, ks.n) if i not in taken]
+        want = len(CASE_KINDS) * self.per_kind
+        kinds = [k for k in CASE_KINDS for _ in range(self.per_kind)]
+        for idx, kind in zip(_pick(rng, 0, len(old), want), kinds, strict=False):
+            self.pay_kind[old[idx]] = kind
+        recent = [
+            i for i in range(min(ks.n, 10_000)) if ks.is_recent("payments", i) and i not in taken
+        ]
+        for idx in _pick(rng, 0, len(recent), self.per_kind):
+            self.pay_kind[recent[idx]] = "young_pending_refund"

@@ -15,7 +15,7 @@ __all__ = ["AGING_BANDS", "Invoices"]
 # Safe aging bands for open invoices: days past due at the anchor's date, far from the bucket
 # edges so that a run within a day or two of the anchor gets the same bucket.
 AGING_BANDS: tuple[tuple[str, int, int], ...] = (
-    ("0-30", -20, -2),
+    ("not yet due", -20, -2),
     ("0-30", 2, 27),
     ("31-60", 34, 57),
     ("61-90", 64, 87),

@@ -196,6 +196,13 @@ class Payments:
         elif kind == "refund_stuck_pending":
             status = "partially_refunded"
             refunds = (("pending", part, cur, None),)
+        elif kind == "refunded_mixed_case":
+            status, refunds = "Refunded", ((ok, amount - delta, cur, None),)
+        elif kind == "currency_lower_case":
+            status, refunds = "partially_refunded", ((ok, part, cur.capitalize(), None),)
+            cur = cur.lower()
+        elif kind == "young_pending_refund":  # a recent payment: its refund is hours old
+            refunds = (("pending", part, cur, None),)
         return PaymentPlan(status, amt, cur, reference, refunds)
 
     def record(self, i: int) -> dict[str, Any]:

@@ -74,6 +74,9 @@ def list_planted(
         "payment_unknown_status": [("unknown_status", "unknown_status")],
         "payment_stuck_created": [("stuck_non_final", "stuck_created")],
         "payment_stuck_pending": [("stuck_non_final", "stuck_pending")],
+        "refunded_mixed_case": [("refunded_amount_mismatch", "refunded_short")],
+        "young_pending_refund": [("refund_in_flight", "refund_in_flight")],
+        # currency_lower_case: no finding (the loader reads `eur` as EUR)
     }
     refund_checks: dict[str, tuple[str, str]] = {
         "refund_currency_mismatch": ("refund_currency_mismatch", "currency_mismatch"),
@@ -113,6 +116,20 @@ def list_planted(
             # the planted refund is the last (newest) one of the payment
             rec = refunds.of_payment(i)[-1]
             out.append(Planted(kind, check, "refund", rec["id"], issue))
+    # Clean recent payments whose refund is still pending are in flight too (info).
+    for i in range(min(ks.n, 10_000)):
+        if not ks.is_recent("payments", i):
+            break
+        if i not in plan.pay_kind and any(r[0] == "pending" for r in payments.plan_of(i).refunds):
+            out.append(
+                Planted(
+                    "young_pending_refund",
+                    "refund_in_flight",
+                    "payment",
+                    payments.payment_id(i),
+                    "refund_in_flight",
+                )
+            )
     for d, kind in sorted(plan.dispute_kind.items()):
         did = ks.make_id("dp", d)
         if kind in ("dispute_on_refunded", "dispute_on_partially_refunded"):
