@@ -24,6 +24,7 @@ import orjson
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.landing import RunLanding
+from recon.published import prepare_for_readers
 from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
 
@@ -131,10 +132,12 @@ class Warehouse:
         return con
 
     def publish(self) -> None:
-        """Rename the (closed, checkpointed) working copy over the published file."""
+        """Rename the (closed, checkpointed) working copy over the published file, with the
+        analysts' views in it and in a storage format DuckDB 1.x reads (recon.published)."""
         if Path(f"{self.work_path}.wal").exists():
             # A WAL means the copy was not closed cleanly: fold it in before publishing.
             _connect(self.work_path).close()
+        prepare_for_readers(self.work_path)
         stale_wal = Path(f"{self.path}.wal")
         stale_wal.unlink(missing_ok=True)  # a leftover .wal would block the next open
         os.replace(self.work_path, self.path)
