@@ -1,23 +1,34 @@
-"""`recon export`: a warehouse table, view or SQL query to CSV or Parquet, safely.
+"""`recon export`: warehouse tables, views or a SQL query to CSV, Parquet or Excel, safely.
 
 - The DuckDB file is opened read-only with external access disabled and the configuration
   locked (FACTS.md): a query cannot read other files (`read_text`, `read_csv`, `ATTACH`,
   …), cannot write any, and cannot switch the protection off again. DuckDB itself never
   writes the output: the rows are streamed out as Arrow batches and written by Python.
 - Table and view names cannot be bound as parameters, so they are checked against the
-  tables and views that exist in the warehouse and then quoted. Values are only ever bound
-  (`$name` placeholders with `params`), never formatted into SQL.
-- The output path must resolve to a place inside `base_dir` (default: the current
-  directory); it is written to a temporary file in the same folder and renamed.
-- CSV text cells that a spreadsheet would run as a formula are neutralised
-  (`recon.spreadsheet`); numeric columns are untouched.
+  tables and views that exist in the warehouse and then quoted (a view is accepted wherever
+  a table is). Values are only ever bound (`$name` placeholders with `params`), never
+  formatted into SQL.
+- The output goes to any writable path the user names; only when an allowed root is
+  configured (`base_dir`, `RECON_EXPORT_ROOT`) must it resolve to a place inside it. It is
+  written to a temporary file in the same folder and renamed (`recon.files`).
+- Personal data stays out unless asked for (`include_raw`): `raw` and every column named
+  like a personal field (`recon.report.privacy.PERSONAL_KEYS`: email, name, last4, expiry,
+  …) are left out, and emails, card numbers and `key=value` pairs of personal keys inside
+  the remaining text are removed, as in the reports.
+- Integer sums (DuckDB's HUGEINT) are cast to BIGINT, so Parquet and Excel get a plain
+  64-bit integer, not a 128-bit decimal; a sum too large for BIGINT is refused.
+- CSV: text cells a spreadsheet would run as a formula are neutralised and timestamps are
+  written as UTC `2026-11-21 02:00:00` (`recon.spreadsheet`); .xlsx: typed cells, money in
+  major units with the currency's number format, one sheet per table (`recon.excel`).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -26,27 +37,52 @@ import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.errors import ConfigError, WarehouseError
+from recon.excel import Sheet, write_xlsx
+from recon.report.privacy import PERSONAL_KEYS, scrub_column
 from recon.spreadsheet import write_csv_batches, write_parquet_batches
 
-__all__ = ["ExportFormat", "ExportResult", "export", "list_relations"]
+__all__ = [
+    "ExportFormat",
+    "ExportResult",
+    "export",
+    "is_personal_column",
+    "list_relations",
+    "open_read_only",
+]
 
-ExportFormat = Literal["csv", "parquet"]
-_SUFFIXES: dict[str, ExportFormat] = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+ExportFormat = Literal["csv", "parquet", "xlsx"]
+_SUFFIXES: dict[str, ExportFormat] = {
+    ".csv": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".xlsx": "xlsx",
+}
 _BATCH_ROWS = 65_536
+_PERSONAL = {re.sub(r"[_\-]", "", k) for k in (*PERSONAL_KEYS, "raw")}
+# Reference tables whose columns merely share a personal field's name (a currency's `name`).
+_REFERENCE_TABLES = {"currencies", "status_values", "status_transitions"}
 
 
 @dataclass(frozen=True)
 class ExportResult:
-    """The file written and how many data rows it holds."""
+    """The file written, how many data rows it holds, and the columns left out."""
 
     path: Path
     rows: int
+    left_out: tuple[str, ...] = field(default=())
+
+
+def is_personal_column(name: str) -> bool:
+    """True for `raw` and a column named like a personal field (`email`, `cardLast4`…)."""
+    squashed = re.sub(r"[_\-\s]", "", name).lower()
+    return squashed in _PERSONAL or any(squashed.endswith(k) and len(k) >= 5 for k in _PERSONAL)
 
 
 @contextlib.contextmanager
-def _open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+def open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The warehouse read-only, with external access off and the configuration locked."""
     if not db_path.is_file():
-        raise WarehouseError(f"warehouse file {db_path} does not exist")
+        raise WarehouseError(f"no warehouse at {db_path.resolve()}: run `recon nightly` first")
     try:
         con = duckdb.connect(
             str(db_path),
@@ -55,9 +91,11 @@ def _open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
                 "enable_external_access": False,
                 "autoinstall_known_extensions": False,
                 "autoload_known_extensions": False,
-                "lock_configuration": True,
             },
         )
+        # Timestamps read in UTC; then nothing a query says can change the configuration.
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute("SET lock_configuration = true")
     except duckdb.Error as exc:
         raise WarehouseError(f"cannot open {db_path} read-only: {exc}") from exc
     try:
@@ -75,89 +113,153 @@ def list_relations(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return {name: ("view" if kind == "VIEW" else "table") for name, kind in rows}
 
 
-def _quote_identifier(name: str) -> str:
+def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
 def _check_output(out: Path, base_dir: Path | None, fmt: ExportFormat | None) -> tuple[Path, str]:
-    base = (base_dir if base_dir is not None else Path.cwd()).resolve()
-    if not base.is_dir():
-        raise ConfigError("base_dir", f"{base} is not an existing folder")
-    # A relative `out` is taken relative to base; an absolute one must still be inside it.
-    target = (base / out).resolve()
-    if target == base or not target.is_relative_to(base):
-        raise ConfigError("out", f"{out} is outside the folder exports may write to ({base})")
+    if base_dir is not None:
+        base = base_dir.resolve()
+        if not base.is_dir():
+            raise ConfigError("RECON_EXPORT_ROOT", f"{base} is not an existing folder")
+        # A relative `out` is taken relative to the root; an absolute one must be inside it.
+        target = (base / out).resolve()
+        if target == base or not target.is_relative_to(base):
+            raise ConfigError("out", f"{out} is outside the folder exports may write to ({base})")
+    else:
+        target = out.expanduser().resolve()
     if target.is_dir():
         raise ConfigError("out", f"{target} is a folder; give a file name")
     if not target.parent.is_dir():
         raise ConfigError("out", f"folder {target.parent} does not exist")
+    if not os.access(target.parent, os.W_OK):
+        raise ConfigError("out", f"folder {target.parent} is not writable")
     chosen = fmt if fmt is not None else _SUFFIXES.get(target.suffix.lower())
-    if chosen not in ("csv", "parquet"):
+    if chosen not in ("csv", "parquet", "xlsx"):
         raise ConfigError(
-            "fmt", f"cannot tell the format from {target.name!r}; use a .csv or .parquet name"
+            "format",
+            f"cannot tell the format from {target.name!r}; use a .csv, .parquet or .xlsx name",
         )
     return target, chosen
 
 
-def _statement(
+def _sources(
     con: duckdb.DuckDBPyConnection,
-    table: str | None,
-    view: str | None,
+    names: Sequence[str],
     query: str | None,
     params: Mapping[str, object] | None,
-) -> str:
-    given = [x for x in (table, view, query) if x is not None]
-    if len(given) != 1:
-        raise ConfigError("export", "give exactly one of a table, a view or a query")
+) -> list[tuple[str, str]]:
+    """(sheet name, SQL) per table/view named, or the query."""
+    if bool(names) == (query is not None):
+        raise ConfigError("export", "give exactly one of tables/views or a query")
     if query is not None:
         if not query.strip():
             raise ConfigError("query", "is empty")
-        return query
+        return [("query", query)]
     if params:
         raise ConfigError("params", "only a query has placeholders to bind values to")
     relations = list_relations(con)
-    kind: str = "table" if table is not None else "view"
-    name = table if table is not None else view
-    assert name is not None
-    if relations.get(name) != kind:
-        known = ", ".join(sorted(n for n, k in relations.items() if k == kind)) or "none"
-        raise ConfigError(kind, f"no {kind} named {name!r} in the warehouse (known: {known})")
-    return f"SELECT * FROM {_quote_identifier(name)}"  # noqa: S608 - allow-listed identifier
+    for name in names:
+        if name not in relations:
+            known = ", ".join(sorted(relations)) or "none"
+            raise ConfigError(
+                "table", f"no table or view named {name!r} in the warehouse (known: {known})"
+            )
+    return [(n, f"SELECT * FROM {_quote(n)}") for n in names]  # noqa: S608 - allow-listed
+
+
+def _shape(
+    rel: duckdb.DuckDBPyRelation, source: str, include_raw: bool
+) -> tuple[duckdb.DuckDBPyRelation, list[str]]:
+    """`rel` without personal columns (unless `include_raw`), HUGEINTs cast to BIGINT."""
+    exprs: list[str] = []
+    left_out: list[str] = []
+    for name, dtype in zip(rel.columns, rel.types, strict=True):
+        if not include_raw and source not in _REFERENCE_TABLES and is_personal_column(name):
+            left_out.append(name)
+            continue
+        quoted = _quote(name)
+        if str(dtype) in ("HUGEINT", "UHUGEINT"):
+            exprs.append(f"CAST({quoted} AS BIGINT) AS {quoted}")
+        else:
+            exprs.append(quoted)
+    if not exprs:
+        raise ConfigError("export", f"every column of {source} is personal data; --include-raw")
+    return rel.project(", ".join(exprs)), left_out
+
+
+def _scrubbed(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+    for batch in reader:
+        columns = [
+            scrub_column(col)
+            if pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+            else col
+            for col in batch.columns
+        ]
+        yield pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+
+
+def _reader(rel: duckdb.DuckDBPyRelation, include_raw: bool) -> pa.RecordBatchReader:
+    reader: pa.RecordBatchReader = rel.to_arrow_reader(_BATCH_ROWS)
+    if include_raw:
+        return reader
+    schema = pa.schema(
+        [f.with_type(pa.string()) if pa.types.is_large_string(f.type) else f for f in reader.schema]
+    )
+    return pa.RecordBatchReader.from_batches(
+        schema, (b.cast(schema) if b.schema != schema else b for b in _scrubbed(reader))
+    )
 
 
 def export(
     db_path: Path,
     *,
-    table: str | None = None,
+    table: str | Sequence[str] | None = None,
     view: str | None = None,
     query: str | None = None,
     params: Mapping[str, object] | None = None,
     out: Path,
     fmt: ExportFormat | None = None,
     base_dir: Path | None = None,
+    include_raw: bool = False,
 ) -> ExportResult:
-    """Export one table, view or query of the warehouse at `db_path` to `out`.
+    """Export tables or views (`table`, `view`: names of either) or a query to `out`.
 
     `params` are bound to `$name` placeholders of `query`. `fmt` defaults to the suffix of
-    `out`. Raises ConfigError for a bad argument (unknown table, path outside `base_dir`,
-    a query DuckDB refuses or cannot run) and WarehouseError when the file cannot be opened.
+    `out`; several tables need .xlsx (one sheet each). `base_dir`, when given, is the only
+    folder exports may write in. Raises ConfigError for a bad argument (unknown table, path
+    outside `base_dir`, a query DuckDB refuses) and WarehouseError when the file cannot be
+    opened.
     """
+    names = [table] if isinstance(table, str) else list(table or [])
+    if view is not None:
+        names.append(view)
     target, chosen = _check_output(out, base_dir, fmt)
-    with _open_read_only(db_path) as con:
-        sql = _statement(con, table, view, query, params)
+    if len(names) > 1 and chosen != "xlsx":
+        raise ConfigError("table", f"several tables go to one .xlsx (a sheet each), not {chosen}")
+    left_out: list[str] = []
+    with open_read_only(db_path) as con:
+        sources = _sources(con, names, query, params)
         try:
-            rel = con.sql(sql, params=dict(params) if params else None)
-            if rel is None:
-                raise ConfigError("query", "is not a statement that returns rows")
-            reader: pa.RecordBatchReader = rel.to_arrow_reader(_BATCH_ROWS)
-            if chosen == "csv":
-                rows = write_csv_batches(reader, target)
+            shaped = []
+            for source, sql in sources:
+                rel = con.sql(sql, params=dict(params) if params else None)
+                if rel is None:
+                    raise ConfigError("query", "is not a statement that returns rows")
+                rel, dropped = _shape(rel, source, include_raw)
+                left_out += [d for d in dropped if d not in left_out]
+                shaped.append((source, rel))
+            if chosen == "xlsx":
+                sheets = [Sheet(s, _reader(r, include_raw).read_all()) for s, r in shaped]
+                rows = sum(write_xlsx(sheets, target).values())
+            elif chosen == "csv":
+                rows = write_csv_batches(_reader(shaped[0][1], include_raw), target)
             else:
-                rows = write_parquet_batches(reader, target)
+                rows = write_parquet_batches(_reader(shaped[0][1], include_raw), target)
         except duckdb.Error as exc:
             raise ConfigError("query", f"DuckDB refused it: {exc}") from exc
-        except (pa.ArrowException, pl.exceptions.PolarsError) as exc:
+        except (pa.ArrowException, pl.exceptions.PolarsError, ValueError) as exc:
             raise ConfigError(
                 "export", f"cannot write these columns as {chosen}: {exc}; cast them in a query"
             ) from exc
-    return ExportResult(path=target, rows=rows)
+    return ExportResult(path=target, rows=rows, left_out=tuple(left_out))

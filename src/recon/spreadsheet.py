@@ -7,18 +7,17 @@ tab, CR or LF as a formula (or strips the control character and then does). Ever
 cell that starts with one of those is prefixed with ``'`` and written quoted. Numeric
 columns are never touched: a refund of -12.50 stays the number -12.50.
 
-Atomic writes: every file is written to a temporary name in the target's folder and renamed
-over the target (`os.replace`), so a reader never sees half a file and a killed writer
-leaves at most a stray ``.*.tmp`` file, never a truncated CSV or an unreadable Parquet file.
+Timestamps: written in UTC as ``2026-11-21 02:00:00`` (ISO 8601 date and time, the
+RFC 3339 space separator, fractional seconds only when there are any), which Excel and
+LibreOffice open as date-times; a zone offset such as ``+0000`` makes them text.
+
+Atomic writes: `recon.files` (one helper for every writer), re-exported here.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import orjson
 import polars as pl
@@ -26,15 +25,21 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.parquet as pq  # type: ignore[import-untyped,unused-ignore]
 
+from recon.files import atomic_path, atomic_write_bytes, atomic_write_text
+
 __all__ = [
+    "CSV_DATETIME_FORMAT",
     "FORMULA_PREFIXES",
+    "as_text",
     "atomic_path",
     "atomic_write_bytes",
     "atomic_write_text",
+    "csv_native",
     "neutralise",
     "neutralise_table",
     "write_csv",
     "write_csv_batches",
+    "write_csv_stream",
     "write_parquet",
     "write_parquet_batches",
 ]
@@ -42,6 +47,7 @@ __all__ = [
 # The characters that make a spreadsheet cell a formula (FACTS.md, "Security").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
 _FORMULA_REGEX = r"^[=+\-@\t\r\n]"
+CSV_DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S%.f"
 
 
 def neutralise(value: str) -> str:
@@ -73,14 +79,14 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
-def _as_text(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+def as_text(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     """A column polars cannot write to CSV (lists, structs, maps, binary, intervals…) as text."""
     return pa.array(
         [None if v is None else _cell_text(v) for v in arr.to_pylist()], type=pa.string()
     )
 
 
-def _csv_native(t: pa.DataType) -> bool:
+def csv_native(t: pa.DataType) -> bool:
     return bool(
         pa.types.is_integer(t)
         or pa.types.is_floating(t)
@@ -107,43 +113,38 @@ def neutralise_table(table: pa.Table) -> pa.Table:
         t = field.type
         if pa.types.is_dictionary(t):
             col = pc.cast(col, pa.string())
-        elif not (pa.types.is_string(t) or pa.types.is_large_string(t) or _csv_native(t)):
-            col = _as_text(col)
+        elif not (pa.types.is_string(t) or pa.types.is_large_string(t) or csv_native(t)):
+            col = as_text(col)
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             col = _neutralise_array(col)
         columns.append(col)
     return pa.Table.from_arrays(columns, names=table.column_names)
 
 
-@contextlib.contextmanager
-def atomic_path(target: Path) -> Iterator[Path]:
-    """Yield a temporary path next to `target`; on success rename it over `target`.
-
-    On an exception the temporary file is removed and `target` is left as it was.
-    """
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        yield tmp
-        os.chmod(tmp, 0o644)  # reports are meant to be read by the team
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
+def _csv_frame(table: pa.Table) -> pl.DataFrame:
+    """`table` (already neutralised) as a polars frame whose zoned timestamps are UTC wall
+    times, so that they are written without an offset (Excel reads them as date-times)."""
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    zoned = [
+        name
+        for name, dtype in frame.schema.items()
+        if isinstance(dtype, pl.Datetime) and dtype.time_zone is not None
+    ]
+    if zoned:
+        frame = frame.with_columns(
+            pl.col(zoned).dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+        )
+    return frame
 
 
-def atomic_write_bytes(target: Path, data: bytes) -> None:
-    """Write `data` to `target` through a temporary file and a rename."""
-    with atomic_path(target) as tmp:
-        tmp.write_bytes(data)
-
-
-def atomic_write_text(target: Path, text: str) -> None:
-    """Write UTF-8 `text` to `target` through a temporary file and a rename."""
-    atomic_write_bytes(target, text.encode("utf-8"))
+def _write_frame(frame: pl.DataFrame, fh: IO[bytes], *, header: bool) -> None:
+    frame.write_csv(
+        fh,
+        include_header=header,
+        quote_style="non_numeric",
+        datetime_format=CSV_DATETIME_FORMAT,
+    )
 
 
 def write_csv(table: pa.Table, target: Path) -> int:
@@ -153,39 +154,39 @@ def write_csv(table: pa.Table, target: Path) -> int:
     numbers are not; NULL is an empty unquoted cell.
     """
     safe = neutralise_table(table)
-    frame = pl.from_arrow(safe)
-    assert isinstance(frame, pl.DataFrame)
-    with atomic_path(target) as tmp:
-        frame.write_csv(tmp, quote_style="non_numeric")
+    frame = _csv_frame(safe)
+    with atomic_path(target) as tmp, tmp.open("wb") as fh:
+        _write_frame(frame, fh, header=True)
     return int(safe.num_rows)
 
 
-def write_csv_batches(reader: pa.RecordBatchReader, target: Path) -> int:
-    """Stream `reader` into a spreadsheet-safe CSV at `target` (atomically); return rows.
+def write_csv_stream(reader: pa.RecordBatchReader, fh: IO[bytes]) -> int:
+    """Stream `reader` as spreadsheet-safe CSV into the open binary `fh`; return rows.
 
     Same cell rules as `write_csv`; memory stays bounded by one batch.
     """
     rows = 0
-    with atomic_path(target) as tmp, tmp.open("wb") as fh:
-        header = True
-        for batch in reader:
-            safe = neutralise_table(pa.Table.from_batches([batch]))
-            frame = pl.from_arrow(safe)
-            assert isinstance(frame, pl.DataFrame)
-            frame.write_csv(fh, include_header=header, quote_style="non_numeric")
-            header = False
-            rows += int(safe.num_rows)
-        if header:  # no batch at all: still write the header row
-            empty = pl.from_arrow(neutralise_table(reader.schema.empty_table()))
-            assert isinstance(empty, pl.DataFrame)
-            empty.write_csv(fh, include_header=True, quote_style="non_numeric")
+    header = True
+    for batch in reader:
+        safe = neutralise_table(pa.Table.from_batches([batch]))
+        _write_frame(_csv_frame(safe), fh, header=header)
+        header = False
+        rows += int(safe.num_rows)
+    if header:  # no batch at all: still write the header row
+        _write_frame(_csv_frame(neutralise_table(reader.schema.empty_table())), fh, header=True)
     return rows
+
+
+def write_csv_batches(reader: pa.RecordBatchReader, target: Path) -> int:
+    """Stream `reader` into a spreadsheet-safe CSV at `target` (atomically); return rows."""
+    with atomic_path(target) as tmp, tmp.open("wb") as fh:
+        return write_csv_stream(reader, fh)
 
 
 def _parquet_safe(table: pa.Table) -> pa.Table:
     """Intervals have no Parquet type in pyarrow: they are written as text."""
     columns = [
-        _as_text(col) if pa.types.is_interval(field.type) else col
+        as_text(col) if pa.types.is_interval(field.type) else col
         for field, col in zip(table.schema, table.columns, strict=True)
     ]
     return pa.Table.from_arrays(columns, names=table.column_names)

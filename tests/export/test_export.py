@@ -46,7 +46,9 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
 
 def test_table_to_csv_is_formula_safe(db: Path, tmp_path: Path) -> None:
     result = export(db, table="payments", out=Path("payments.csv"), base_dir=tmp_path)
-    assert result == ExportResult(path=(tmp_path / "payments.csv").resolve(), rows=9)
+    assert result == ExportResult(
+        path=(tmp_path / "payments.csv").resolve(), rows=9, left_out=("raw",)
+    )
     rows = {r["id"]: r for r in _read_csv(result.path)}
     assert rows["pay_1"]["reference"] == '\'=HYPERLINK("http://evil","x")'
     assert rows["pay_2"]["reference"] == "'+SUM(A1:A9)"
@@ -141,15 +143,15 @@ def test_read_only_connection_cannot_modify(db: Path, tmp_path: Path) -> None:
     "name", ["nope", "payments; DROP TABLE payments", 'payments" --', "main.payments", ""]
 )
 def test_unknown_table_names_are_refused(db: Path, tmp_path: Path, name: str) -> None:
-    with pytest.raises(ConfigError, match="no table named"):
+    with pytest.raises(ConfigError, match="no table or view named"):
         export(db, table=name, out=Path("x.csv"), base_dir=tmp_path)
 
 
-def test_table_and_view_are_told_apart(db: Path, tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="no view named"):
-        export(db, view="payments", out=Path("x.csv"), base_dir=tmp_path)
-    with pytest.raises(ConfigError, match="no table named"):
-        export(db, table="failed_calls", out=Path("x.csv"), base_dir=tmp_path)
+def test_a_view_is_accepted_by_name_wherever_a_table_is(db: Path, tmp_path: Path) -> None:
+    # issue 15: `recon export --table failed_calls` failed because failed_calls is a view
+    result = export(db, table="failed_calls", out=Path("calls.csv"), base_dir=tmp_path)
+    assert result.rows == 2
+    assert export(db, view="payments", out=Path("p.csv"), base_dir=tmp_path).rows == 9
 
 
 def test_exactly_one_source(db: Path, tmp_path: Path) -> None:
@@ -189,18 +191,27 @@ def test_absolute_path_inside_base_is_fine(db: Path, tmp_path: Path) -> None:
     assert result.rows == 9
 
 
-def test_default_base_is_current_directory(
+def test_without_a_root_any_writable_path_is_fine(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    assert export(db, table="payments", out=Path("p.csv")).path == (tmp_path / "p.csv").resolve()
-    with pytest.raises(ConfigError, match="outside"):
-        export(db, table="payments", out=Path("/tmp/../etc/p.csv"))
+    # issue 15: exports go to any writable path the user names when no root is configured
+    (tmp_path / "cwd").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    assert export(db, table="payments", out=Path("p.csv")).path == (tmp_path / "cwd" / "p.csv")
+    far = export(db, table="payments", out=Path("../elsewhere/p.csv"))
+    assert far.path == tmp_path / "elsewhere" / "p.csv"
+    assert far.path.is_file()
+    (tmp_path / "locked").mkdir(mode=0o500)
+    if os.access(tmp_path / "locked", os.W_OK):  # root writes anywhere
+        return
+    with pytest.raises(ConfigError, match="not writable"):
+        export(db, table="payments", out=tmp_path / "locked" / "p.csv")
 
 
 def test_format_from_suffix_or_argument(db: Path, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="format"):
-        export(db, table="payments", out=Path("p.xlsx"), base_dir=tmp_path)
+        export(db, table="payments", out=Path("p.txt"), base_dir=tmp_path)
     result = export(db, table="payments", out=Path("p.data"), fmt="parquet", base_dir=tmp_path)
     assert pq.read_table(result.path).num_rows == 9
 

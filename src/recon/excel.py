@@ -1,0 +1,198 @@
+"""Excel workbooks for finance: typed cells, money in major units, never a formula.
+
+polars' `write_excel` (xlsxwriter) writes each frame as a worksheet table: typed cells
+(numbers, dates, date-times, booleans), the header row frozen, an autofilter on every
+column. recon adds what finance needs on top:
+
+- **Money in major units.** Every `<x>_minor` column with a currency column beside it
+  (`<prefix>_currency` for `books_amount_minor` / `provider_amount_minor`, else `currency`)
+  is written as `<x>` in major units: minor units scaled by the ISO 4217 exponent of that
+  row's currency (`recon.currency`), exactly, as a `Decimal` (never float arithmetic); the
+  cell holds that number and the currency's own number format (`#,##0.00 "EUR"`,
+  `#,##0 "JPY"`, `#,##0.000 "BHD"`). A currency without an exponent keeps minor units,
+  formatted `#,##0 "XYZ (minor units)"`. When the source already has `<x>` (the `*_major`
+  views), `<x>_minor` is dropped and `<x>` is formatted the same way.
+- **Text is text.** The workbook is opened with `strings_to_formulas`, `strings_to_urls`
+  and `strings_to_numbers` off, so a cell starting with `= + - @` is stored as a string
+  cell and never evaluated: no `'` prefix is needed (unlike CSV).
+- Time zones: Excel has none; zoned timestamps are written as UTC wall time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+import xlsxwriter  # type: ignore[import-untyped,unused-ignore]
+
+from recon.currency import currency_exponent, is_iso4217
+from recon.files import atomic_path
+from recon.spreadsheet import as_text, csv_native
+
+__all__ = ["MAX_ROWS", "Sheet", "money_columns", "write_xlsx"]
+
+# Excel's limit is 1,048,576 rows, the header included.
+MAX_ROWS = 1_048_575
+_WORKBOOK_OPTIONS = {
+    "strings_to_formulas": False,
+    "strings_to_urls": False,
+    "strings_to_numbers": False,
+    "nan_inf_to_errors": True,
+}
+_BAD_SHEET_CHARS = str.maketrans(dict.fromkeys("[]:*?/\\", "_"))
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One worksheet: its name and its rows."""
+
+    name: str
+    table: pa.Table
+
+
+def money_columns(names: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """`<x>_minor` column -> (`<x>`, its currency column), for the columns in `names`."""
+    found: dict[str, tuple[str, str]] = {}
+    present = set(names)
+    for name in names:
+        if not name.endswith("_minor") or name == "_minor":
+            continue
+        parts = name.removesuffix("_minor").split("_")
+        candidates = [f"{'_'.join(parts[:i])}_currency" for i in range(len(parts) - 1, 0, -1)]
+        currency = next((c for c in [*candidates, "currency"] if c in present), None)
+        if currency is not None:
+            found[name] = (name.removesuffix("_minor"), currency)
+    return found
+
+
+def _exponent(currency: Any) -> int | None:
+    if not isinstance(currency, str) or not is_iso4217(currency):
+        return None
+    return currency_exponent(currency)
+
+
+def _major(minor: Any, currency: Any) -> Decimal | None:
+    """Minor units in major units, exactly; None when the currency cannot scale them."""
+    if minor is None:
+        return None
+    exponent = _exponent(currency)
+    if exponent is None:
+        return None
+    return Decimal(int(minor)).scaleb(-exponent)
+
+
+def _number_format(currency: Any) -> str:
+    exponent = _exponent(currency)
+    code = str(currency or "").replace('"', "")
+    if exponent is None:
+        return f'#,##0 "{code} (minor units)"'.replace('  "', ' "')
+    digits = "." + "0" * exponent if exponent else ""
+    return f'#,##0{digits} "{code}"'
+
+
+def _sheet_name(name: str, used: set[str]) -> str:
+    base = (name.translate(_BAD_SHEET_CHARS).strip("'") or "sheet")[:31]
+    chosen, n = base, 2
+    while chosen.lower() in used:
+        suffix = f" ({n})"
+        chosen, n = base[: 31 - len(suffix)] + suffix, n + 1
+    used.add(chosen.lower())
+    return chosen
+
+
+def _frame(table: pa.Table) -> tuple[pl.DataFrame, dict[str, str]]:
+    """The sheet's frame (money in major units) and money column -> its currency column."""
+    frame = pl.from_arrow(_plain(table))
+    assert isinstance(frame, pl.DataFrame)
+    money = money_columns(frame.columns)
+    formatted: dict[str, str] = {}
+    for minor, (major, currency) in money.items():
+        if major in frame.columns:
+            frame = frame.drop(minor)
+        else:
+            values = [
+                _major(m, c)
+                for m, c in zip(frame[minor].to_list(), frame[currency].to_list(), strict=True)
+            ]
+            scaled = pl.Series(major, values, dtype=pl.Decimal(38, 4))
+            frame = frame.with_columns(scaled.alias(minor)).rename({minor: major})
+        formatted[major] = currency
+    zoned = [
+        n for n, t in frame.schema.items() if isinstance(t, pl.Datetime) and t.time_zone is not None
+    ]
+    if zoned:
+        frame = frame.with_columns(
+            pl.col(zoned).dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+        )
+    return frame, formatted
+
+
+def _plain(table: pa.Table) -> pa.Table:
+    """Columns Excel cannot hold (lists, structs, maps, binary, intervals…) as text."""
+    columns = []
+    for field, column in zip(table.schema, table.columns, strict=True):
+        t = field.type
+        keep = pa.types.is_string(t) or pa.types.is_large_string(t) or csv_native(t)
+        if pa.types.is_duration(t):
+            keep = False
+        columns.append(column if keep else as_text(column))
+    return pa.Table.from_arrays(columns, names=table.column_names)
+
+
+def _write_money(
+    workbook: Any, worksheet: Any, frame: pl.DataFrame, formatted: dict[str, str]
+) -> None:
+    """Each money cell again, with its own currency's number format (per row)."""
+    formats: dict[str, Any] = {}
+    for major, currency_col in formatted.items():
+        col = frame.columns.index(major)
+        for row, (value, currency) in enumerate(
+            zip(frame[major].to_list(), frame[currency_col].to_list(), strict=True), start=1
+        ):
+            if value is None:
+                continue
+            key = str(currency)
+            if key not in formats:
+                formats[key] = workbook.add_format({"num_format": _number_format(currency)})
+            # The one conversion to binary floating point: the cell itself (xlsx numbers
+            # are IEEE doubles), from the exact Decimal.
+            worksheet.write_number(row, col, float(value), formats[key])
+
+
+def write_xlsx(sheets: Sequence[Sheet], target: Path) -> dict[str, int]:
+    """Write `sheets` to an .xlsx workbook at `target` (atomically); rows per sheet name."""
+    rows: dict[str, int] = {}
+    used: set[str] = set()
+    with atomic_path(target) as tmp:
+        workbook = xlsxwriter.Workbook(str(tmp), _WORKBOOK_OPTIONS)
+        try:
+            for sheet in sheets:
+                if sheet.table.num_rows > MAX_ROWS:
+                    raise ValueError(
+                        f"{sheet.name} has {sheet.table.num_rows:,} rows; an Excel sheet holds "
+                        f"{MAX_ROWS:,}: filter it, or export Parquet"
+                    )
+                name = _sheet_name(sheet.name, used)
+                frame, formatted = _frame(sheet.table)
+                frame.write_excel(
+                    workbook,
+                    worksheet=name,
+                    autofilter=True,
+                    autofit=frame.height <= 10_000,
+                    freeze_panes=(1, 0),
+                    float_precision=6,
+                    dtype_formats={
+                        pl.Datetime: "yyyy-mm-dd hh:mm:ss",
+                        pl.Date: "yyyy-mm-dd",
+                    },
+                )
+                _write_money(workbook, workbook.get_worksheet_by_name(name), frame, formatted)
+                rows[name] = frame.height
+        finally:
+            workbook.close()
+    return rows
