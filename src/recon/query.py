@@ -100,13 +100,13 @@ def run_query(
             if rel is None:
                 raise QueryError("the SQL is not a query that returns rows")
             if fmt == "table":
-                text = rel.limit(max_rows + 1).fetch_arrow_table()
+                head = rel.limit(max_rows + 1).to_arrow_table()
                 shown = rel.limit(max_rows)
-                stream.write((str(shown) if text.num_rows else _empty(rel)).encode())
-                if text.num_rows > max_rows:
+                stream.write((str(shown) if head.num_rows else _empty(rel)).encode())
+                if head.num_rows > max_rows:
                     stream.write(f"(first {max_rows} rows; --max-rows to see more)\n".encode())
                 stream.flush()
-                return int(min(text.num_rows, max_rows))
+                return int(min(head.num_rows, max_rows))
             reader = rel.to_arrow_reader(65_536)
             if fmt == "csv":
                 rows = write_csv_stream(reader, stream)

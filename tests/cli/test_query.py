@@ -1,0 +1,94 @@
+"""`recon query` (issue 15): DuckDB's own message, SQL from a file or stdin, table/csv/json,
+an unrelated bad setting does not break it, a missing warehouse is named in full."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from recon.cli import app
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in list(os.environ):
+        if name.startswith("RECON_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "data" / "recon.duckdb"
+    path.parent.mkdir()
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE payments (id VARCHAR, amount DECIMAL(18, 2), ref VARCHAR)")
+    con.execute("INSERT INTO payments VALUES ('pay_1', 12.34, '=1+1'), ('pay_2', -0.10, 'ok')")
+    con.close()
+    return path
+
+
+def _run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["query", *args], input=stdin)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_a_sql_error_keeps_duckdbs_hint_and_is_not_a_bad_setting(db: Path) -> None:
+    code, _, err = _run("SELECT * FROM paymnts")
+    assert code == 2
+    assert "bad setting" not in err
+    assert "query failed" in err
+    assert 'Did you mean "payments"' in err
+
+
+def test_sql_from_a_file_and_from_stdin(db: Path, tmp_path: Path) -> None:
+    (tmp_path / "q.sql").write_text("SELECT count(*) AS n FROM payments")
+    code, out, _ = _run("--file", "q.sql", "--format", "csv")
+    assert (code, out) == (0, '"n"\n2\n')
+    code, out, _ = _run("-", "--format", "csv", stdin="SELECT id FROM payments ORDER BY id\n")
+    assert (code, out) == (0, '"id"\n"pay_1"\n"pay_2"\n')
+
+
+def test_formats(db: Path) -> None:
+    sql = "SELECT id, amount, ref FROM payments ORDER BY id"
+    code, out, _ = _run(sql, "--format", "json")
+    assert code == 0
+    assert json.loads(out) == [
+        {"id": "pay_1", "amount": "12.34", "ref": "=1+1"},
+        {"id": "pay_2", "amount": "-0.10", "ref": "ok"},
+    ]
+    code, out, _ = _run(sql, "--format", "csv")
+    assert out.splitlines() == [
+        '"id","amount","ref"',
+        '"pay_1",12.34,"\'=1+1"',
+        '"pay_2",-0.10,"ok"',
+    ]
+    code, out, _ = _run(sql)
+    assert code == 0
+    assert "pay_1" in out
+    assert "12.34" in out
+
+
+def test_an_unrelated_api_setting_does_not_break_a_query(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECON_PAGE_SIZE", "500")
+    code, out, err = _run("SELECT count(*) AS n FROM payments", "--format", "csv")
+    assert (code, out) == (0, '"n"\n2\n'), err
+
+
+def test_the_missing_default_warehouse_is_named_in_full(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, _, err = _run("SELECT 1")
+    assert code == 1
+    assert str(elsewhere / "data" / "recon.duckdb") in err
+    monkeypatch.setenv("RECON_DB", str(db))
+    code, _, err = _run("SELECT 1")
+    assert code == 0, err
