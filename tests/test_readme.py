@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -69,10 +71,11 @@ def test_every_recon_command_in_the_readme_exists() -> None:
         assert name in result.output, f"README mentions `recon {name}`, which does not exist"
 
 
-def test_readme_export_examples_work(
-    warehouse: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_readme_export_examples_work(warehouse: Path, tmp_path: Path) -> None:
+    """Each export line runs through a real shell (bash), as a reader would paste it."""
+    recon = Path(sys.executable).parent / "recon"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECON_")}
+    env["RECON_DB"] = str(warehouse)
     lines = [
         line.strip()
         for block in _blocks("sh")
@@ -81,7 +84,9 @@ def test_readme_export_examples_work(
     ]
     assert lines
     for line in lines:
-        argv = [*shlex.split(line)[1:], "--db", str(warehouse)]
-        result = CliRunner().invoke(app, argv)
-        assert result.exit_code == 0, (line, result.output)
-        assert "wrote" in result.output
+        command = line.replace(".venv/bin/recon", shlex.quote(str(recon)), 1)
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, (line, done.stderr)
+        assert "wrote" in done.stdout
