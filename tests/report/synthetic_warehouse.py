@@ -1,6 +1,7 @@
 """A synthetic warehouse for report and export tests: sql/schema.sql plus hand-made rows.
 
-Ten nights, one run each (`run-20261111` … `run-20261120`). The last night is incomplete
+Ten nights, one run each (`20261111T020000Z-000011` … `20261120T020000Z-000020`).
+The last night is incomplete
 (two failed calls, disputes incomplete), the night of the 15th too; the others complete.
 Findings in EUR, USD, JPY, BHD, a bad code `XYZ`, and cells that look like formulas.
 """
@@ -14,10 +15,10 @@ import duckdb
 
 SCHEMA = Path(__file__).resolve().parents[2] / "sql" / "schema.sql"
 RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
-NIGHTS = [f"run-202611{d:02d}" for d in range(11, 21)]
+NIGHTS = [f"202611{d:02d}T020000Z-0000{d:02d}" for d in range(11, 21)]
 LAST = NIGHTS[-1]
 COMPLETE = NIGHTS[-2]
-INCOMPLETE_NIGHTS = {"run-20261115", LAST}
+INCOMPLETE_NIGHTS = {NIGHTS[4], LAST}
 
 # (check, severity, entity, entity_id, currency, amount_minor, issue_type, detail)
 LAST_FINDINGS = [

@@ -63,4 +63,4 @@ def test_index_renders_in_headless_chromium(
     dom = _chromium(chromium, tmp_path, "--dump-dom", rendered.paths.index_html.as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "Payments reconciliation reports" in dom.stdout
-    assert "run-20261120/report.html" in dom.stdout
+    assert "20261120T020000Z-000020/report.html" in dom.stdout

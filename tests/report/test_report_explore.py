@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from recon.report import ReportPaths, render_report
 
-from .synthetic_warehouse import LAST, OPEN_ROWS, TOTAL_ROWS, build
+from .synthetic_warehouse import LAST, NIGHTS, OPEN_ROWS, TOTAL_ROWS, build
 
 pytestmark = pytest.mark.browser
 
@@ -30,9 +30,9 @@ PLANTED = [
     # (check, severity, key, state, entity_id, currency, amount, issue, detail, first seen)
     ("big_amounts", "error", "hi", "new", "pay_big_hi", "EUR", BIG_HI, "huge", "hi", LAST),
     ("big_amounts", "error", "lo", "new", "pay_big_lo", "EUR", BIG_LO, "huge", "lo", LAST),
-    ("aged", "warn", "a9", "open", "pay_aged_9", "USD", 500, "old", "nine days", "run-20261111"),
-    ("aged", "warn", "a3", "open", "pay_aged_3", "USD", 400, "old", "three days", "run-20261117"),
-    ("aged", "warn", "hostile", "open", "pay_hostile", "GBP", 1, "odd", HOSTILE, "run-20261119"),
+    ("aged", "warn", "a9", "open", "pay_aged_9", "USD", 500, "old", "nine days", NIGHTS[0]),
+    ("aged", "warn", "a3", "open", "pay_aged_3", "USD", 400, "old", "three days", NIGHTS[6]),
+    ("aged", "warn", "hostile", "open", "pay_hostile", "GBP", 1, "odd", HOSTILE, NIGHTS[8]),
 ]
 # 60 more, so that the default page of 50 rows has a second page
 PAGED = 60

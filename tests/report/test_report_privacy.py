@@ -27,7 +27,7 @@ from recon.report.privacy import REMOVED, scrub_text
 
 from .synthetic_warehouse import RESOURCES, schema_sql
 
-RUN = "run-privacy"
+RUN = "20261121T020000Z-0000aa"
 STARTED = datetime(2026, 11, 20, 2, 0, tzinfo=UTC)
 
 EMAIL = "jane.customer@example.org"

@@ -294,7 +294,7 @@ def test_index_and_latest(rendered: Rendered) -> None:
 
 def test_unknown_or_unsafe_run_id(rendered: Rendered, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="no run"):
-        render_report(rendered.con, run_id="run-nope", reports_dir=tmp_path)
+        render_report(rendered.con, run_id="20261121T020000Z-00000e", reports_dir=tmp_path)
     for bad in ("../etc", "a/b", ".hidden", ""):
         with pytest.raises(ConfigError):
             render_report(rendered.con, run_id=bad, reports_dir=tmp_path)
@@ -331,10 +331,11 @@ def test_large_run_embeds_every_finding(tmp_path: Path) -> None:
 def test_failed_run_with_nothing_else(tmp_path: Path) -> None:
     con = build(tmp_path / "w.duckdb")
     con.execute(
-        "INSERT INTO runs VALUES ('run-aborted', TIMESTAMPTZ '2026-11-21 02:00:00+00', NULL, "
+        "INSERT INTO runs VALUES ('20261121T020000Z-0000ab', "
+        "TIMESTAMPTZ '2026-11-21 02:00:00+00', NULL, "
         "'failed', '401 unauthorized: the API key (RECON_API_KEY) was refused', NULL, 'cli', NULL)"
     )
-    paths = render_report(con, run_id="run-aborted", reports_dir=tmp_path / "reports")
+    paths = render_report(con, run_id="20261121T020000Z-0000ab", reports_dir=tmp_path / "reports")
     con.close()
     html = paths.report_html.read_text()
     banner = _section(html, '<section class="banner', "</section>")
@@ -346,7 +347,7 @@ def test_failed_run_with_nothing_else(tmp_path: Path) -> None:
     assert summary["run"]["finished_at"] is None
     assert summary["checks"] == []
     # the newest run is the aborted one, and `latest` says so
-    assert (tmp_path / "reports" / "latest").resolve().name == "run-aborted"
+    assert (tmp_path / "reports" / "latest").resolve().name == "20261121T020000Z-0000ab"
 
 
 def test_latest_falls_back_to_a_text_file(

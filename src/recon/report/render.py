@@ -9,7 +9,6 @@ temporary name in its folder and renamed into place.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +20,7 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
 from recon.errors import ConfigError
+from recon.landing import check_run_id
 from recon.report._money import is_iso_currency
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
@@ -37,7 +37,6 @@ from recon.sql import read_sql
 __all__ = ["SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"]
 
 CALLS_SHOWN = 25  # failed calls listed in the headline; all are in failed_calls.csv
-_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$")
 
 # The columns of findings.csv / findings.parquet, in this order: never `raw` or a personal
 # field (sql/report/findings.sql also gives `age_days`, for the explorer only).
@@ -75,11 +74,6 @@ class ReportPaths:
     manifest_json: Path
     index_html: Path
     latest: Path
-
-
-def _check_run_id(run_id: str) -> None:
-    if not _RUN_ID.match(run_id) or ".." in run_id:
-        raise ConfigError("run_id", f"{run_id!r} is not usable as a report folder name")
 
 
 def _duration(started: str, finished: str | None) -> str | None:
@@ -253,7 +247,7 @@ def render_report(
     and lists the `top_n` largest per check and currency. Raises ConfigError for a run id
     that is unknown or unusable as a folder name.
     """
-    _check_run_id(run_id)
+    check_run_id(run_id)  # the one run-id rule (recon.landing): it names a folder
     if top_n < 1:
         raise ConfigError("top_n", f"must be at least 1, got {top_n}")
     data = load_report_data(con, run_id, top_n, drill_down_above=explore_max)
