@@ -1,7 +1,8 @@
 """Exports, end to end through `recon export` on a real night's warehouse.
 
 Pass: formula-injection cells are neutralised in text columns only (negative amounts stay
-numbers); an output path outside the working folder is refused (exit 2, nothing written);
+numbers); with an allowed root configured (RECON_EXPORT_ROOT), an output path outside it is
+refused (exit 2, nothing written);
 a filter value like `x' OR '1'='1` or one calling `read_text(...)`, bound with --param,
 returns nothing and reads no file; a query reading a file is refused. The unit tests of
 every rule are in tests/export/test_export.py.
@@ -85,6 +86,7 @@ def test_exports_refuse_path_traversal(
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
+    monkeypatch.setenv("RECON_EXPORT_ROOT", str(work))
     code, text = _export(work, night, out, "--table", "payments")
     assert code == 2, text
     assert "out" in text
