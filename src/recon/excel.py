@@ -185,7 +185,7 @@ def write_xlsx(sheets: Sequence[Sheet], target: Path) -> dict[str, int]:
                     autofilter=True,
                     autofit=frame.height <= 10_000,
                     freeze_panes=(1, 0),
-                    float_precision=6,
+                    float_precision=3,
                     dtype_formats={
                         pl.Datetime: "yyyy-mm-dd hh:mm:ss",
                         pl.Date: "yyyy-mm-dd",
