@@ -16,6 +16,7 @@ Atomic writes: `recon.files` (one helper for every writer), re-exported here.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import IO
 
@@ -69,6 +70,9 @@ def _cell_text(value: object) -> str:
     """One nested or binary value as text for a CSV cell."""
     if isinstance(value, bytes):
         return value.hex()
+    if isinstance(value, pa.MonthDayNano):  # an interval, as ISO 8601: P1M2DT3.5S
+        months, days, nanos = value
+        return f"P{months}M{days}DT{Decimal(nanos).scaleb(-9).normalize():f}S"
     if isinstance(value, list) and all(
         isinstance(v, str | int | float | bool) or v is None for v in value
     ):

@@ -147,3 +147,9 @@ def test_sums_are_bigint_in_parquet(db: Path, tmp_path: Path) -> None:
     assert pq.read_schema(result.path).field("total_minor").type == pa.int64()
     with pytest.raises(ConfigError, match="DuckDB refused"):
         export(db, query="SELECT sum(9223372036854775807) + 5 AS s", out=tmp_path / "o.parquet")
+
+
+def test_intervals_read_as_iso_8601_durations(db: Path, tmp_path: Path) -> None:
+    q = "SELECT INTERVAL 1 DAY AS a, INTERVAL '1 month 2 days 3.5 seconds' AS b"
+    result = export(db, query=q, out=tmp_path / "iv.csv")
+    assert result.path.read_text().splitlines()[1] == '"P0M1DT0S","P1M2DT3.5S"'
