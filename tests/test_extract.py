@@ -203,6 +203,6 @@ def test_the_books_invoice_ids_drive_the_one_by_one_fetch(tmp_path: Path) -> Non
     assert sorted(_landed(landing, "invoices")) == ["invoices_0", "invoices_2"]
     assert "1 not found" in (invoices.reason or "")
     assert ids_to_fetch(settings, landing, "invoices") == ["invoices_0", "invoices_2", "invoices_7"]
-    one_by_one = "/api/v1/invoices/"
-    fetched = [r.url.path.removeprefix(one_by_one) for r in api.requests if one_by_one in r.url.path]
+    one = "/api/v1/invoices/"
+    fetched = [r.url.path.removeprefix(one) for r in api.requests if one in r.url.path]
     assert sorted(fetched) == ["invoices_0", "invoices_2", "invoices_7"]
