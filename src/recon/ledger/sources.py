@@ -22,8 +22,8 @@ import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from pydantic import SecretStr
 
+from recon.books import INPUTS, BooksTable
 from recon.errors import ConfigError, redact_url
-from recon.ledger.config import INPUTS, BooksTable
 from recon.settings import Settings
 
 __all__ = [
