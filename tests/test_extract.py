@@ -182,3 +182,27 @@ def test_invoices_come_one_by_one_when_their_list_is_not_offered(tmp_path: Path)
     assert sorted(_landed(landing, "invoices")) == ["invoices_1", "invoices_2"]
     assert "1 not found" in (invoices.reason or "")
     assert ids_to_fetch(settings, landing, "invoices") == ["invoices_1", "invoices_9", "invoices_2"]
+
+
+def test_the_books_invoice_ids_drive_the_one_by_one_fetch(tmp_path: Path) -> None:
+    books = tmp_path / "invoices.csv"
+    books.write_text(
+        "invoice_id,customer_id,amount_minor,currency,status\n"
+        "invoices_0,c1,100,EUR,open\n"
+        " invoices_2 ,c1,200,EUR,paid\n"
+        "invoices_0,c1,100,EUR,open\n"  # a repeated row names the invoice once
+        ",c2,300,EUR,open\n"  # no id: a reject for the books load, nothing to fetch here
+        "invoices_7,c2,400,EUR,open\n"
+    )
+    settings = _settings(tmp_path, invoices_path="", ledger_invoices=str(books))
+    landing = _landing(settings)
+    api = FakeApi(n=3)
+    outcomes = extract_all(settings, landing, LISTED_RESOURCES, transport=httpx.MockTransport(api))
+    invoices = next(o for o in outcomes if o.resource == "invoices")
+    assert invoices.status == "unavailable"
+    assert sorted(_landed(landing, "invoices")) == ["invoices_0", "invoices_2"]
+    assert "1 not found" in (invoices.reason or "")
+    assert ids_to_fetch(settings, landing, "invoices") == ["invoices_0", "invoices_2", "invoices_7"]
+    one = "/api/v1/invoices/"
+    fetched = [r.url.path.removeprefix(one) for r in api.requests if one in r.url.path]
+    assert sorted(fetched) == ["invoices_0", "invoices_2", "invoices_7"]

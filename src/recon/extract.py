@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 from recon.api import ApiClient, CallRecord, ClientConfig
 from recon.errors import AuthError, ConfigError, TransportError
 from recon.landing import CallBuffer, ResourceLanding, RunLanding
+from recon.ledger.sources import book_ids
 from recon.resources import api_list, api_resources, nightly_resources
 from recon.settings import Settings
 
@@ -243,7 +244,8 @@ def _note_failures(rl: ResourceLanding, failures: Sequence[Any], known: int) -> 
 
 
 def ids_to_fetch(settings: Settings, landing: RunLanding, resource: str) -> list[str]:
-    """Ids of `resource` to fetch one by one: its ids file, then ids other records reference."""
+    """Ids of `resource` to fetch one by one: its ids file, the ids the books name, then ids
+    other records reference."""
     api = api_list(resource)
     ids: dict[str, None] = {}
     ids_file = getattr(settings, api.ids_file_setting) if api.ids_file_setting else None
@@ -256,6 +258,8 @@ def ids_to_fetch(settings: Settings, landing: RunLanding, resource: str) -> list
         for line in text.splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 ids[line.strip()] = None
+    if api.ids_in_books is not None:
+        ids.update(dict.fromkeys(book_ids(settings, *api.ids_in_books)))
     others = [r for r in LISTED_RESOURCES if r != resource]
     for ident in _referenced(landing, others, api.referenced_by):
         ids[ident] = None

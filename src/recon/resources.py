@@ -65,11 +65,15 @@ class ApiList:
     # the file this setting names and the ids these fields of other records reference.
     ids_file_setting: str | None = None
     referenced_by: tuple[str, ...] = ()
+    # ... and the ids the merchant's books name: (books input, its id field), e.g. the
+    # expected invoices' `invoice_id` (issue 11: the natural source, beside the ids file).
+    ids_in_books: tuple[str, str] | None = None
 
     @property
     def fetched_one_by_one_when_unlisted(self) -> bool:
         """True if, the list not being offered, its records are fetched by id instead."""
-        return self.by_id is not None and bool(self.ids_file_setting or self.referenced_by)
+        sources = self.ids_file_setting or self.referenced_by or self.ids_in_books
+        return self.by_id is not None and bool(sources)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +133,7 @@ CATALOGUE: Mapping[str, Resource] = {
                 by_id="/invoices/{id}",
                 ids_file_setting="invoice_ids_file",
                 referenced_by=("invoiceId", "latestInvoiceId"),
+                ids_in_books=("invoices", "invoice_id"),
             ),
             version=("status", "amount_due_minor", "currency"),
         ),

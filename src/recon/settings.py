@@ -22,8 +22,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from recon.books import LedgerMapping
 from recon.errors import ConfigError, redact_url
-from recon.ledger.config import LedgerMapping
 
 __all__ = [
     "DEFAULT_FIELDS",

@@ -5,6 +5,7 @@ alone; a books file changed between nights resolves and opens findings."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 import duckdb
 import httpx
+import polars as pl
 import pytest
 
 from recon import nightly as steps
@@ -94,6 +96,27 @@ def test_books_against_the_sandbox_find_exactly_the_planted_breaks(
     kinds = {p["kind"] for p in truth["planted"]}
     assert {"amount_mismatch", "currency_mismatch", "order_missing_at_provider"} <= kinds
     assert {"payment_missing_from_books", "awaiting_payment", "refund_not_executed"} <= kinds
+    # summary.json carries the books section for machines, as report.html shows it
+    folder = tmp_path / "reports" / summary.run_id
+    ledger = json.loads((folder / "summary.json").read_text())["ledger"]
+    assert ledger["configured"] is True
+    assert ledger["checks"] == statuses(db, summary.run_id)
+    read = {i["input"]: i["rows_read"] for i in ledger["inputs"]}
+    assert read == {name: _rows_in(Path(path)) for name, path in books_inputs(books).items()}
+    breaks = pl.read_parquet(folder / "ledger_breaks.parquet")
+    assert ledger["open_breaks"] + ledger["acknowledged_breaks"] == breaks.height > 0
+    for t in ledger["totals"]:
+        assert t["net_difference_minor"] == t["books_total_minor"] - t["provider_total_minor"]
+
+
+def books_inputs(books: dict[str, str]) -> dict[str, str]:
+    """The books inputs the override names (ledger_orders -> orders)."""
+    return {k.removeprefix("ledger_"): v for k, v in books.items() if k.startswith("ledger_")}
+
+
+def _rows_in(path: Path) -> int:
+    assert path.suffix == ".csv", path
+    return pl.read_csv(path, infer_schema=False).height
 
 
 def test_spec_only_reaches_the_same_refund_status_verdict_from_the_books(tmp_path: Path) -> None:

@@ -19,8 +19,8 @@ from typing import Any
 
 import duckdb
 
+from recon.books import INPUTS
 from recon.currency import create_currencies_table
-from recon.ledger.config import INPUTS
 from recon.ledger.sources import BooksSource, check_columns, read_source, resolve_sources
 from recon.settings import Settings
 from recon.sql import read_sql, sql_statements

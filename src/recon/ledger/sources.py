@@ -22,13 +22,14 @@ import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from pydantic import SecretStr
 
+from recon.books import INPUTS, BooksTable
 from recon.errors import ConfigError, redact_url
-from recon.ledger.config import INPUTS, BooksTable
 from recon.settings import Settings
 
 __all__ = [
     "SUFFIXES",
     "BooksSource",
+    "book_ids",
     "check_columns",
     "read_source",
     "resolve_sources",
@@ -178,6 +179,20 @@ def read_source(source: BooksSource) -> Iterator[tuple[str, pa.Table]]:
             raise ConfigError(source.setting, f"cannot read {path}: {_first_line(exc)}") from None
         _require(source, str(path), list(frame.columns))
         yield str(path), _shape(source, frame, first_row=first)
+
+
+def book_ids(settings: Settings, name: str, field: str) -> list[str]:
+    """The distinct values of `field` in books input `name`, in the books' order (none when
+    that input is not configured), e.g. the invoice ids the merchant expects."""
+    ids: dict[str, None] = {}
+    for source in resolve_sources(settings):
+        if source.input != name:
+            continue
+        for _, table in read_source(source):
+            for value in table.column(field).to_pylist():
+                if value is not None and value.strip():
+                    ids[value.strip()] = None
+    return list(ids)
 
 
 def _read_csv(source: BooksSource, path: Path, n_rows: int | None = None) -> pl.DataFrame:

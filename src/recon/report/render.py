@@ -283,11 +283,12 @@ def render_report(
     rows["findings.csv"] = write_csv(exported, paths.findings_csv)
     rows["failed_calls.csv"] = write_csv(calls, paths.failed_calls_csv)
 
-    summary = build_summary(data, generated_at)
+    ledger = build_ledger_section(con, run_id, folder)  # Books vs provider
+    rows.update(ledger.files)
+    summary = build_summary(data, generated_at, ledger)
     env = environment()
     view = _view(data, summary, top_n)
-    view["ledger"] = build_ledger_section(con, run_id, folder)  # Books vs provider
-    rows.update(view["ledger"].files)
+    view["ledger"] = ledger
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None
     explorer = build_explorer(findings, data.checks, explore_max)

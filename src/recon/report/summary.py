@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from recon.report.data import CallStats, ReportData
+from recon.report.ledger import LedgerSection
 
 __all__ = ["SCHEMA_VERSION", "build_summary"]
 
@@ -29,8 +30,43 @@ def _calls(stats: CallStats) -> dict[str, Any]:
     }
 
 
-def build_summary(data: ReportData, generated_at: str) -> dict[str, Any]:
-    """The machine-readable summary of `data`."""
+def _ledger(section: LedgerSection | None) -> dict[str, Any]:
+    """The books against the provider: what was read, the totals per currency, the breaks."""
+    if section is None or not section.configured:
+        return {"configured": False, "checks": dict(section.checks) if section else {}}
+    return {
+        "configured": True,
+        "inputs": [
+            {k: load[k] for k in ("input", "source", "rows_read", "rows_loaded", "rejects")}
+            for load in section.loads
+        ],
+        "totals": [
+            {
+                "currency": t.currency,
+                "orders": t.orders,
+                "payments": t.payments,
+                "books_total_minor": t.books_total,
+                "provider_total_minor": t.provider_total,
+                "matched_minor": t.matched,
+                "unmatched_books_minor": t.unmatched_books,
+                "unmatched_provider_minor": t.unmatched_provider,
+                "net_difference_minor": t.net_difference,
+                "pending_books_minor": t.pending_books,
+                "pending_provider_minor": t.pending_provider,
+            }
+            for t in section.totals
+        ],
+        "open_breaks": section.open_breaks,
+        "acknowledged_breaks": section.acknowledged,
+        "pending": section.pending,
+        "checks": dict(section.checks),
+    }
+
+
+def build_summary(
+    data: ReportData, generated_at: str, ledger: LedgerSection | None = None
+) -> dict[str, Any]:
+    """The machine-readable summary of `data` (and of the books section, when given)."""
     run = data.run
     return {
         "schema_version": SCHEMA_VERSION,
@@ -105,6 +141,7 @@ def build_summary(data: ReportData, generated_at: str) -> dict[str, Any]:
             }
             for f in data.failed_calls
         ],
+        "ledger": _ledger(ledger),
         "totals": {
             "findings_open": data.findings_open,
             "findings_new": data.findings_new,
