@@ -11,7 +11,7 @@ column. recon adds what finance needs on top:
   cell holds that number and the currency's own number format (`#,##0.00 "EUR"`,
   `#,##0 "JPY"`, `#,##0.000 "BHD"`). A currency without an exponent keeps minor units,
   formatted `#,##0 "XYZ (minor units)"`. When the source already has `<x>` (the `*_major`
-  views), `<x>_minor` is dropped and `<x>` is formatted the same way.
+  views), both are kept and `<x>` is formatted the same way.
 - **Text is text.** The workbook is opened with `strings_to_formulas`, `strings_to_urls`
   and `strings_to_numbers` off, so a cell starting with `= + - @` is stored as a string
   cell and never evaluated: no `'` prefix is needed (unlike CSV).
@@ -77,20 +77,20 @@ def _exponent(currency: Any) -> int | None:
 
 
 def _major(minor: Any, currency: Any) -> Decimal | None:
-    """Minor units in major units, exactly; None when the currency cannot scale them."""
+    """Minor units in major units, exactly; still minor units when the currency cannot
+    scale them (its number format then says so)."""
     if minor is None:
         return None
     exponent = _exponent(currency)
-    if exponent is None:
-        return None
-    return Decimal(int(minor)).scaleb(-exponent)
+    return Decimal(int(minor)).scaleb(-exponent) if exponent is not None else Decimal(minor)
 
 
 def _number_format(currency: Any) -> str:
-    exponent = _exponent(currency)
+    """`#,##0.00 "EUR"`; minor units (`#,##0 "XYZ (minor units)"`) when it cannot scale."""
     code = str(currency or "").replace('"', "")
+    exponent = _exponent(currency)
     if exponent is None:
-        return f'#,##0 "{code} (minor units)"'.replace('  "', ' "')
+        return f'#,##0 "{code} (minor units)"' if code else "#,##0"
     digits = "." + "0" * exponent if exponent else ""
     return f'#,##0{digits} "{code}"'
 
@@ -112,9 +112,7 @@ def _frame(table: pa.Table) -> tuple[pl.DataFrame, dict[str, str]]:
     money = money_columns(frame.columns)
     formatted: dict[str, str] = {}
     for minor, (major, currency) in money.items():
-        if major in frame.columns:
-            frame = frame.drop(minor)
-        else:
+        if major not in frame.columns:
             values = [
                 _major(m, c)
                 for m, c in zip(frame[minor].to_list(), frame[currency].to_list(), strict=True)

@@ -61,7 +61,8 @@ def test_xlsx_has_typed_cells_money_in_major_units_and_no_formulas(
     assert (eur.value, eur.number_format) == (12.34, '#,##0.00 "EUR"')
     assert (jpy.value, jpy.number_format) == (123456, '#,##0 "JPY"')
     assert (bhd.value, bhd.number_format) == (-1.234, '#,##0.000 "BHD"')
-    assert rows["pay_4"][amount].value is None  # XAU has no minor unit: cannot be scaled
+    xau = rows["pay_4"][amount]  # XAU has no minor unit: kept in minor units, and says so
+    assert (xau.value, xau.number_format) == (5, '#,##0 "XAU (minor units)"')
     assert rows["pay_5"][amount].value is None
     ref = header.index("reference")
     for pid, text in [("pay_1", '=HYPERLINK("http://evil","x")'), ("pay_3", "@cmd")]:
