@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shlex
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -226,16 +229,36 @@ def _print_summary(summary: Any) -> None:
         out.print(f"  {summary.reason}", markup=False, highlight=False)
     for line in summary.lines:
         out.print(line, markup=False, highlight=False)
-    out.print(f"\nwarehouse: {summary.db_path}", highlight=False)
+    db = Path(summary.db_path).resolve()
+    out.print(f"\nwarehouse: {db}", highlight=False, markup=False)
     if summary.report_dir:
-        out.print(f"report:    {summary.report_dir / 'report.html'}", highlight=False)
-        out.print(f"summary:   {summary.report_dir / 'summary.json'}", highlight=False)
-    out.print(
-        'query it:  .venv/bin/recon query "SELECT check_name, status, finding_count '
-        'FROM check_runs WHERE run_id = (SELECT max(run_id) FROM runs) ORDER BY check_name"',
-        highlight=False,
-        markup=False,
+        folder = Path(summary.report_dir).resolve()
+        out.print(f"report:    {folder / 'report.html'}", highlight=False, markup=False)
+        out.print(f"summary:   {folder / 'summary.json'}", highlight=False, markup=False)
+    sql = (  # a run id is [0-9TZ-a-f] only (recon.landing.check_run_id)
+        "SELECT check_name, status, finding_count FROM check_runs "  # noqa: S608
+        f"WHERE run_id = '{summary.run_id}' ORDER BY check_name"
     )
+    command = shlex.join(["query", sql, "--db", str(db)])
+    out.print(f"query it:  {recon_command()} {command}", highlight=False, markup=False)
+
+
+def recon_command() -> str:
+    """How to run this recon again from wherever the user stands.
+
+    `recon` when the `recon` on PATH is the one running; else its absolute path (e.g. a
+    project's `.venv/bin/recon` run from another folder); `python -m recon` as run.
+    """
+    argv0 = Path(sys.argv[0])
+    if argv0.name in ("__main__.py", "-m") or argv0.suffix == ".py":
+        return f"{shlex.quote(sys.executable)} -m recon"
+    running = argv0.resolve() if argv0.exists() else None
+    found = shutil.which("recon")
+    if running is not None and found and Path(found).resolve() == running:
+        return "recon"
+    if running is not None:
+        return shlex.quote(os.path.abspath(argv0))
+    return "recon"
 
 
 @app.command()

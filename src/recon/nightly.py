@@ -308,16 +308,13 @@ def _headline(con: Any, run_id: str) -> list[str]:
                 for s in ("failed", "passed", "not_evaluated", "errored")
             )
         )
-    failed_calls = con.execute(
-        "SELECT method, path, query, http_status, error, request_id FROM failed_calls "
-        "WHERE run_id = ? ORDER BY attempted_at LIMIT 5",
-        [run_id],
-    ).fetchall()
-    for method, path, query, status, error, rid in failed_calls:
-        q = f"?{query}" if query else ""
+    from recon.report.data import failed_calls
+
+    for call in failed_calls(con, run_id)[:5]:
+        q = f"?{call.query}" if call.query else ""
         lines.append(
-            f"  FAILED {method} {path}{q} → {status or '-'} {error or ''} "
-            f"(request_id={rid or 'none given'})"
+            f"  FAILED {call.method} {call.path}{q} → {call.http_status or '-'} "
+            f"{call.error or ''} (request_id={call.request_id or 'none given'})"
         )
     return lines
 

@@ -112,20 +112,20 @@ def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> No
 
 
 def _failed_calls_artifact(summary: steps.RunSummary) -> None:
+    from dataclasses import asdict
+
+    from recon.report.data import failed_calls
     from recon.warehouse import open_readonly
 
     con = open_readonly(summary.db_path)
     try:
-        cols = ["method", "path", "query", "http_status", "error", "message", "request_id"]
-        rows = con.execute(
-            "SELECT method, path, query, http_status, error, message, request_id "
-            "FROM failed_calls WHERE run_id = ? ORDER BY attempted_at",
-            [summary.run_id],
-        ).fetchall()
+        rows = [asdict(call) for call in failed_calls(con, summary.run_id)]
     finally:
         con.close()
+    for row in rows:
+        row["request_ids"] = ", ".join(row["request_ids"])
     create_table_artifact(
         key="recon-failed-calls",
-        table=[dict(zip(cols, r, strict=True)) for r in rows],
+        table=rows,
         description="API calls that failed for good, with the request ids to quote",
     )
