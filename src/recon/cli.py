@@ -201,7 +201,7 @@ def nightly(
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides.update(base_url=url, credentials="sandbox")
                 overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
-            settings = preflight(overrides)
+            settings = preflight(overrides, probe_api=True)  # before Prefect starts
             options = NightlyOptions(
                 trigger="sandbox" if sandbox else "cli",
                 resume=resolve_resume(settings, resume) if resume else None,

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from recon import reach
 from recon.errors import ConfigError, WarehouseError
 from recon.extract import Progress, ResourceOutcome, extract_all, extract_resource, resources_for
 from recon.findings.acks import acks_path, load_acks, refresh_acks
@@ -71,13 +72,18 @@ def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
 
 
 def start_step(
-    overrides: Mapping[str, Any] | None, *, resume: str | None = None, trigger: str = "cli"
+    overrides: Mapping[str, Any] | None,
+    *,
+    resume: str | None = None,
+    trigger: str = "cli",
+    probe_api: bool = True,
 ) -> str:
     """Validate settings (before any request) and create or reopen the run's landing folder.
 
     `resume` is a run id, or "latest" for the newest landing folder. Returns the run id.
+    `probe_api=False` skips the reachability probe (a test's in-process transport).
     """
-    settings = preflight(overrides)
+    settings = preflight(overrides, probe_api=probe_api)
     if resume:
         run_id = resolve_resume(settings, resume)
         log.info("resuming run %s from %s", run_id, settings.landing / run_id)
@@ -109,12 +115,15 @@ def resolve_resume(settings: Settings, resume: str) -> str:
     return run_id
 
 
-def preflight(overrides: Mapping[str, Any] | None) -> Settings:
-    """Every check that can fail before a request: settings, credentials, writable paths."""
+def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -> Settings:
+    """Every check that can fail before a request: settings, credentials, writable paths;
+    with `probe_api`, that something listens at the base URL (`recon.reach`)."""
     settings = settings_for(overrides)
     settings.require_remote_ready()
     _check_writable(settings)
     validate_books(settings)  # a missing books file or column stops the run here
+    if probe_api:
+        reach.probe(settings.api_root)  # nothing there: abort in seconds, not an incomplete night
     return settings
 
 
@@ -330,7 +339,7 @@ def run_local(
     transport: Any = None,
 ) -> RunSummary:
     """The flow's steps in order, in this process, without Prefect (tests, benchmarks)."""
-    run_id = start_step(overrides, resume=resume, trigger=trigger)
+    run_id = start_step(overrides, resume=resume, trigger=trigger, probe_api=transport is None)
     try:
         extract_step(
             overrides,
