@@ -39,8 +39,12 @@ __all__ = [
     "load_step",
     "preflight",
     "publish_step",
+    "refetch_step",
+    "reload_step",
     "report_step",
     "resolve_resume",
+    "retry_local",
+    "retry_start_step",
     "run_local",
     "settings_for",
     "start_step",
@@ -326,6 +330,59 @@ def _headline(con: Any, run_id: str) -> list[str]:
             f"{call.error or ''} (request_id={call.request_id or 'none given'})"
         )
     return lines
+
+
+def retry_start_step(
+    overrides: Mapping[str, Any] | None, retry: str | None, *, probe_api: bool = True
+) -> str:
+    """`--retry-failed`: check settings and the API, then the run to finish (refused with
+    the reason when it cannot be: complete, unknown, or a newer run published over it)."""
+    from recon.refetch import resolve_retry
+
+    settings = preflight(overrides, probe_api=probe_api)
+    return resolve_retry(settings, retry)
+
+
+def refetch_step(
+    overrides: Mapping[str, Any] | None, run_id: str, *, transport: Any = None
+) -> list[str]:
+    """Fetch the run's failed pages again into its landing; returns the new request ids."""
+    from recon.refetch import refetch_failed
+
+    return refetch_failed(settings_for(overrides), run_id, transport=transport).request_ids
+
+
+def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
+    """Load what the retry landed into a fresh working copy under the same run id."""
+    from recon.refetch import reload_run
+
+    settings = settings_for(overrides)
+    status = reload_run(settings, run_id)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
+    with wh.session(run_id, fresh=False, publish=False) as con:
+        load_books(con, settings, run_id)
+        load_acks(con, acks_path(settings.db))
+    return status
+
+
+def retry_local(
+    overrides: Mapping[str, Any] | None,
+    retry: str | None = None,
+    *,
+    fail_on: str | None = None,
+    transport: Any = None,
+) -> RunSummary:
+    """`recon nightly --retry-failed` in this process, without Prefect (tests)."""
+    run_id = retry_start_step(overrides, retry, probe_api=transport is None)
+    try:
+        refetch_step(overrides, run_id, transport=transport)
+        reload_step(overrides, run_id)
+        check_step(overrides, run_id, publish=False, fresh=False)
+        publish_step(overrides, run_id)
+    except BaseException:
+        abandon_step(overrides)
+        raise
+    return report_step(overrides, run_id, fail_on=fail_on)
 
 
 def run_local(
