@@ -165,6 +165,15 @@ def nightly(
             "`--resume` (the newest) or `--resume RUN_ID`.",
         ),
     ] = None,
+    retry_failed: Annotated[
+        str | None,
+        typer.Option(
+            "--retry-failed",
+            help="Finish an incomplete run: fetch only its failed pages again, load them "
+            "into it, check, re-publish: `--retry-failed` (the newest incomplete run) or "
+            "`--retry-failed RUN_ID`.",
+        ),
+    ] = None,
     fail_on: Annotated[
         Literal["error", "warn", "info"] | None,
         typer.Option(help="Exit 4 when a check of this severity or worse finds something."),
@@ -194,6 +203,7 @@ def nightly(
     def run() -> int:
         from recon.nightly import preflight, resolve_resume, settings_for
         from recon.orchestrator import NightlyOptions, load_orchestrator
+        from recon.refetch import resolve_retry
 
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         with contextlib.ExitStack() as stack:
@@ -202,6 +212,10 @@ def nightly(
                 overrides.update(base_url=url, credentials="sandbox")
                 overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
             settings = preflight(overrides, probe_api=True)  # before Prefect starts
+            if resume and retry_failed:
+                raise ConfigError("--retry-failed", "cannot be combined with --resume")
+            if retry_failed:  # refused here, before Prefect starts, when it cannot be done
+                retry_failed_run = resolve_retry(settings, retry_failed)
             options = NightlyOptions(
                 trigger="sandbox" if sandbox else "cli",
                 resume=resolve_resume(settings, resume) if resume else None,
@@ -209,6 +223,7 @@ def nightly(
                 payment_methods=payment_methods,
                 task_runner=task_runner,
                 dask_address=dask_address,
+                retry_failed=retry_failed_run if retry_failed else None,
             )
             orchestrator = load_orchestrator()
             say = _say if verbose or task_runner == "dask" else (lambda _m: None)
@@ -442,11 +457,12 @@ def schedule(
 
 
 def _normalise_resume(argv: list[str]) -> list[str]:
-    """`--resume` with no value means the newest run (typer needs the value spelt out)."""
+    """`--resume` / `--retry-failed` with no value mean the newest run (typer needs the
+    value spelt out)."""
     fixed: list[str] = []
     for i, arg in enumerate(argv):
         fixed.append(arg)
-        if arg == "--resume":
+        if arg in ("--resume", "--retry-failed"):
             nxt = argv[i + 1] if i + 1 < len(argv) else None
             if nxt is None or nxt.startswith("-"):
                 fixed.append("latest")

@@ -69,3 +69,23 @@ def test_flow_runs_every_step_and_keeps_secrets_out_of_prefect(
                     assert TOKEN not in text, table
         finally:
             con.close()
+
+
+def test_the_flow_finishes_an_incomplete_night_with_retry_failed(
+    prefect_home: Path, tmp_path: Path
+) -> None:
+    import httpx
+
+    from recon.pipelines.nightly import nightly
+
+    with sandbox(seed=13, payments=700, poison=("disputes:3",)) as url:
+        over = overrides_for(tmp_path, url)
+        night = nightly(overrides=over)
+        assert (night.status, night.exit_code) == ("incomplete", 3)
+        httpx.post(
+            f"{url}/_sandbox/faults", json={"poison": []}, headers={"x-api-key": KEY}
+        ).raise_for_status()
+        done = nightly(overrides=over, retry_failed="latest")
+    assert (done.run_id, done.status, done.exit_code) == (night.run_id, "complete", 0)
+    assert done.reason is not None
+    assert done.reason.startswith("completed later by retry ")

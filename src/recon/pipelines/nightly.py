@@ -26,6 +26,21 @@ def start(overrides: Overrides, resume: str | None, trigger: str) -> str:
     return steps.start_step(overrides, resume=resume, trigger=trigger)
 
 
+@task(name="retry-start", cache_policy=NO_CACHE, persist_result=False)
+def retry_start(overrides: Overrides, retry: str) -> str:
+    return steps.retry_start_step(overrides, retry)
+
+
+@task(name="refetch-failed", cache_policy=NO_CACHE, persist_result=False)
+def refetch(overrides: Overrides, run_id: str) -> list[str]:
+    return steps.refetch_step(overrides, run_id)
+
+
+@task(name="reload", cache_policy=NO_CACHE, persist_result=False)
+def reload(overrides: Overrides, run_id: str) -> str:
+    return steps.reload_step(overrides, run_id)
+
+
 @task(name="extract", cache_policy=NO_CACHE, persist_result=False)
 def extract(overrides: Overrides, run_id: str, payment_methods: bool) -> list[ResourceOutcome]:
     return steps.extract_step(
@@ -66,8 +81,15 @@ def nightly(
     fail_on: str | None = None,
     payment_methods: bool = False,
     distributed: bool = False,
+    retry_failed: str | None = None,
 ) -> steps.RunSummary:
-    """Reconcile the Merchant Payments API into the warehouse and write the reports."""
+    """Reconcile the Merchant Payments API into the warehouse and write the reports.
+
+    With `retry_failed` (a run id, or "latest": the newest incomplete run), finish that
+    run instead: its failed pages fetched again, loaded into it, checked, re-published.
+    """
+    if retry_failed:
+        return _retry(overrides, retry_failed, fail_on)
     run_id = start(overrides, resume, trigger)
     try:
         if distributed:  # one task per resource, spread over the task runner's workers
@@ -84,6 +106,21 @@ def nightly(
         raise
     summary: steps.RunSummary = report(overrides, run_id, fail_on)
     _artifacts(summary, outcomes)
+    return summary
+
+
+def _retry(overrides: Overrides, retry: str, fail_on: str | None) -> steps.RunSummary:
+    run_id = retry_start(overrides, retry)
+    try:
+        refetch(overrides, run_id)
+        reload(overrides, run_id)
+        check(overrides, run_id)
+        publish(overrides, run_id)
+    except BaseException:
+        steps.abandon_step(overrides)
+        raise
+    summary: steps.RunSummary = report(overrides, run_id, fail_on)
+    _artifacts(summary, [])
     return summary
 
 
