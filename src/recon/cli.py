@@ -201,6 +201,19 @@ def nightly(
     overrides = _overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
+        from recon.nightly import notify_abort
+
+        try:
+            return go()
+        except ReconError as exc:  # stopped before the flow began: the flow alerts after
+            if not started:
+                notify_abort(overrides, str(exc))
+            raise
+
+    started = False
+
+    def go() -> int:
+        nonlocal started
         from recon.nightly import preflight, resolve_resume, settings_for
         from recon.orchestrator import NightlyOptions, load_orchestrator
         from recon.refetch import resolve_retry
@@ -229,6 +242,7 @@ def nightly(
             say = _say if verbose or task_runner == "dask" else (lambda _m: None)
             stack.enter_context(orchestrator.session(say))
             stack.enter_context(_progress_display(enabled=True))
+            started = True
             summary = orchestrator.run_nightly(overrides, options)
         _print_summary(summary)
         return int(summary.exit_code)

@@ -23,6 +23,7 @@ from recon.landing import RunLanding, check_run_id, new_run_id
 from recon.ledger.loading import load_books, validate_books
 from recon.sandbox.credentials import sandbox_credentials
 from recon.settings import Settings, load_settings
+from recon.sql import read_sql
 from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
 
 __all__ = [
@@ -37,6 +38,8 @@ __all__ = [
     "extract_one_step",
     "extract_step",
     "load_step",
+    "notify_abort",
+    "notify_step",
     "preflight",
     "publish_step",
     "refetch_step",
@@ -332,6 +335,51 @@ def _headline(con: Any, run_id: str) -> list[str]:
     return lines
 
 
+def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
+    """Send the run's alert to RECON_NOTIFY_URL, if set; how it went, in words. Never raises."""
+    from recon.notify import Alert, send
+    from recon.report.data import failed_calls
+
+    try:
+        settings = settings_for(overrides)
+        if settings.notify_url is None:
+            return None
+        con = open_readonly(summary.db_path)
+        try:
+            calls = failed_calls(con, summary.run_id)
+            row = con.execute(read_sql("report/new_error_findings.sql"), [summary.run_id])
+            new_errors = int((row.fetchone() or (0,))[0])
+        finally:
+            con.close()
+        report = (summary.report_dir / "report.html").resolve() if summary.report_dir else None
+        alert = Alert(
+            summary.run_id,
+            summary.status,
+            summary.exit_code,
+            summary.reason,
+            calls,
+            new_errors,
+            report,
+        )
+        return send(settings.notify_url, alert, budget_s=settings.notify_budget_s).detail
+    except Exception as exc:  # an alert never fails the run
+        log.warning("alert for run %s not sent: %s", summary.run_id, type(exc).__name__)
+        return None
+
+
+def notify_abort(overrides: Mapping[str, Any] | None, problem: str) -> None:
+    """Alert that a night was aborted before it could report (best effort, never raises)."""
+    from recon.notify import Alert, send
+
+    try:
+        settings = settings_for(overrides)
+        if settings.notify_url is not None:
+            alert = Alert("(not started)", "aborted", EXIT_ABORTED, problem)
+            send(settings.notify_url, alert, budget_s=settings.notify_budget_s)
+    except Exception as exc:
+        log.warning("alert not sent: %s", type(exc).__name__)
+
+
 def retry_start_step(
     overrides: Mapping[str, Any] | None, retry: str | None, *, probe_api: bool = True
 ) -> str:
@@ -382,7 +430,9 @@ def retry_local(
     except BaseException:
         abandon_step(overrides)
         raise
-    return report_step(overrides, run_id, fail_on=fail_on)
+    summary = report_step(overrides, run_id, fail_on=fail_on)
+    notify_step(overrides, summary)
+    return summary
 
 
 def run_local(
@@ -408,7 +458,10 @@ def run_local(
         load_step(overrides, run_id, publish=False)
         check_step(overrides, run_id, publish=False, fresh=False)
         publish_step(overrides, run_id)
-    except BaseException:
+    except BaseException as exc:
         abandon_step(overrides)
+        notify_abort(overrides, f"run {run_id} aborted: {exc}")
         raise
-    return report_step(overrides, run_id, fail_on=fail_on)
+    summary = report_step(overrides, run_id, fail_on=fail_on)
+    notify_step(overrides, summary)
+    return summary

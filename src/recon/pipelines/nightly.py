@@ -41,6 +41,11 @@ def reload(overrides: Overrides, run_id: str) -> str:
     return steps.reload_step(overrides, run_id)
 
 
+@task(name="notify", cache_policy=NO_CACHE, persist_result=False)
+def notify(overrides: Overrides, summary: steps.RunSummary) -> str | None:
+    return steps.notify_step(overrides, summary)
+
+
 @task(name="extract", cache_policy=NO_CACHE, persist_result=False)
 def extract(overrides: Overrides, run_id: str, payment_methods: bool) -> list[ResourceOutcome]:
     return steps.extract_step(
@@ -90,7 +95,11 @@ def nightly(
     """
     if retry_failed:
         return _retry(overrides, retry_failed, fail_on)
-    run_id = start(overrides, resume, trigger)
+    try:
+        run_id = start(overrides, resume, trigger)
+    except BaseException as exc:
+        steps.notify_abort(overrides, f"the night did not start: {exc}")
+        raise
     try:
         if distributed:  # one task per resource, spread over the task runner's workers
             names = resources_for(steps.settings_for(overrides), payment_methods=payment_methods)
@@ -101,11 +110,13 @@ def nightly(
         load(overrides, run_id)
         check(overrides, run_id)
         publish(overrides, run_id)
-    except BaseException:
+    except BaseException as exc:
         steps.abandon_step(overrides)
+        steps.notify_abort(overrides, f"run {run_id} aborted: {exc}")
         raise
     summary: steps.RunSummary = report(overrides, run_id, fail_on)
     _artifacts(summary, outcomes)
+    notify(overrides, summary)
     return summary
 
 
@@ -116,11 +127,13 @@ def _retry(overrides: Overrides, retry: str, fail_on: str | None) -> steps.RunSu
         reload(overrides, run_id)
         check(overrides, run_id)
         publish(overrides, run_id)
-    except BaseException:
+    except BaseException as exc:
         steps.abandon_step(overrides)
+        steps.notify_abort(overrides, f"retry of run {run_id} aborted: {exc}")
         raise
     summary: steps.RunSummary = report(overrides, run_id, fail_on)
     _artifacts(summary, [])
+    notify(overrides, summary)
     return summary
 
 
