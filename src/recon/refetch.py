@@ -157,6 +157,9 @@ def _retry_resource(client: ApiClient, rl: ResourceLanding, outcome: RetryOutcom
                 rl.state.failed_pages.remove(failure)  # committed with the page's batch
                 _land(rl, page, outcome)
             break
+        else:  # no page and no failure: the list ends before this offset now
+            rl.state.failed_pages.remove(failure)
+            rl.save_state()
     if _REST_UNREAD in (rl.state.reason or "") and not rl.state.failed_pages:
         scan = _window(client, rl, rl.state.next_offset)
         for page, failed in _pages(scan):

@@ -79,3 +79,20 @@ def test_an_unreachable_api_aborts_with_exit_1_and_one_line(tmp_path: Path) -> N
     assert not list((tmp_path / "landing").glob("*/run.json"))
     assert not (tmp_path / "data" / "recon.duckdb").exists()
     assert not list((tmp_path / "reports").glob("*"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["nightly", "--retry-failed"], ["nightly", "--retry-failed", "latest"]),
+        (["nightly", "--retry-failed", "-v"], ["nightly", "--retry-failed", "latest", "-v"]),
+        (["nightly", "--retry-failed", "RUN"], ["nightly", "--retry-failed", "RUN"]),
+        (["nightly", "--resume"], ["nightly", "--resume", "latest"]),
+    ],
+)
+def test_retry_failed_and_resume_without_a_value_mean_the_newest(
+    argv: list[str], expected: list[str]
+) -> None:
+    from recon.cli import _normalise_resume
+
+    assert _normalise_resume(argv) == expected

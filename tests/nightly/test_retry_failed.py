@@ -16,8 +16,10 @@ from typing import Any
 import duckdb
 import httpx
 import pytest
+from typer.testing import CliRunner
 
 from recon import nightly as steps
+from recon.cli import app
 from recon.errors import ConfigError
 
 from .conftest import KEY, overrides_for, sandbox
@@ -67,17 +69,23 @@ def _list_calls(db: str, run_id: str) -> dict[str, int]:
         con.close()
 
 
-def _clean_night(tmp_path: Path) -> dict[str, Any]:
+def _clean_night(tmp_path: Path, nights: int = 1) -> dict[str, Any]:
     with sandbox(seed=SEED, payments=PAYMENTS) as url:
         ref = overrides_for(tmp_path / "clean", url)
-        assert steps.run_local(ref).status == "complete"
+        for _ in range(nights):
+            assert steps.run_local(ref).status == "complete"
     return _content(Path(ref["db"]))
 
 
-def test_retry_failed_completes_the_night_as_if_it_never_failed(tmp_path: Path) -> None:
-    clean = _clean_night(tmp_path)
+@pytest.mark.parametrize("nights_before", [0, 1])
+def test_retry_failed_completes_the_night_as_if_it_never_failed(
+    tmp_path: Path, nights_before: int
+) -> None:
+    clean = _clean_night(tmp_path, nights=nights_before + 1)
     with sandbox(seed=SEED, payments=PAYMENTS) as url:
         over = overrides_for(tmp_path / "night", url)
+        for _ in range(nights_before):  # findings open from an earlier night are carried
+            assert steps.run_local(over).status == "complete"
         _poison(url, on=True)
         night = steps.run_local(over)
         assert (night.status, night.exit_code) == ("incomplete", steps.EXIT_INCOMPLETE)
@@ -110,6 +118,8 @@ def test_retry_failed_completes_the_night_as_if_it_never_failed(tmp_path: Path) 
     ).fetchall()
     con.close()
     assert [(p, s) for _r, p, s, _ids in retries] == [(0, 1), (1, 0)]
+    if nights_before:  # findings carried from the earlier night are there, as in a clean one
+        assert "open" in {s for *_, s in clean["findings"]}
     last_id, _p, _s, request_ids = retries[-1]
     assert request_ids
     assert all(rid.startswith("req_") for rid in request_ids)
@@ -161,3 +171,16 @@ def test_retry_failed_is_refused_over_a_newer_run_and_for_a_complete_one(
             steps.retry_local(over)  # the newest incomplete run is that old one
         with pytest.raises(ConfigError, match="is complete: nothing to retry"):
             steps.retry_local(over, new.run_id)
+        cli = CliRunner().invoke(
+            app, ["nightly", "--retry-failed", "latest", *_flags(over)], catch_exceptions=False
+        )
+    assert cli.exit_code == 2
+    assert cli.output.strip().splitlines() == [
+        f"recon: bad setting --retry-failed: run {new.run_id} was published after "
+        f"{old.run_id} over the same data: finishing {old.run_id} now would put older "
+        "records over newer ones; run the night again (recon nightly) instead"
+    ]
+
+
+def _flags(over: dict[str, str]) -> list[str]:
+    return [f"--{k.replace('_', '-')}={v}" for k, v in over.items()]
