@@ -11,7 +11,8 @@ new one:
    own landing folder. A page and the removal of its failure are committed together (the
    batch file carries the state), so a `kill -9` at any point loses nothing and refetches
    at most the page in flight. A list that gave up early ("the rest of the list was not
-   read") is paged on to its end. Pages that still fail stay recorded, with the new ids.
+   read") is paged on to its end; a list that was not offered and answers now is paged
+   whole. Pages that still fail stay recorded, with the new ids.
 3. `reload_run`: the run's changed resources are staged again from the whole landing and
    merged into the working copy under the same run id (the merge is idempotent: only what
    the retry added is new), the run's status is recomputed, the retry is recorded.
@@ -22,6 +23,8 @@ new one:
 from __future__ import annotations
 
 import functools
+import os
+import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -33,7 +36,7 @@ from recon.api import ApiClient, ClientConfig
 from recon.errors import ConfigError
 from recon.landing import CallBuffer, ResourceLanding, RunLanding, atomic_write_bytes, new_run_id
 from recon.paging.scan import Page, Scan
-from recon.resources import api_list
+from recon.resources import api_list, nightly_resources
 from recon.settings import Settings
 from recon.sql import read_sql
 from recon.warehouse import Warehouse, open_readonly
@@ -99,6 +102,7 @@ class RetryOutcome:
     fetched: list[dict[str, Any]] = field(default_factory=list)
     still_failing: list[dict[str, Any]] = field(default_factory=list)
     resources: list[str] = field(default_factory=list)
+    relisted: list[str] = field(default_factory=list)
 
     @property
     def request_ids(self) -> list[str]:
@@ -115,13 +119,21 @@ def refetch_failed(
     )
     buffer = CallBuffer()
     client = _client(settings, buffer, transport)
+    _recover_relists(landing)
     try:
         for resource, state in landing.states().items():
-            if not state.failed_pages or api_list(resource).per_customer:
+            if api_list(resource).per_customer:
+                continue
+            if state.status == "unavailable" and not _relist(client, landing, resource, outcome):
+                continue  # the list is still not offered
+            if state.done and not state.failed_pages and state.status != "unavailable":
                 continue
             rl = landing.resource(resource, batch_records=settings.landing_batch_records)
             rl.drain_calls = functools.partial(buffer.drain, resource)
-            _retry_resource(client, rl, outcome)
+            if rl.state.done:
+                _retry_resource(client, rl, outcome)
+            else:  # a list relisted by a retry that was killed: page on where it stopped
+                _page_on(client, rl, outcome)
             outcome.resources.append(resource)
             rl.finish(**_status_after(rl), calls=buffer.drain(resource))
     finally:
@@ -161,15 +173,51 @@ def _retry_resource(client: ApiClient, rl: ResourceLanding, outcome: RetryOutcom
             rl.state.failed_pages.remove(failure)
             rl.save_state()
     if _REST_UNREAD in (rl.state.reason or "") and not rl.state.failed_pages:
-        scan = _window(client, rl, rl.state.next_offset)
-        for page, failed in _pages(scan):
-            if page is None:
-                rl.record_failed_page(failed or {})
-                outcome.still_failing.append(failed or {})
-            else:
-                _land(rl, page, outcome)
-        rl.state.duplicates += scan.report.duplicates
-        rl.state.reason = scan.report.reason
+        _page_on(client, rl, outcome)
+
+
+def _page_on(client: ApiClient, rl: ResourceLanding, outcome: RetryOutcome) -> None:
+    """Page the list from where `rl`'s landed pages end to its end."""
+    scan = _window(client, rl, rl.state.next_offset)
+    for page, failed in _pages(scan):
+        if page is None:
+            rl.record_failed_page(failed or {})
+            outcome.still_failing.append(failed or {})
+        else:
+            _land(rl, page, outcome)
+    rl.state.duplicates += scan.report.duplicates
+    rl.state.reason = scan.report.reason
+
+
+def _relist(client: ApiClient, landing: RunLanding, resource: str, outcome: RetryOutcome) -> bool:
+    """A list that was not offered: does it answer now? Then its landing (records fetched
+    one by one, if any) is set aside under `retired/`, and the list is paged from the start.
+
+    Setting aside is one rename; the new folder is resumable like any extraction.
+    """
+    fresh = ResourceLanding(landing.folder / "retired" / "probe" / resource, resource)
+    scan = _window(client, fresh, 0)
+    first = next(iter(_pages(scan)), None)
+    shutil.rmtree(fresh.folder.parent, ignore_errors=True)
+    if first is None or first[0] is None or scan.report.status == "unavailable":
+        return False
+    retired = landing.folder / "retired" / f"{resource}-{outcome.retry_id}"
+    retired.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(landing.folder / resource, retired)
+    landing.resource(resource).save_state()  # a fresh list, resumable from offset 0
+    outcome.relisted.append(resource)
+    return True
+
+
+def _recover_relists(landing: RunLanding) -> None:
+    """A retry killed between setting a landing aside and starting the new one: start it."""
+    for retired in sorted((landing.folder / "retired").glob("*-*")):
+        resource = retired.name.split("-", 1)[0]
+        if (
+            resource in {r.name for r in nightly_resources()}
+            and not (landing.folder / resource).exists()
+        ):
+            landing.resource(resource).save_state()
 
 
 def _land(rl: ResourceLanding, page: Page, outcome: RetryOutcome) -> None:

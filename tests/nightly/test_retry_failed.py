@@ -184,3 +184,31 @@ def test_retry_failed_is_refused_over_a_newer_run_and_for_a_complete_one(
 
 def _flags(over: dict[str, str]) -> list[str]:
     return [f"--{k.replace('_', '-')}={v}" for k, v in over.items()]
+
+
+@pytest.mark.parametrize("killed_after_setting_aside", [False, True])
+def test_a_list_not_offered_that_answers_now_is_paged_whole(
+    tmp_path: Path, killed_after_setting_aside: bool
+) -> None:
+    with sandbox(seed=SEED, payments=PAYMENTS) as url:
+        ref = overrides_for(tmp_path / "clean", url)
+        assert steps.run_local(ref).status == "complete"
+    clean = _content(Path(ref["db"]))
+    over = overrides_for(tmp_path / "night", "")
+    with sandbox(seed=SEED, payments=PAYMENTS, invoices_list=False) as url:
+        night = steps.run_local({**over, "base_url": url})
+    assert night.status == "incomplete"
+    assert "invoices unavailable" in (night.reason or "")
+    with sandbox(seed=SEED, payments=PAYMENTS, invoices_list=False) as url:
+        still = steps.retry_local({**over, "base_url": url})  # still not offered: unchanged
+        assert (still.status, still.reason) == ("incomplete", night.reason)
+    if killed_after_setting_aside:  # a retry killed between its two steps (see refetch)
+        run = Path(over["landing"]) / night.run_id
+        (run / "retired").mkdir(exist_ok=True)
+        (run / "invoices").rename(run / "retired" / "invoices-20261123T000000Z-000000")
+    with sandbox(seed=SEED, payments=PAYMENTS) as url:  # the provider offers it now
+        done = steps.retry_local({**over, "base_url": url})
+    assert (done.run_id, done.status) == (night.run_id, "complete")
+    assert _content(Path(over["db"])) == clean
+    # the invoices fetched one by one were set aside, not mixed with the listed ones
+    assert list((Path(over["landing"]) / night.run_id / "retired").glob("invoices-*"))
