@@ -326,10 +326,12 @@ def _headline(con: Any, run_id: str) -> list[str]:
         )
     from recon.report.data import failed_calls
 
+    done = con.execute("SELECT status = 'complete' FROM runs WHERE run_id = ?", [run_id])
+    label = "FAILED (fetched again later)" if (done.fetchone() or (False,))[0] else "FAILED"
     for call in failed_calls(con, run_id)[:5]:
         q = f"?{call.query}" if call.query else ""
         lines.append(
-            f"  FAILED {call.method} {call.path}{q} → {call.http_status or '-'} "
+            f"  {label} {call.method} {call.path}{q} → {call.http_status or '-'} "
             f"{call.error or ''} (request_id={call.request_id or 'none given'})"
         )
     return lines

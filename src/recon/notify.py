@@ -62,7 +62,8 @@ class Alert:
         if self.new_errors is not None:
             lines.append(f"new error findings: {self.new_errors}")
         if self.failed_calls:
-            lines.append(f"failed calls: {len(self.failed_calls)}")
+            later = " (fetched again later)" if self.status == "complete" else ""
+            lines.append(f"failed calls{later}: {len(self.failed_calls)}")
             for call in self.failed_calls[:_SHOWN_CALLS]:
                 query = f"?{call.query}" if call.query else ""
                 ids = ", ".join(call.request_ids or ([call.request_id] if call.request_id else []))

@@ -100,6 +100,7 @@ def test_retry_failed_completes_the_night_as_if_it_never_failed(
         done = steps.retry_local(over)
     assert (done.run_id, done.status, done.exit_code) == (night.run_id, "complete", 0)
     assert _content(Path(over["db"])) == clean
+    assert any(line.startswith("  FAILED (fetched again later) GET ") for line in done.lines)
 
     # only the failed window was asked for again (once per retry: two retries)
     calls_after = _list_calls(over["db"], night.run_id)
