@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shlex
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -161,6 +164,15 @@ def nightly(
             "`--resume` (the newest) or `--resume RUN_ID`.",
         ),
     ] = None,
+    retry_failed: Annotated[
+        str | None,
+        typer.Option(
+            "--retry-failed",
+            help="Finish an incomplete run: fetch only its failed pages again, load them "
+            "into it, check, re-publish: `--retry-failed` (the newest incomplete run) or "
+            "`--retry-failed RUN_ID`.",
+        ),
+    ] = None,
     fail_on: Annotated[
         Literal["error", "warn", "info"] | None,
         typer.Option(help="Exit 4 when a check of this severity or worse finds something."),
@@ -188,8 +200,22 @@ def nightly(
     overrides = _overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
+        from recon.nightly import notify_abort
+
+        try:
+            return go()
+        except ReconError as exc:  # stopped before the flow began: the flow alerts after
+            if not started:
+                notify_abort(overrides, str(exc))
+            raise
+
+    started = False
+
+    def go() -> int:
+        nonlocal started
         from recon.nightly import preflight, resolve_resume, settings_for
         from recon.orchestrator import NightlyOptions, load_orchestrator
+        from recon.refetch import resolve_retry
 
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         with contextlib.ExitStack() as stack:
@@ -197,7 +223,11 @@ def nightly(
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides.update(base_url=url, credentials="sandbox")
                 overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
-            settings = preflight(overrides)
+            settings = preflight(overrides, probe_api=True)  # before Prefect starts
+            if resume and retry_failed:
+                raise ConfigError("--retry-failed", "cannot be combined with --resume")
+            if retry_failed:  # refused here, before Prefect starts, when it cannot be done
+                retry_failed_run = resolve_retry(settings, retry_failed)
             options = NightlyOptions(
                 trigger="sandbox" if sandbox else "cli",
                 resume=resolve_resume(settings, resume) if resume else None,
@@ -205,11 +235,13 @@ def nightly(
                 payment_methods=payment_methods,
                 task_runner=task_runner,
                 dask_address=dask_address,
+                retry_failed=retry_failed_run if retry_failed else None,
             )
             orchestrator = load_orchestrator()
             say = _say if verbose or task_runner == "dask" else (lambda _m: None)
             stack.enter_context(orchestrator.session(say))
             stack.enter_context(_progress_display(enabled=True))
+            started = True
             summary = orchestrator.run_nightly(overrides, options)
         _print_summary(summary)
         return int(summary.exit_code)
@@ -225,16 +257,36 @@ def _print_summary(summary: Any) -> None:
         out.print(f"  {summary.reason}", markup=False, highlight=False)
     for line in summary.lines:
         out.print(line, markup=False, highlight=False)
-    out.print(f"\nwarehouse: {summary.db_path}", highlight=False)
+    db = Path(summary.db_path).resolve()
+    out.print(f"\nwarehouse: {db}", highlight=False, markup=False)
     if summary.report_dir:
-        out.print(f"report:    {summary.report_dir / 'report.html'}", highlight=False)
-        out.print(f"summary:   {summary.report_dir / 'summary.json'}", highlight=False)
-    out.print(
-        'query it:  .venv/bin/recon query "SELECT check_name, status, finding_count '
-        'FROM check_runs WHERE run_id = (SELECT max(run_id) FROM runs) ORDER BY check_name"',
-        highlight=False,
-        markup=False,
+        folder = Path(summary.report_dir).resolve()
+        out.print(f"report:    {folder / 'report.html'}", highlight=False, markup=False)
+        out.print(f"summary:   {folder / 'summary.json'}", highlight=False, markup=False)
+    sql = (  # a run id is [0-9TZ-a-f] only (recon.landing.check_run_id)
+        "SELECT check_name, status, finding_count FROM check_runs "  # noqa: S608
+        f"WHERE run_id = '{summary.run_id}' ORDER BY check_name"
     )
+    command = shlex.join(["query", sql, "--db", str(db)])
+    out.print(f"query it:  {recon_command()} {command}", highlight=False, markup=False)
+
+
+def recon_command() -> str:
+    """How to run this recon again from wherever the user stands.
+
+    `recon` when the `recon` on PATH is the one running; else its absolute path (e.g. a
+    project's `.venv/bin/recon` run from another folder); `python -m recon` as run.
+    """
+    argv0 = Path(sys.argv[0])
+    if argv0.name in ("__main__.py", "-m") or argv0.suffix == ".py":
+        return f"{shlex.quote(sys.executable)} -m recon"
+    running = argv0.resolve() if argv0.exists() else None
+    found = shutil.which("recon")
+    if running is not None and found and Path(found).resolve() == running:
+        return "recon"
+    if running is not None:
+        return shlex.quote(os.path.abspath(argv0))
+    return "recon"
 
 
 @app.command()
@@ -450,11 +502,12 @@ def schedule(
 
 
 def _normalise_resume(argv: list[str]) -> list[str]:
-    """`--resume` with no value means the newest run (typer needs the value spelt out)."""
+    """`--resume` / `--retry-failed` with no value mean the newest run (typer needs the
+    value spelt out)."""
     fixed: list[str] = []
     for i, arg in enumerate(argv):
         fixed.append(arg)
-        if arg == "--resume":
+        if arg in ("--resume", "--retry-failed"):
             nxt = argv[i + 1] if i + 1 < len(argv) else None
             if nxt is None or nxt.startswith("-"):
                 fixed.append("latest")

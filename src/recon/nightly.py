@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from recon import reach
 from recon.errors import ConfigError, WarehouseError
 from recon.extract import Progress, ResourceOutcome, extract_all, extract_resource, resources_for
 from recon.findings.acks import acks_path, load_acks, refresh_acks
@@ -22,6 +23,7 @@ from recon.landing import RunLanding, check_run_id, new_run_id
 from recon.ledger.loading import load_books, validate_books
 from recon.sandbox.credentials import sandbox_credentials
 from recon.settings import Settings, load_settings
+from recon.sql import read_sql
 from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
 
 __all__ = [
@@ -36,10 +38,16 @@ __all__ = [
     "extract_one_step",
     "extract_step",
     "load_step",
+    "notify_abort",
+    "notify_step",
     "preflight",
     "publish_step",
+    "refetch_step",
+    "reload_step",
     "report_step",
     "resolve_resume",
+    "retry_local",
+    "retry_start_step",
     "run_local",
     "settings_for",
     "start_step",
@@ -71,13 +79,18 @@ def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
 
 
 def start_step(
-    overrides: Mapping[str, Any] | None, *, resume: str | None = None, trigger: str = "cli"
+    overrides: Mapping[str, Any] | None,
+    *,
+    resume: str | None = None,
+    trigger: str = "cli",
+    probe_api: bool = True,
 ) -> str:
     """Validate settings (before any request) and create or reopen the run's landing folder.
 
     `resume` is a run id, or "latest" for the newest landing folder. Returns the run id.
+    `probe_api=False` skips the reachability probe (a test's in-process transport).
     """
-    settings = preflight(overrides)
+    settings = preflight(overrides, probe_api=probe_api)
     if resume:
         run_id = resolve_resume(settings, resume)
         log.info("resuming run %s from %s", run_id, settings.landing / run_id)
@@ -109,12 +122,15 @@ def resolve_resume(settings: Settings, resume: str) -> str:
     return run_id
 
 
-def preflight(overrides: Mapping[str, Any] | None) -> Settings:
-    """Every check that can fail before a request: settings, credentials, writable paths."""
+def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -> Settings:
+    """Every check that can fail before a request: settings, credentials, writable paths;
+    with `probe_api`, that something listens at the base URL (`recon.reach`)."""
     settings = settings_for(overrides)
     settings.require_remote_ready()
     _check_writable(settings)
     validate_books(settings)  # a missing books file or column stops the run here
+    if probe_api:
+        reach.probe(settings.api_root)  # nothing there: abort in seconds, not an incomplete night
     return settings
 
 
@@ -308,18 +324,117 @@ def _headline(con: Any, run_id: str) -> list[str]:
                 for s in ("failed", "passed", "not_evaluated", "errored")
             )
         )
-    failed_calls = con.execute(
-        "SELECT method, path, query, http_status, error, request_id FROM failed_calls "
-        "WHERE run_id = ? ORDER BY attempted_at LIMIT 5",
-        [run_id],
-    ).fetchall()
-    for method, path, query, status, error, rid in failed_calls:
-        q = f"?{query}" if query else ""
+    from recon.report.data import failed_calls
+
+    done = con.execute("SELECT status = 'complete' FROM runs WHERE run_id = ?", [run_id])
+    label = "FAILED (fetched again later)" if (done.fetchone() or (False,))[0] else "FAILED"
+    for call in failed_calls(con, run_id)[:5]:
+        q = f"?{call.query}" if call.query else ""
         lines.append(
-            f"  FAILED {method} {path}{q} → {status or '-'} {error or ''} "
-            f"(request_id={rid or 'none given'})"
+            f"  {label} {call.method} {call.path}{q} → {call.http_status or '-'} "
+            f"{call.error or ''} (request_id={call.request_id or 'none given'})"
         )
     return lines
+
+
+def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
+    """Send the run's alert to RECON_NOTIFY_URL, if set; how it went, in words. Never raises."""
+    from recon.notify import Alert, send
+    from recon.report.data import failed_calls
+
+    try:
+        settings = settings_for(overrides)
+        if settings.notify_url is None:
+            return None
+        con = open_readonly(summary.db_path)
+        try:
+            calls = failed_calls(con, summary.run_id)
+            row = con.execute(read_sql("report/new_error_findings.sql"), [summary.run_id])
+            new_errors = int((row.fetchone() or (0,))[0])
+        finally:
+            con.close()
+        report = (summary.report_dir / "report.html").resolve() if summary.report_dir else None
+        alert = Alert(
+            summary.run_id,
+            summary.status,
+            summary.exit_code,
+            summary.reason,
+            calls,
+            new_errors,
+            report,
+        )
+        return send(settings.notify_url, alert, budget_s=settings.notify_budget_s).detail
+    except Exception as exc:  # an alert never fails the run
+        log.warning("alert for run %s not sent: %s", summary.run_id, type(exc).__name__)
+        return None
+
+
+def notify_abort(overrides: Mapping[str, Any] | None, problem: str) -> None:
+    """Alert that a night was aborted before it could report (best effort, never raises)."""
+    from recon.notify import Alert, send
+
+    try:
+        settings = settings_for(overrides)
+        if settings.notify_url is not None:
+            alert = Alert("(not started)", "aborted", EXIT_ABORTED, problem)
+            send(settings.notify_url, alert, budget_s=settings.notify_budget_s)
+    except Exception as exc:
+        log.warning("alert not sent: %s", type(exc).__name__)
+
+
+def retry_start_step(
+    overrides: Mapping[str, Any] | None, retry: str | None, *, probe_api: bool = True
+) -> str:
+    """`--retry-failed`: check settings and the API, then the run to finish (refused with
+    the reason when it cannot be: complete, unknown, or a newer run published over it)."""
+    from recon.refetch import resolve_retry
+
+    settings = preflight(overrides, probe_api=probe_api)
+    return resolve_retry(settings, retry)
+
+
+def refetch_step(
+    overrides: Mapping[str, Any] | None, run_id: str, *, transport: Any = None
+) -> list[str]:
+    """Fetch the run's failed pages again into its landing; returns the new request ids."""
+    from recon.refetch import refetch_failed
+
+    return refetch_failed(settings_for(overrides), run_id, transport=transport).request_ids
+
+
+def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
+    """Load what the retry landed into a fresh working copy under the same run id."""
+    from recon.refetch import reload_run
+
+    settings = settings_for(overrides)
+    status = reload_run(settings, run_id)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
+    with wh.session(run_id, fresh=False, publish=False) as con:
+        load_books(con, settings, run_id)
+        load_acks(con, acks_path(settings.db))
+    return status
+
+
+def retry_local(
+    overrides: Mapping[str, Any] | None,
+    retry: str | None = None,
+    *,
+    fail_on: str | None = None,
+    transport: Any = None,
+) -> RunSummary:
+    """`recon nightly --retry-failed` in this process, without Prefect (tests)."""
+    run_id = retry_start_step(overrides, retry, probe_api=transport is None)
+    try:
+        refetch_step(overrides, run_id, transport=transport)
+        reload_step(overrides, run_id)
+        check_step(overrides, run_id, publish=False, fresh=False)
+        publish_step(overrides, run_id)
+    except BaseException:
+        abandon_step(overrides)
+        raise
+    summary = report_step(overrides, run_id, fail_on=fail_on)
+    notify_step(overrides, summary)
+    return summary
 
 
 def run_local(
@@ -333,7 +448,7 @@ def run_local(
     transport: Any = None,
 ) -> RunSummary:
     """The flow's steps in order, in this process, without Prefect (tests, benchmarks)."""
-    run_id = start_step(overrides, resume=resume, trigger=trigger)
+    run_id = start_step(overrides, resume=resume, trigger=trigger, probe_api=transport is None)
     try:
         extract_step(
             overrides,
@@ -345,7 +460,10 @@ def run_local(
         load_step(overrides, run_id, publish=False)
         check_step(overrides, run_id, publish=False, fresh=False)
         publish_step(overrides, run_id)
-    except BaseException:
+    except BaseException as exc:
         abandon_step(overrides)
+        notify_abort(overrides, f"run {run_id} aborted: {exc}")
         raise
-    return report_step(overrides, run_id, fail_on=fail_on)
+    summary = report_step(overrides, run_id, fail_on=fail_on)
+    notify_step(overrides, summary)
+    return summary

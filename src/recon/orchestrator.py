@@ -41,6 +41,7 @@ class NightlyOptions:
     payment_methods: bool = False
     task_runner: Literal["threads", "dask"] = "threads"
     dask_address: str | None = None
+    retry_failed: str | None = None  # finish this incomplete run ("latest": the newest)
 
 
 class Orchestrator(Protocol):

@@ -98,6 +98,15 @@ class Settings(BaseSettings):
     allow_insecure_http: bool = Field(
         default=False, description="Allow plain http:// to a host other than loopback"
     )
+
+    # Alerts (recon.notify)
+    notify_url: SecretStr | None = Field(
+        default=None,
+        description="Webhook that gets one message per run (Slack-compatible; secret)",
+    )
+    notify_budget_s: float = Field(
+        default=20.0, gt=0, le=300, description="Most time an alert may take, retries included"
+    )
     page_size: int = Field(default=200, ge=1, le=200, description="Records per list request")
     page_size_param: str = Field(default="max-records", min_length=1)
     skip_param: str = Field(default="skip", min_length=1)
@@ -203,6 +212,16 @@ class Settings(BaseSettings):
         if path.endswith(API_PREFIX):
             path = path[: -len(API_PREFIX)]
         return f"{parts.scheme}://{parts.netloc}{path}"
+
+    @field_validator("notify_url")
+    @classmethod
+    def _check_notify_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        parts = urlsplit(value.get_secret_value().strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("must be an http(s) URL with a host")  # never echo it: a secret
+        return SecretStr(value.get_secret_value().strip())
 
     @field_validator("duckdb_memory_limit")
     @classmethod

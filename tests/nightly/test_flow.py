@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import KEY, TOKEN, overrides_for, sandbox
+from .conftest import KEY, TOKEN, overrides_for, sandbox, webhook
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.xdist_group("prefect")]
 
@@ -32,15 +32,18 @@ def prefect_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 def test_flow_runs_every_step_and_keeps_secrets_out_of_prefect(
-    prefect_home: Path, tmp_path: Path
+    prefect_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from prefect.client.orchestration import get_client
 
     from recon.pipelines.nightly import nightly
 
-    with sandbox(seed=13, payments=700) as url:
+    with webhook(secret="T9/B9/hook-secret") as hook, sandbox(seed=13, payments=700) as url:
+        monkeypatch.setenv("RECON_NOTIFY_URL", hook.url)
         summary = nightly(overrides=overrides_for(tmp_path, url))
     assert summary.status == "complete"
+    assert len(hook.received) == 1  # the flow's alert
+    assert hook.received[0]["text"].startswith(f"recon run {summary.run_id}: complete")
     assert summary.exit_code == 0
     assert (tmp_path / "reports" / summary.run_id / "summary.json").exists()
 
@@ -67,5 +70,26 @@ def test_flow_runs_every_step_and_keeps_secrets_out_of_prefect(
                     text = repr(row)
                     assert KEY not in text, table
                     assert TOKEN not in text, table
+                    assert "hook-secret" not in text, table
         finally:
             con.close()
+
+
+def test_the_flow_finishes_an_incomplete_night_with_retry_failed(
+    prefect_home: Path, tmp_path: Path
+) -> None:
+    import httpx
+
+    from recon.pipelines.nightly import nightly
+
+    with sandbox(seed=13, payments=700, poison=("disputes:3",)) as url:
+        over = overrides_for(tmp_path, url)
+        night = nightly(overrides=over)
+        assert (night.status, night.exit_code) == ("incomplete", 3)
+        httpx.post(
+            f"{url}/_sandbox/faults", json={"poison": []}, headers={"x-api-key": KEY}
+        ).raise_for_status()
+        done = nightly(overrides=over, retry_failed="latest")
+    assert (done.run_id, done.status, done.exit_code) == (night.run_id, "complete", 0)
+    assert done.reason is not None
+    assert done.reason.startswith("completed later by retry ")

@@ -26,6 +26,26 @@ def start(overrides: Overrides, resume: str | None, trigger: str) -> str:
     return steps.start_step(overrides, resume=resume, trigger=trigger)
 
 
+@task(name="retry-start", cache_policy=NO_CACHE, persist_result=False)
+def retry_start(overrides: Overrides, retry: str) -> str:
+    return steps.retry_start_step(overrides, retry)
+
+
+@task(name="refetch-failed", cache_policy=NO_CACHE, persist_result=False)
+def refetch(overrides: Overrides, run_id: str) -> list[str]:
+    return steps.refetch_step(overrides, run_id)
+
+
+@task(name="reload", cache_policy=NO_CACHE, persist_result=False)
+def reload(overrides: Overrides, run_id: str) -> str:
+    return steps.reload_step(overrides, run_id)
+
+
+@task(name="notify", cache_policy=NO_CACHE, persist_result=False)
+def notify(overrides: Overrides, summary: steps.RunSummary) -> str | None:
+    return steps.notify_step(overrides, summary)
+
+
 @task(name="extract", cache_policy=NO_CACHE, persist_result=False)
 def extract(overrides: Overrides, run_id: str, payment_methods: bool) -> list[ResourceOutcome]:
     return steps.extract_step(
@@ -66,9 +86,20 @@ def nightly(
     fail_on: str | None = None,
     payment_methods: bool = False,
     distributed: bool = False,
+    retry_failed: str | None = None,
 ) -> steps.RunSummary:
-    """Reconcile the Merchant Payments API into the warehouse and write the reports."""
-    run_id = start(overrides, resume, trigger)
+    """Reconcile the Merchant Payments API into the warehouse and write the reports.
+
+    With `retry_failed` (a run id, or "latest": the newest incomplete run), finish that
+    run instead: its failed pages fetched again, loaded into it, checked, re-published.
+    """
+    if retry_failed:
+        return _retry(overrides, retry_failed, fail_on)
+    try:
+        run_id = start(overrides, resume, trigger)
+    except BaseException as exc:
+        steps.notify_abort(overrides, f"the night did not start: {exc}")
+        raise
     try:
         if distributed:  # one task per resource, spread over the task runner's workers
             names = resources_for(steps.settings_for(overrides), payment_methods=payment_methods)
@@ -79,11 +110,30 @@ def nightly(
         load(overrides, run_id)
         check(overrides, run_id)
         publish(overrides, run_id)
-    except BaseException:
+    except BaseException as exc:
         steps.abandon_step(overrides)
+        steps.notify_abort(overrides, f"run {run_id} aborted: {exc}")
         raise
     summary: steps.RunSummary = report(overrides, run_id, fail_on)
     _artifacts(summary, outcomes)
+    notify(overrides, summary)
+    return summary
+
+
+def _retry(overrides: Overrides, retry: str, fail_on: str | None) -> steps.RunSummary:
+    run_id = retry_start(overrides, retry)
+    try:
+        refetch(overrides, run_id)
+        reload(overrides, run_id)
+        check(overrides, run_id)
+        publish(overrides, run_id)
+    except BaseException as exc:
+        steps.abandon_step(overrides)
+        steps.notify_abort(overrides, f"retry of run {run_id} aborted: {exc}")
+        raise
+    summary: steps.RunSummary = report(overrides, run_id, fail_on)
+    _artifacts(summary, [])
+    notify(overrides, summary)
     return summary
 
 
@@ -112,20 +162,20 @@ def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> No
 
 
 def _failed_calls_artifact(summary: steps.RunSummary) -> None:
+    from dataclasses import asdict
+
+    from recon.report.data import failed_calls
     from recon.warehouse import open_readonly
 
     con = open_readonly(summary.db_path)
     try:
-        cols = ["method", "path", "query", "http_status", "error", "message", "request_id"]
-        rows = con.execute(
-            "SELECT method, path, query, http_status, error, message, request_id "
-            "FROM failed_calls WHERE run_id = ? ORDER BY attempted_at",
-            [summary.run_id],
-        ).fetchall()
+        rows = [asdict(call) for call in failed_calls(con, summary.run_id)]
     finally:
         con.close()
+    for row in rows:
+        row["request_ids"] = ", ".join(row["request_ids"])
     create_table_artifact(
         key="recon-failed-calls",
-        table=[dict(zip(cols, r, strict=True)) for r in rows],
+        table=rows,
         description="API calls that failed for good, with the request ids to quote",
     )

@@ -57,6 +57,7 @@ class PrefectOrchestrator:
             fail_on=options.fail_on,
             payment_methods=options.payment_methods,
             distributed=options.task_runner == "dask",
+            retry_failed=options.retry_failed,
         )
         return summary
 

@@ -29,6 +29,7 @@ __all__ = [
     "ReportData",
     "ResourceRow",
     "RunInfo",
+    "failed_calls",
     "load_report_data",
 ]
 
@@ -177,6 +178,30 @@ class ReportData:
         return sorted(seen, key=lambda c: (c is None, c or ""))
 
 
+def failed_calls(con: duckdb.DuckDBPyConnection, run_id: str) -> list[FailedCall]:
+    """The run's calls that failed for good (sql/report/failed_calls.sql), text scrubbed.
+
+    The one reading of them: the report, `recon nightly`'s closing lines, the Prefect
+    artifact and the alert all take it from here.
+    """
+    return [
+        FailedCall(
+            resource=r[0],
+            method=r[1],
+            path=r[2],
+            query=scrub_text(r[3]),
+            http_status=r[4],
+            error=scrub_text(r[5]),
+            message=scrub_text(r[6]),
+            request_id=r[7],
+            request_ids=list(r[8]),
+            attempts=r[9],
+            attempted_at=r[10],
+        )
+        for r in _rows(con, read_sql("report/failed_calls.sql"), {"run_id": run_id})
+    ]
+
+
 def _rows(
     con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]
 ) -> list[tuple[Any, ...]]:
@@ -252,28 +277,7 @@ def load_report_data(
         if target is not None:
             target.amounts.append(AmountAtRisk(name, currency, n, amount))
 
-    failed_calls = [
-        FailedCall(
-            resource=r[0],
-            method=r[1],
-            path=r[2],
-            query=scrub_text(r[3]),
-            http_status=r[4],
-            error=scrub_text(r[5]),
-            message=scrub_text(r[6]),
-            request_id=r[7],
-            request_ids=list(r[8] or []),
-            attempts=r[9],
-            attempted_at=r[10],
-        )
-        for r in _rows(
-            con,
-            "SELECT resource, method, path, query, http_status, error, message, request_id, "  # noqa: S608
-            f"request_ids, attempts, {_ts('attempted_at')} FROM failed_calls "
-            "WHERE run_id = $run_id ORDER BY attempted_at, call_id",
-            p,
-        )
-    ]
+    failed = failed_calls(con, run_id)
 
     aging = [
         AgingRow(*r)
@@ -306,7 +310,7 @@ def load_report_data(
         run=run,
         resources=resources,
         checks=checks,
-        failed_calls=failed_calls,
+        failed_calls=failed,
         aging=aging,
         top_findings=top,
         trend=trend,

@@ -1,0 +1,173 @@
+"""Alerts: one short message per run to `RECON_NOTIFY_URL` (a Slack-compatible webhook).
+
+The message says how the run ended, which API calls failed for good (with the request ids
+to quote to the provider), how many new error-severity findings there are, and where the
+report is. It is posted as JSON `{"text": …}`, which a Slack incoming webhook shows as is
+and any other HTTP endpoint can read.
+
+Sending never fails the run and never holds it up for long: a few attempts with jittered
+exponential backoff (tenacity), each bounded, all within `RECON_NOTIFY_BUDGET_S`; a refusal
+(4xx other than 429) is not retried. The URL is a secret (a webhook's path is its
+credential): it is read from the settings here, never passed as an argument (Prefect stores
+those), and never written to a log line, an exception or the outcome.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+from pydantic import SecretStr
+from tenacity import (
+    RetryError,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_exponential_jitter,
+)
+
+if TYPE_CHECKING:
+    from recon.report.data import FailedCall
+
+__all__ = ["Alert", "Delivery", "send"]
+
+log = logging.getLogger("recon.notify")
+
+_SHOWN_CALLS = 5
+_USER_AGENT = "recon-alerts"
+
+
+@dataclass(frozen=True)
+class Alert:
+    """What one run's alert says (no secret in it: it is built from the warehouse)."""
+
+    run_id: str
+    status: str
+    exit_code: int
+    reason: str | None = None
+    failed_calls: Sequence[FailedCall] = ()
+    new_errors: int | None = None  # None: the checks did not run (an aborted run)
+    report: Path | None = None
+
+    def text(self) -> str:
+        """The message: a headline, then one line per fact."""
+        head = f"recon run {self.run_id}: {self.status} (exit {self.exit_code})"
+        lines = [head + (f": {self.reason}" if self.reason else "")]
+        if self.new_errors is not None:
+            lines.append(f"new error findings: {self.new_errors}")
+        if self.failed_calls:
+            later = " (fetched again later)" if self.status == "complete" else ""
+            lines.append(f"failed calls{later}: {len(self.failed_calls)}")
+            for call in self.failed_calls[:_SHOWN_CALLS]:
+                query = f"?{call.query}" if call.query else ""
+                ids = ", ".join(call.request_ids or ([call.request_id] if call.request_id else []))
+                lines.append(
+                    f"  {call.method} {call.path}{query} -> {call.http_status or call.error}"
+                    f" (request ids: {ids or 'none given'})"
+                )
+            if len(self.failed_calls) > _SHOWN_CALLS:
+                lines.append(f"  … and {len(self.failed_calls) - _SHOWN_CALLS} more")
+        if self.report is not None:
+            lines.append(f"report: {self.report}")
+        return "\n".join(lines)
+
+    def payload(self) -> dict[str, Any]:
+        return {"text": self.text()}
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """How sending went: `sent`, and in words (never the URL)."""
+
+    sent: bool
+    attempts: int
+    detail: str
+
+
+class _HideUrl(logging.Filter):
+    """Drops log records that would show the webhook URL (httpx logs request URLs)."""
+
+    def __init__(self, secret: str) -> None:
+        super().__init__()
+        self.secret = secret
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.secret not in record.getMessage()
+
+
+class _Retryable(Exception):
+    """An answer worth another attempt (429, 5xx) or no answer at all."""
+
+
+def send(
+    url: SecretStr,
+    alert: Alert,
+    *,
+    budget_s: float = 20.0,
+    attempts: int = 4,
+    attempt_timeout_s: float = 5.0,
+    transport: httpx.BaseTransport | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> Delivery:
+    """Post `alert` to `url`; retried, bounded by `budget_s`; never raises."""
+    deadline = clock() + budget_s
+    tries = 0
+
+    def once(client: httpx.Client) -> Delivery:
+        nonlocal tries
+        tries += 1
+        remaining = deadline - clock()
+        if remaining <= 0:
+            raise _Retryable("no time left")
+        try:
+            response = client.post(
+                url.get_secret_value(),
+                json=alert.payload(),
+                timeout=min(attempt_timeout_s, remaining),
+            )
+        except httpx.HTTPError as exc:  # its text may hold the URL: only its kind is kept
+            raise _Retryable(type(exc).__name__) from None
+        status = response.status_code
+        if status == 429 or status >= 500:
+            raise _Retryable(f"HTTP {status}")
+        if status >= 400:
+            return Delivery(False, tries, f"refused with HTTP {status} (not retried)")
+        return Delivery(True, tries, f"HTTP {status}")
+
+    retrying = Retrying(
+        stop=stop_after_attempt(attempts) | stop_before_delay(budget_s),
+        wait=wait_exponential_jitter(multiplier=0.5, max=4.0, jitter=0.5),
+        retry=retry_if_exception_type(_Retryable),
+        sleep=sleep,
+        reraise=False,
+        before_sleep=lambda state: log.info(
+            "alert: attempt %d failed (%s); trying again",
+            state.attempt_number,
+            state.outcome.exception() if state.outcome else "?",
+        ),
+    )
+    hide = _HideUrl(url.get_secret_value())
+    httpx_log = logging.getLogger("httpx")  # it logs every request's URL at INFO
+    httpx_log.addFilter(hide)
+    try:
+        with httpx.Client(
+            transport=transport, follow_redirects=False, headers={"User-Agent": _USER_AGENT}
+        ) as client:
+            delivery: Delivery = retrying(once, client)
+    except RetryError as exc:
+        last = exc.last_attempt.exception() if exc.last_attempt else None
+        delivery = Delivery(False, tries, f"gave up after {tries} attempt(s): {last}")
+    except Exception as exc:  # never fail a run for its alert
+        delivery = Delivery(False, tries, f"not sent: {type(exc).__name__}")
+    finally:
+        httpx_log.removeFilter(hide)
+    level = logging.INFO if delivery.sent else logging.WARNING
+    log.log(level, "alert for run %s: %s", alert.run_id, delivery.detail)
+    return delivery

@@ -1,0 +1,173 @@
+"""Alerts: one short message per run to RECON_NOTIFY_URL; retried, bounded, never failing
+the run, never showing the URL (a secret)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import duckdb
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from recon import nightly as steps
+from recon.notify import Alert, send
+from recon.report.data import FailedCall
+
+from .conftest import KEY, overrides_for, sandbox, webhook
+
+URL = SecretStr("https://hooks.example.test/services/T1/B2/very-secret-token")
+SECRET = "very-secret-token"
+
+
+def _call(rid: str) -> FailedCall:
+    return FailedCall(
+        resource="disputes",
+        method="GET",
+        path="/api/v1/disputes",
+        query="max_records=200&skip=0",
+        http_status=500,
+        error="internal_error",
+        message="boom",
+        request_id=rid,
+        request_ids=[f"{rid}-1", rid],
+        attempts=2,
+        attempted_at="2026-11-23T02:00:00Z",
+    )
+
+
+ALERT = Alert(
+    "20261123T020000Z-abcdef",
+    "incomplete",
+    3,
+    "disputes incomplete (1 page(s) failed for good)",
+    [_call("req_1"), *(_call(f"req_x{i}") for i in range(6))],
+    2,
+    Path("/srv/recon/reports/20261123T020000Z-abcdef/report.html"),
+)
+
+
+def test_the_message_says_status_failed_calls_new_errors_and_the_report() -> None:
+    text = ALERT.text()
+    lines = text.splitlines()
+    assert lines[0] == (
+        "recon run 20261123T020000Z-abcdef: incomplete (exit 3): "
+        "disputes incomplete (1 page(s) failed for good)"
+    )
+    assert "new error findings: 2" in lines
+    assert "failed calls: 7" in lines
+    assert (
+        "  GET /api/v1/disputes?max_records=200&skip=0 -> 500 (request ids: req_1-1, req_1)"
+        in lines
+    )
+    assert "  … and 2 more" in lines  # short: five calls shown
+    assert lines[-1] == "report: /srv/recon/reports/20261123T020000Z-abcdef/report.html"
+    assert ALERT.payload() == {"text": text}  # what a Slack incoming webhook shows
+
+
+def _sender(statuses: list[int | Exception]) -> tuple[httpx.MockTransport, list[httpx.Request]]:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        answer = statuses.pop(0) if statuses else 200
+        if isinstance(answer, Exception):
+            raise answer
+        return httpx.Response(answer, text="ok")
+
+    return httpx.MockTransport(handler), seen
+
+
+def test_a_failing_hook_is_tried_again_with_backoff_then_delivered() -> None:
+    transport, seen = _sender([503, httpx.ConnectError("refused"), 200])
+    pauses: list[float] = []
+    done = send(URL, ALERT, transport=transport, sleep=pauses.append)
+    assert (done.sent, done.attempts, done.detail) == (True, 3, "HTTP 200")
+    assert len(seen) == 3
+    assert len(pauses) == 2
+    assert all(0 < p <= 4.5 for p in pauses)
+    assert seen[0].headers["content-type"] == "application/json"
+
+
+def test_a_refusal_is_not_retried() -> None:
+    transport, seen = _sender([404])
+    done = send(URL, ALERT, transport=transport, sleep=pytest.fail)
+    assert (done.sent, done.attempts) == (False, 1)
+    assert len(seen) == 1
+
+
+def test_it_gives_up_after_its_attempts_and_never_raises_nor_logs_the_url(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    transport, seen = _sender([httpx.ConnectError(f"cannot reach {URL.get_secret_value()}")] * 9)
+    done = send(URL, ALERT, transport=transport, sleep=lambda _s: None, attempts=4)
+    assert (done.sent, done.attempts, len(seen)) == (False, 4, 4)
+    assert "gave up after 4 attempt(s)" in done.detail
+    assert SECRET not in done.detail
+    assert SECRET not in caplog.text
+    assert "alert for run 20261123T020000Z-abcdef" in caplog.text
+
+
+def test_the_time_budget_bounds_the_attempts() -> None:
+    now = [0.0]
+    transport, seen = _sender([500] * 9)
+
+    def sleep(s: float) -> None:
+        now[0] += s
+
+    def slow_clock() -> float:
+        now[0] += 1.0  # every look at the clock: a second passes
+        return now[0]
+
+    done = send(URL, ALERT, transport=transport, sleep=sleep, clock=slow_clock, budget_s=2.5)
+    assert not done.sent
+    assert len(seen) < 4  # stopped by the budget, not by the attempt count
+
+
+def test_a_run_sends_one_alert_to_a_real_webhook_with_its_failed_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with webhook(statuses=[503]) as hook, sandbox(seed=5, payments=800) as url:
+        monkeypatch.setenv("RECON_NOTIFY_URL", hook.url)
+        httpx.post(
+            f"{url}/_sandbox/faults", json={"poison": ["disputes:2"]}, headers={"x-api-key": KEY}
+        ).raise_for_status()
+        over = overrides_for(tmp_path, url)
+        summary = steps.run_local(over)
+    assert summary.status == "incomplete"
+    assert len(hook.paths) == 2  # a 503 first, then delivered: one message
+    assert len(hook.received) == 1
+    text = hook.received[0]["text"]
+    assert text.startswith(f"recon run {summary.run_id}: incomplete (exit 3)")
+    con = duckdb.connect(over["db"], read_only=True)
+    rids = [r[0] for r in con.execute("SELECT request_id FROM failed_calls").fetchall()]
+    con.close()
+    assert rids
+    assert all(rid in text for rid in rids)
+    assert "new error findings: " in text
+    report = (tmp_path / "reports" / summary.run_id / "report.html").resolve()
+    assert f"report: {report}" in text
+    # the URL is a secret: in no log line, no warehouse, no report, no landing
+    secret = "s3cr3t"
+    assert secret not in caplog.text
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+
+
+def test_an_unreachable_hook_never_fails_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("RECON_NOTIFY_URL", f"http://127.0.0.1:{port}/hook")
+    monkeypatch.setenv("RECON_NOTIFY_BUDGET_S", "2")
+    with sandbox(seed=3, payments=300) as url:
+        summary = steps.run_local(overrides_for(tmp_path, url))
+    assert (summary.status, summary.exit_code) == ("complete", 0)
