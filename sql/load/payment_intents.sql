@@ -9,8 +9,7 @@ SELECT
     page_offset,
     lower(j.status) AS status,
     lower(json_extract_string(raw, $path_capture_method)) AS capture_method,
-    CASE WHEN json_type(json_extract(raw, $path_amount)) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(json_extract_string(raw, $path_amount) AS BIGINT) END AS amount_minor,
+    json_minor_units(json_extract(raw, $path_amount)) AS amount_minor,
     upper(json_extract_string(raw, $path_currency)) AS currency,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (

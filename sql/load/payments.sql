@@ -7,8 +7,7 @@ SELECT
     raw::JSON AS raw,
     md5(raw) AS content_hash,
     page_offset,
-    CASE WHEN json_type(j.amountMinor) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(j.amountMinor::VARCHAR AS BIGINT) END AS amount_minor,
+    json_minor_units(j.amountMinor) AS amount_minor,
     upper(j.currency) AS currency,
     lower(j.status) AS status,
     j.reference AS reference,

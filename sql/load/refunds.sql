@@ -7,8 +7,7 @@ SELECT
     md5(raw) AS content_hash,
     page_offset,
     j.paymentId AS payment_id,
-    CASE WHEN json_type(j.amount.amountMinor) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(j.amount.amountMinor::VARCHAR AS BIGINT) END AS amount_minor,
+    json_minor_units(j.amount.amountMinor) AS amount_minor,
     upper(j.amount.currency) AS currency,
     lower(j.status) AS status,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at

@@ -224,6 +224,8 @@ def load_run(
     states = landing.states()
     status, reason = _run_status(states)
     per_resource: dict[str, dict[str, Any]] = {}
+    for stmt in sql_statements(read_sql("load/macros.sql")):
+        con.execute(stmt)
     con.execute("BEGIN TRANSACTION")
     try:
         start = {

@@ -302,3 +302,34 @@ def test_a_batch_whose_state_json_never_landed_is_still_loaded(tmp_path: Path) -
         result = load_run(con, landing)
     assert result.status == "complete"
     assert _db(tmp_path).execute("SELECT count(*) FROM payments").fetchone() == (1,)
+
+
+def test_integer_money_is_one_macro_used_by_every_stage_file() -> None:
+    from recon.sql import read_sql, sql_dir, sql_statements
+
+    con = duckdb.connect()
+    for stmt in sql_statements(read_sql("load/macros.sql")):
+        con.execute(stmt)
+    cases = {
+        "1250": 1250,
+        "-7": -7,
+        "9223372036854775807": 9223372036854775807,
+        "9223372036854775808": None,  # a UBIGINT beyond BIGINT
+        "100000000000000000000": None,
+        "12.5": None,
+        '"1250"': None,
+        "true": None,
+        "null": None,
+    }
+    for text, minor in cases.items():
+        got = con.execute("SELECT json_minor_units(?::JSON)", [text]).fetchone()
+        assert got == (minor,), text
+    assert con.execute("SELECT json_minor_units(NULL::JSON)").fetchone() == (None,)
+    # The pattern lives in the macro only: no stage file spells it out again.
+    for path in sorted((sql_dir() / "load").glob("*.sql")):
+        text = path.read_text(encoding="utf-8")
+        if path.name != "macros.sql":
+            assert "UBIGINT" not in text, path.name
+    money_files = ["payments", "refunds", "disputes", "invoices", "payment_intents"]
+    for name in money_files:
+        assert "json_minor_units(" in read_sql(f"load/{name}.sql"), name
