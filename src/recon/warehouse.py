@@ -347,7 +347,7 @@ def _merge(
         table=entry.table,
         cols=", ".join(["id", *cols]),
         lcols=", ".join(f"l.{c}" for c in ["id", *cols]),
-        select=read_sql(entry.load_sql),
+        select=_without_comments(read_sql(entry.load_sql)),
         v_status=v_status,
         v_amount=v_amount,
         v_currency=v_currency,
@@ -358,3 +358,8 @@ def _merge(
             con.execute(stmt, params)
         else:
             con.execute(stmt)
+
+
+def _without_comments(sql: str) -> str:
+    """A SELECT file without its comment lines (it is embedded in a `;`-split script)."""
+    return "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))
