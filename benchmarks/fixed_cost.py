@@ -3,6 +3,8 @@
 Each figure is a fresh `python` process (what cron or a user starts), measured from outside:
 
 - `import prefect`;
+- recon's own Prefect session (what `recon nightly` starts: `prefect server start` as a
+  child, Prefect and the flows imported while it boots), on a new and a warm PREFECT_HOME;
 - a trivial Prefect flow (no tasks): Prefect's whole floor without a standing server (it
   starts its temporary API server in a child process), once on a new PREFECT_HOME (cold)
   and once more on the same one (warm);
@@ -30,6 +32,18 @@ def noop() -> int:
     return 1
 
 noop()
+"""
+
+# recon's own Prefect start (recon.pipelines.server): `prefect server start` in a child
+# process, Prefect and the flows imported while it boots; prints when it answered.
+_RECON_SESSION = """
+import json, time
+t0 = time.perf_counter()
+from recon.pipelines.orchestrator import PrefectOrchestrator
+
+with PrefectOrchestrator().session(lambda message: None):
+    ready = time.perf_counter() - t0
+print(json.dumps({"ready_s": round(ready, 3)}))
 """
 
 _SANDBOX_ALONE = """
@@ -72,6 +86,16 @@ def bench_fixed_cost(*, say: Any = print) -> dict[str, Any]:
         out["trivial_flow_cold"] = _row(run_measured([PYTHON, "-c", _TRIVIAL_FLOW], env=env))
         say("  fixed cost: trivial flow, warm PREFECT_HOME")
         out["trivial_flow_warm"] = _row(run_measured([PYTHON, "-c", _TRIVIAL_FLOW], env=env))
+        for kind in ("cold", "warm"):  # the same PREFECT_HOME: new, then used once
+            session_home = root / "prefect-home-session"
+            say(f"  fixed cost: recon's Prefect session (server start), {kind} PREFECT_HOME")
+            proc = run_measured(
+                [PYTHON, "-c", _RECON_SESSION],
+                env={**_PREFECT_ENV, "PREFECT_HOME": str(session_home)},
+                timeout=300,
+            )
+            out[f"recon_session_{kind}"] = _row(proc)
+            out[f"recon_session_{kind}"]["ready_s"] = proc.last_json().get("ready_s")
         say("  fixed cost: sandbox start-up alone")
         out["sandbox_startup"] = _row(run_measured([PYTHON, "-c", _SANDBOX_ALONE], env=env))
         for label, prefect_home in (

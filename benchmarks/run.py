@@ -645,6 +645,8 @@ def print_table(results: dict[str, Any]) -> None:
             ("import_recon_cli", "python -c 'import recon.cli'"),
             ("trivial_flow_cold", "trivial Prefect flow, new PREFECT_HOME"),
             ("trivial_flow_warm", "trivial Prefect flow, warm PREFECT_HOME"),
+            ("recon_session_cold", "recon's Prefect server start, new PREFECT_HOME"),
+            ("recon_session_warm", "recon's Prefect server start, warm PREFECT_HOME"),
             ("sandbox_startup", "sandbox start-up alone (in a thread)"),
             ("nightly_cold", "recon nightly --sandbox 1k, cold"),
             ("nightly_warm", "recon nightly --sandbox 1k, warm"),

@@ -182,3 +182,26 @@ def test_a_run_landing_knows_its_resources_and_the_newest_run(tmp_path: Path) ->
     rl.add_page(offset=0, next_offset=1, records=[{"id": "re_1"}], request_id="r")
     assert set(run.states()) == {"refunds"}
     assert [p.name for p in run.files("refunds", "batch")] == ["batch-000000.parquet"]
+
+
+def test_each_record_is_landed_whole_beside_multibyte_neighbours(tmp_path: Path) -> None:
+    rl = ResourceLanding(tmp_path / "payments", "payments", batch_records=4)
+    records = [
+        {"id": "pay_é", "description": "Café crème ☕", "amountMinor": 1},
+        {"id": "pay_2", "description": "", "amountMinor": 2**70},  # the stdlib's path
+        {"id": "pay_3", "tags": ["日本", "🎉"], "nested": {"a": [1, {"b": None}]}},
+        {"id": 7, "amountMinor": 3},  # a reject between two landed records
+        {"id": "pay_4", "amountMinor": -5},
+    ]
+    rl.add_page(offset=0, next_offset=None, records=records, request_id="req_a")
+    rl.finish(status="complete", reason=None, calls=())
+    rows = _batch_rows(rl.folder)
+    assert [r["id"] for r in rows] == ["pay_é", "pay_2", "pay_3", "pay_4"]
+    assert [orjson.loads(r["raw"].replace(str(2**70), "0")) for r in rows] == [
+        records[0],
+        {**records[1], "amountMinor": 0},
+        records[2],
+        records[4],
+    ]
+    assert str(2**70) in rows[1]["raw"]
+    assert (rl.state.records, rl.state.rejects) == (4, 1)

@@ -5,11 +5,9 @@
 SELECT
     id,
     raw::JSON AS raw,
-    md5(raw) AS content_hash,
-    page_offset,
+    landed_row(file_index, file_row_number) AS landed_row,
     json_extract_string(raw, $path_payment_id) AS payment_id,
-    CASE WHEN json_type(json_extract(raw, $path_amount_minor)) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(json_extract_string(raw, $path_amount_minor) AS BIGINT) END AS amount_minor,
+    json_minor_units(json_extract(raw, $path_amount_minor)) AS amount_minor,
     upper(json_extract_string(raw, $path_currency)) AS currency,
     lower(json_extract_string(raw, $path_status)) AS status,
     json_extract_string(raw, $path_reason) AS reason,

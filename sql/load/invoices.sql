@@ -5,18 +5,16 @@
 SELECT
     id,
     raw::JSON AS raw,
-    md5(raw) AS content_hash,
-    page_offset,
+    landed_row,
     j.customerId AS customer_id,
     json_extract_string(raw, $path_subscription_id) AS subscription_id,
     lower(j.status) AS status,
-    CASE WHEN json_type(j.amountDue.amountMinor) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(j.amountDue.amountMinor::VARCHAR AS BIGINT) END AS amount_due_minor,
+    json_minor_units(j.amountDue.amountMinor) AS amount_due_minor,
     upper(j.amountDue.currency) AS currency,
     TRY_CAST(json_extract_string(raw, $path_due_date) AS DATE) AS due_date,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, page_offset, json_transform(raw,
+    SELECT id, raw, landed_row(file_index, file_row_number) AS landed_row, json_transform(raw,
         '{"customerId":"VARCHAR","status":"VARCHAR","amountDue":{"amountMinor":"JSON","currency":"VARCHAR"}}') AS j
     FROM read_parquet($files)
 )

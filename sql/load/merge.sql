@@ -1,10 +1,12 @@
 -- Merge one staged resource into its current-state table and the version history.
--- Rendered by recon.warehouse with allow-listed identifiers only (the table name and its
--- typed columns). The run comes from the one-row temp table load_ctx(run_id, complete).
+-- Rendered by recon.warehouse with allow-listed identifiers only (the table name, its typed
+-- columns, the resource's sql/load/<resource>.sql as the inner SELECT and the record_versions
+-- expressions over the table's columns). The run comes from the one-row temp table
+-- load_ctx(run_id, complete); `stage` (stage.sql) holds each landed id once, narrow.
 
 -- What changed tonight: new ids, changed content, ids that came back after being gone.
 CREATE OR REPLACE TEMP TABLE changes AS
-SELECT s.id,
+SELECT s.id, s.content_hash, s.landed_row,
        CASE WHEN t.id IS NULL THEN 'new'
             WHEN t.gone_in_run IS NOT NULL THEN 'returned'
             ELSE 'changed' END AS change
@@ -24,23 +26,27 @@ FROM {table} t, version_base v
 WHERE record_versions.entity = '{table}' AND record_versions.id = t.id
   AND v.id = t.id AND record_versions.version = v.version AND record_versions.raw IS NULL;
 
-INSERT INTO record_versions
-SELECT '{table}', s.id, coalesce(v.version, 0) + 1, ctx.run_id, c.change,
-       s.v_status, s.v_amount_minor, s.v_currency, s.content_hash, NULL
-FROM changes c
-JOIN stage s USING (id)
-LEFT JOIN version_base v USING (id)
-CROSS JOIN load_ctx ctx;
-
 -- Replace changed rows (delete, then insert), keeping when each id was first seen.
 CREATE OR REPLACE TEMP TABLE carried AS
 SELECT t.id, t.first_seen_run FROM {table} t JOIN changes c USING (id);
 
 DELETE FROM {table} WHERE id IN (SELECT id FROM carried);
 
+-- The records themselves are read here, once: only the landed rows that changed are kept.
 INSERT INTO {table} ({cols}, raw, content_hash, first_seen_run, last_seen_run, gone_in_run)
-SELECT {cols}, s.raw, s.content_hash, coalesce(k.first_seen_run, ctx.run_id), ctx.run_id, NULL
-FROM stage s JOIN changes c USING (id) LEFT JOIN carried k USING (id) CROSS JOIN load_ctx ctx;
+SELECT {lcols}, l.raw, c.content_hash, coalesce(k.first_seen_run, ctx.run_id), ctx.run_id, NULL
+FROM ({select}) l
+JOIN changes c USING (landed_row)
+LEFT JOIN carried k ON k.id = c.id
+CROSS JOIN load_ctx ctx;
+
+INSERT INTO record_versions
+SELECT '{table}', c.id, coalesce(v.version, 0) + 1, ctx.run_id, c.change,
+       {v_status}, {v_amount}, {v_currency}, c.content_hash, NULL
+FROM changes c
+JOIN {table} t USING (id)
+LEFT JOIN version_base v USING (id)
+CROSS JOIN load_ctx ctx;
 
 UPDATE {table} SET last_seen_run = ctx.run_id
 FROM load_ctx ctx

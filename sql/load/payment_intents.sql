@@ -5,15 +5,13 @@
 SELECT
     id,
     raw::JSON AS raw,
-    md5(raw) AS content_hash,
-    page_offset,
+    landed_row,
     lower(j.status) AS status,
     lower(json_extract_string(raw, $path_capture_method)) AS capture_method,
-    CASE WHEN json_type(json_extract(raw, $path_amount)) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(json_extract_string(raw, $path_amount) AS BIGINT) END AS amount_minor,
+    json_minor_units(json_extract(raw, $path_amount)) AS amount_minor,
     upper(json_extract_string(raw, $path_currency)) AS currency,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, page_offset, json_transform(raw, '{"status":"VARCHAR"}') AS j
+    SELECT id, raw, landed_row(file_index, file_row_number) AS landed_row, json_transform(raw, '{"status":"VARCHAR"}') AS j
     FROM read_parquet($files)
 )

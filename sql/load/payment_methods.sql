@@ -2,8 +2,7 @@
 SELECT
     id,
     raw::JSON AS raw,
-    md5(raw) AS content_hash,
-    page_offset,
+    landed_row(file_index, file_row_number) AS landed_row,
     scope AS customer_id,
     json_extract_string(raw, '$.type') AS type
 FROM read_parquet($files)

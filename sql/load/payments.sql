@@ -5,16 +5,14 @@
 SELECT
     id,
     raw::JSON AS raw,
-    md5(raw) AS content_hash,
-    page_offset,
-    CASE WHEN json_type(j.amountMinor) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(j.amountMinor::VARCHAR AS BIGINT) END AS amount_minor,
+    landed_row,
+    json_minor_units(j.amountMinor) AS amount_minor,
     upper(j.currency) AS currency,
     lower(j.status) AS status,
     j.reference AS reference,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, page_offset, json_transform(raw,
+    SELECT id, raw, landed_row(file_index, file_row_number) AS landed_row, json_transform(raw,
         '{"amountMinor":"JSON","currency":"VARCHAR","status":"VARCHAR","reference":"VARCHAR"}') AS j
     FROM read_parquet($files)
 )

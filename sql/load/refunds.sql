@@ -4,16 +4,14 @@
 SELECT
     id,
     raw::JSON AS raw,
-    md5(raw) AS content_hash,
-    page_offset,
+    landed_row,
     j.paymentId AS payment_id,
-    CASE WHEN json_type(j.amount.amountMinor) IN ('BIGINT', 'UBIGINT')
-         THEN TRY_CAST(j.amount.amountMinor::VARCHAR AS BIGINT) END AS amount_minor,
+    json_minor_units(j.amount.amountMinor) AS amount_minor,
     upper(j.amount.currency) AS currency,
     lower(j.status) AS status,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, page_offset, json_transform(raw,
+    SELECT id, raw, landed_row(file_index, file_row_number) AS landed_row, json_transform(raw,
         '{"paymentId":"VARCHAR","amount":{"amountMinor":"JSON","currency":"VARCHAR"},"status":"VARCHAR"}') AS j
     FROM read_parquet($files)
 )

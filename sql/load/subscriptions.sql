@@ -3,14 +3,13 @@
 SELECT
     id,
     raw::JSON AS raw,
-    md5(raw) AS content_hash,
-    page_offset,
+    landed_row,
     j.customerId AS customer_id,
     j.priceId AS price_id,
     lower(j.status) AS status,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, page_offset, json_transform(raw,
+    SELECT id, raw, landed_row(file_index, file_row_number) AS landed_row, json_transform(raw,
         '{"customerId":"VARCHAR","priceId":"VARCHAR","status":"VARCHAR"}') AS j
     FROM read_parquet($files)
 )

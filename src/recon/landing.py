@@ -19,6 +19,7 @@ import json
 import os
 import re
 import threading
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -80,6 +81,8 @@ _CALL_SCHEMA = pa.schema(list(CALL_COLUMNS))
 
 
 _STATE_KEY = b"recon.state"
+#: A batch is written before its raw column reaches Arrow's 2 GiB string limit.
+_MAX_RAW_BYTES = 1 << 30
 
 
 def _seq(path: Path) -> int:
@@ -199,7 +202,10 @@ class ResourceLanding:
         folder.mkdir(parents=True, exist_ok=True)
         self.state = self._recover_state()
         self._ids: list[str] = []
-        self._raws: list[str] = []
+        # Each record's JSON bytes end to end, and where each ends: the raw column is built
+        # from these two buffers as they are, without a Python string per record.
+        self._raw = bytearray()
+        self._raw_ends = array("i", [0])
         self._offsets: list[int] = []
         self._rids: list[str | None] = []
         self._scopes: list[str | None] = []
@@ -272,15 +278,16 @@ class ResourceLanding:
     ) -> None:
         """Buffer one page; write a batch when enough records are waiting."""
         # The hot path of extraction: one flat loop, no per-record function calls but the dump.
-        ids, raws, dumps = self._ids, self._raws, orjson.dumps
+        ids, raw, ends, dumps = self._ids, self._raw, self._raw_ends, orjson.dumps
         before = len(ids)
         for rec in records:
             rid = rec.get("id") if type(rec) is dict else None
             if type(rid) is str and rid and not rid.isspace():
                 try:
-                    raws.append(dumps(rec).decode())
+                    raw += dumps(rec)
                 except TypeError:  # an integer beyond 64 bits: the stdlib can write it
-                    raws.append(_dumps(rec))
+                    raw += _dumps(rec).encode()
+                ends.append(len(raw))
                 ids.append(rid)
             else:
                 self._rejects.append((_dumps(rec), _reject_reason(rec), offset, request_id))
@@ -294,7 +301,7 @@ class ResourceLanding:
             next_offset if next_offset is not None else offset + len(records)
         )
         self.state.duplicates += duplicates
-        if len(self._ids) + len(self._rejects) >= self.batch_records:
+        if len(ids) + len(self._rejects) >= self.batch_records or len(raw) >= _MAX_RAW_BYTES:
             self.flush()
 
     def record_failed_page(self, failure: Mapping[str, Any]) -> None:
@@ -327,11 +334,15 @@ class ResourceLanding:
         self.state.pages += self._pending_pages
         self.state.next_offset = self._pending_next_offset
         self.state.batches += 1
+        raws = pa.StringArray.from_buffers(
+            len(self._ids), pa.py_buffer(self._raw_ends), pa.py_buffer(self._raw)
+        )
         table = pa.table(
-            [self._ids, self._raws, self._offsets, self._rids, self._scopes], schema=PAGE_SCHEMA
+            [self._ids, raws, self._offsets, self._rids, self._scopes], schema=PAGE_SCHEMA
         ).replace_schema_metadata({_STATE_KEY: self.state.to_json()})
         _atomic_write_table(table, self.folder / f"batch-{seq:06d}.parquet")
-        self._ids, self._raws, self._offsets, self._rids, self._scopes = [], [], [], [], []
+        self._ids, self._offsets, self._rids, self._scopes = [], [], [], []
+        self._raw, self._raw_ends = bytearray(), array("i", [0])
         self._rejects = []
         self._pending_pages = 0
         self.save_state()

@@ -227,6 +227,8 @@ def load_run(
     states = landing.states()
     status, reason = _run_status(states)
     per_resource: dict[str, dict[str, Any]] = {}
+    for stmt in sql_statements(read_sql("load/macros.sql")):
+        con.execute(stmt)
     con.execute("BEGIN TRANSACTION")
     try:
         start = {
@@ -265,7 +267,7 @@ def _load_resource(
     counts = {"new": 0, "changed": 0, "returned": 0, "gone": 0}
     duplicates = state.duplicates
     if batches:  # a finished resource always has one (possibly empty) batch
-        _stage(con, entry, batches, fields)
+        _stage(con, batches)
         presence = presence_parameters(resource, fields)
         if presence["fields"]:  # per-run presence of the mapped fields (checks' requires_fields)
             con.execute(
@@ -281,8 +283,7 @@ def _load_resource(
             "CREATE OR REPLACE TEMP TABLE load_ctx AS SELECT ? AS run_id, ? AS complete",
             [run_id, complete],
         )
-        for stmt in _merge_statements(con, entry.table):
-            con.execute(stmt)
+        _merge(con, entry, batches, fields)
         for change, n in con.execute(
             "SELECT change, count(*) FROM changes GROUP BY change"
         ).fetchall():
@@ -323,29 +324,45 @@ def _count(
     return int(row[0]) if row else 0
 
 
-def _stage(
+def _stage(con: duckdb.DuckDBPyConnection, batches: list[str]) -> None:
+    """Each landed id once (the first landing), narrow: its hash and its row's place."""
+    con.execute(read_sql("load/stage.sql"), {"files": batches})
+
+
+def _merge(
     con: duckdb.DuckDBPyConnection,
     entry: Resource,
     batches: list[str],
     fields: FieldMap | None = None,
 ) -> None:
-    v_status, v_amount, v_currency = entry.version
-    select = read_sql(entry.load_sql)
-    sql = read_sql("load/stage.sql").format(
-        select=select, v_status=v_status, v_amount=v_amount, v_currency=v_currency
-    )
-    con.execute(sql, {"files": batches, **load_parameters(entry.name, fields)})
-
-
-def _merge_statements(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """Merge the staged resource; the insert reads the landed records it keeps (merge.sql)."""
     cols = [
         r[0]
         for r in con.execute(
             "SELECT column_name FROM information_schema.columns "
             "WHERE table_name = ? ORDER BY ordinal_position",
-            [table],
+            [entry.table],
         ).fetchall()
         if r[0] not in _BOOKKEEPING
     ]
-    rendered = read_sql("load/merge.sql").format(table=table, cols=", ".join(["id", *cols]))
-    return sql_statements(rendered)
+    v_status, v_amount, v_currency = entry.version
+    rendered = read_sql("load/merge.sql").format(
+        table=entry.table,
+        cols=", ".join(["id", *cols]),
+        lcols=", ".join(f"l.{c}" for c in ["id", *cols]),
+        select=_without_comments(read_sql(entry.load_sql)),
+        v_status=v_status,
+        v_amount=v_amount,
+        v_currency=v_currency,
+    )
+    params = {"files": batches, **load_parameters(entry.name, fields)}
+    for stmt in sql_statements(rendered):
+        if "$files" in stmt:
+            con.execute(stmt, params)
+        else:
+            con.execute(stmt)
+
+
+def _without_comments(sql: str) -> str:
+    """A SELECT file without its comment lines (it is embedded in a `;`-split script)."""
+    return "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))

@@ -81,8 +81,11 @@ def prefect_server(
         preexec_fn=_die_with_parent,
     )
     try:
-        _wait_healthy(proc, api_url)
+        # The server takes seconds to start; import Prefect meanwhile (on the other core).
+        # Its settings are read from the environment: the URL is known, set it first.
         os.environ["PREFECT_API_URL"] = api_url
+        _import_prefect()
+        _wait_healthy(proc, api_url)
         yield api_url
     finally:
         _drain_prefect()  # Prefect sends logs and events in the background: let them arrive
@@ -93,6 +96,11 @@ def prefect_server(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _import_prefect() -> None:
+    """Import Prefect and recon's flows (what the first flow call would import)."""
+    import recon.pipelines.nightly  # noqa: F401
 
 
 def _drain_prefect(timeout_s: float = 15.0) -> None:
