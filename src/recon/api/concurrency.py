@@ -6,16 +6,19 @@ limit in the manner of TCP congestion control, with the latency signal of Netfli
 `concurrency-limits` (Vegas / Gradient limiters):
 
 - it starts low (2) and, once per *round* (as many answers as the limit), adds one while
-  the round's mean latency stays within `tolerance` times the lowest latency seen (the
-  no-queue latency) and the limit was actually used (additive increase);
+  the round's mean latency stays within `tolerance` times the no-queue latency (the
+  lowest seen; re-learnt whenever the limit is down to 2, where nothing queues on our
+  side) and the limit was actually used (additive increase);
 - a round whose latency rose above that (requests queueing at the server, or on the
-  client's own cores) takes one off, at most once a round;
+  client's own cores) takes one off;
 - a 429 halves it (multiplicative decrease), at most once a round (a burst of 429s from
-  one round is one signal), and remembers the limit it came at as a *ceiling*: the limit
-  climbs back to one below it and stays there; it probes the ceiling again only after a
-  long calm (`probe_after` answers, doubled after each probe that met another 429), so a
-  rate-limited provider sees the limit settle instead of oscillating into 429s. The
-  `Retry-After` itself is honoured by `SharedRateLimiter` (everybody pauses).
+  one round is one signal). A round with 429s *and* answers means we are past what the
+  provider takes: the limit it came at becomes a *ceiling*; the limit climbs back to one
+  below it and stays there, probing the ceiling again only after `probe_rounds` calm
+  rounds, doubled after each probe that met another 429 — the limit settles instead of
+  oscillating into 429s. A round of nothing but 429s (a storm: the provider pausing
+  everybody) sets no ceiling. The `Retry-After` itself is honoured by
+  `SharedRateLimiter` (everybody pauses).
 
 Every change is appended to `trajectory` (the limit after it), which tests assert on.
 """
@@ -38,7 +41,7 @@ class AdaptiveLimit:
         initial: int = 2,
         cap: int = 16,
         tolerance: float = 2.0,
-        probe_after: int = 200,
+        probe_rounds: int = 50,
     ) -> None:
         self.cap = max(1, cap)
         self.adaptive = fixed is None
@@ -48,18 +51,18 @@ class AdaptiveLimit:
         self.drops = 0  # 429s seen
         self.trajectory: list[int] = [self.limit]
         self._cond = threading.Condition()
-        self._base = math.inf  # lowest latency of the current baseline window
-        self._base_next = math.inf
-        self._base_samples = 0
+        self._base = math.inf  # the no-queue latency
         self._round = 0  # answers this round
         self._round_sum = 0.0
+        self._round_min = math.inf
         self._round_ok = 0
         self._round_peak = 0  # the most in flight this round
+        self._round_drops = 0
         self._round_dropped = False
-        self._ceiling: int | None = None
+        self._cut_from = 0
+        self._ceiling: int | None = None  # the limit 429s came at
         self._calm = 0  # answers without a 429 since the last one
-        self._probe_after = probe_after
-        self._next_probe = probe_after
+        self._probe_rounds = probe_rounds
 
     def __repr__(self) -> str:
         kind = "adaptive" if self.adaptive else "fixed"
@@ -89,45 +92,47 @@ class AdaptiveLimit:
         if dropped:
             self.drops += 1
             self._calm = 0
+            self._round_drops += 1
             if not self._round_dropped:  # one cut per round, however many 429s it brings
                 self._round_dropped = True
-                if self._ceiling is not None and self.limit >= self._ceiling:
-                    self._next_probe *= 2  # the probe failed: wait longer before the next
-                self._ceiling = self.limit
+                self._cut_from = self.limit
                 self._set(max(1, self.limit // 2))
         else:
             self._calm += 1
             if latency_s is not None:
-                self._sample(latency_s)
+                self._round_sum += latency_s
+                self._round_ok += 1
+                self._round_min = min(self._round_min, latency_s)
+                self._base = min(self._base, latency_s)
         if self._round >= self.limit:
             self._end_round()
 
-    def _sample(self, latency_s: float) -> None:
-        self._round_sum += latency_s
-        self._round_ok += 1
-        # The no-queue latency: the lowest seen, re-learnt every 500 answers so that it can
-        # rise with the provider (a min over all time would only ever fall).
-        self._base = min(self._base, latency_s)
-        self._base_next = min(self._base_next, latency_s)
-        self._base_samples += 1
-        if self._base_samples >= 500:
-            self._base, self._base_next, self._base_samples = self._base_next, math.inf, 0
-
     def _end_round(self) -> None:
-        if not self._round_dropped and self._round_ok:
+        if self._round_dropped:
+            if self._round_ok:  # some taken, some shed: we are past what the provider takes
+                if self._ceiling is not None and self._cut_from >= self._ceiling:
+                    self._probe_rounds *= 2  # the probe failed: wait longer before the next
+                self._ceiling = self._cut_from
+            # every answer a 429: the provider paused us (Retry-After), not our concurrency
+        elif self._round_ok:
+            if self.limit <= 2:
+                # with at most two in flight nothing queues on our side: this is the no-queue
+                # latency now (it may have risen since: a min over all time would only fall)
+                self._base = self._round_min
             mean = self._round_sum / self._round_ok
-            if mean > self._base * self.tolerance and self._base > 0:
+            if mean > self._base * self.tolerance:
                 self._set(max(1, self.limit - 1))  # latency rising: requests queue somewhere
             elif self._round_peak >= self.limit and self._may_grow():
                 self._set(min(self.cap, self.limit + 1))
-        self._round = self._round_ok = self._round_peak = 0
+        self._round = self._round_ok = self._round_peak = self._round_drops = 0
         self._round_sum = 0.0
+        self._round_min = math.inf
         self._round_dropped = False
 
     def _may_grow(self) -> bool:
         if self._ceiling is None or self.limit + 1 < self._ceiling:
             return True
-        if self._calm >= self._next_probe:  # a long calm: try the ceiling again
+        if self._calm >= self._probe_rounds * self.limit:  # a long calm: try it again
             self._ceiling = None
             return True
         return False

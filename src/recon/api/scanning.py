@@ -235,7 +235,7 @@ class Scanning:
                     raise
                 if not narrowable(exc) or asked <= 1:
                     out.failed.append(_failed(resource_name, skip, asked, exc, ids, customer_id))
-                    at += count
+                    at, before_id = at + count, None  # nothing to anchor the next one on
                     continue
                 result = narrow(
                     lambda o, n, i: narrow_fetch(query(o, n), i),
@@ -248,6 +248,9 @@ class Scanning:
                 out.requests += result.requests
                 for piece in result.pieces:
                     take(piece.offset, piece.fetched)
+                tail = result.pieces[-1] if result.pieces else None
+                reached = tail is not None and tail.offset + len(tail.data) == skip + asked
+                before_id = record_id(tail.data[-1]) if before_id and reached and tail else None
                 for gap in result.unread:
                     failed = _failed(
                         resource_name,
