@@ -7,6 +7,7 @@ on how many were sent at once.
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 import httpx
@@ -49,15 +50,10 @@ def test_a_429_storm_at_the_start_settles_instead_of_oscillating() -> None:
     rest. The limit falls to 1, climbs back, meets the ceiling once and stays below it:
     far fewer changes in the second half than in the first, and 429s stop."""
     gate = AdaptiveLimit(cap=16, probe_rounds=10_000)
-    rounds = 0
     drops_by_round: list[int] = []
-
-    def answer(i: int, n: int) -> tuple[float, bool]:
-        return 0.05, rounds < 5 or i >= 5
-
-    for rounds in range(400):
+    for r in range(400):
         before = gate.drops
-        _round(gate, answer)
+        _round(gate, lambda i, n, r=r: (0.05, r < 5 or i >= 5))
         drops_by_round.append(gate.drops - before)
     traj = gate.trajectory
     assert min(traj) == 1  # the storm cut it to the floor
@@ -79,7 +75,7 @@ def test_probing_the_ceiling_again_backs_off() -> None:
         _round(gate, lambda i, n: (0.05, i >= 5))
         if gate.drops > before:
             drop_rounds.append(r)
-    gaps = [b - a for a, b in zip(drop_rounds, drop_rounds[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(drop_rounds)]
     assert len(drop_rounds) >= 3
     assert gaps == sorted(gaps), gaps  # ever longer between 429s
     assert 3 <= gate.limit <= 6

@@ -7,6 +7,7 @@ the server cannot send. Every record present for the whole scan comes back exact
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import threading
@@ -136,7 +137,7 @@ def test_a_cap_that_changes_mid_scan_loses_nothing(harness: Harness) -> None:
     assert report.status == "complete"
     assert report.duplicates == 0
     taken = [p.offset for p in pages]
-    steps = [b - a for a, b in zip(taken, taken[1:], strict=False)]
+    steps = [b - a for a, b in itertools.pairwise(taken)]
     assert set(steps[:-2]) <= {199, 99}, steps  # full pages overlapping by one (the end aside)
     assert 99 in steps
     assert report.wasted >= 1  # predictions made before the cap were wrong
@@ -157,7 +158,13 @@ def test_records_deleted_between_two_windows_in_flight(harness: Harness) -> None
             gate.set()
 
     server.after_serve = after
-    server.delay = lambda skip: 0.0 if skip != 398 else (0.0 if gate.wait(2) else 0.0)
+
+    def delay(skip: int) -> float:
+        if skip == 398:  # held until the records are deleted, so both are in flight
+            gate.wait(2)
+        return 0.0
+
+    server.delay = delay
     stable = set(server.ids) - set(deleted)
     with harness.client(server, concurrency=4) as client:
         pages, report = _scan(client, "disputes")
