@@ -85,6 +85,12 @@ class AdaptiveLimit:
                 self._learn(latency_s, dropped)
             self._cond.notify_all()
 
+    def cancel(self) -> None:
+        """A place taken by `acquire` is given back unused (nothing was sent)."""
+        with self._cond:
+            self.in_flight -= 1
+            self._cond.notify_all()
+
     # ------------------------------------------------------------------ the rules
 
     def _learn(self, latency_s: float | None, dropped: bool) -> None:

@@ -44,6 +44,7 @@ from recon.errors import (
     redact_url,
 )
 from recon.models import ApiModel, CallRecord
+from recon.paging.ahead import DROPPED, DroppedError
 from recon.paging.paginators import Params
 
 __all__ = ["Answer", "Auth", "Op", "Params", "Sender", "default_random", "utcnow"]
@@ -222,6 +223,10 @@ class Sender:
                 timeout=timeout,
             )
             self.gate.acquire()
+            dropped = DROPPED.get()
+            if dropped is not None and dropped.is_set():  # a page fetched ahead, not wanted
+                self.gate.cancel()
+                raise DroppedError("no longer wanted")
             self._count(op.resource, 1)
             t0 = self.clock()
             got: _Attempt | None = None

@@ -11,8 +11,10 @@ never a record, and the scan simply goes on sequentially from its last verified 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Protocol
 
 from recon.errors import ReconError
@@ -21,7 +23,18 @@ from recon.paging.paginators import BasePaginator, Params
 if TYPE_CHECKING:
     from recon.paging.scan import Fetch, FetchedPage, ScanReport
 
-__all__ = ["Ahead", "Job", "Lookahead"]
+__all__ = ["DROPPED", "Ahead", "DroppedError", "Job", "Lookahead"]
+
+#: Set while a page fetched ahead is being sent: once the event is set (the scan no longer
+#: wants the page) the sender gives up before the request goes out (`DroppedError`). A
+#: job can wait for a place in the concurrency gate for a while: without this, pages no
+#: longer wanted would still be sent when their turn came, spending the provider's rate.
+DROPPED: ContextVar[threading.Event | None] = ContextVar("recon_dropped", default=None)
+
+
+class DroppedError(ReconError):
+    """A page fetched ahead was no longer wanted before its request went out."""
+
 
 Job = tuple["FetchedPage | None", list[str], ReconError | None]
 _Key = tuple[tuple[str, str | int], ...]
@@ -49,15 +62,16 @@ class Ahead:
         self._lookahead = lookahead
         self._pag = paginator
         self._report = report
-        self._inflight: dict[_Key, Future[Job]] = {}
+        self._inflight: dict[_Key, tuple[Future[Job], threading.Event]] = {}
+        self._lock = threading.Lock()
 
     def get(self, params: Params, request_ids: list[str]) -> FetchedPage:
         """The page `params` asks for; raises its failure as a direct fetch would."""
-        job = self._inflight.pop(_key(params), None)
+        entry = self._inflight.pop(_key(params), None)
         self._top_up(params)
-        if job is None:
+        if entry is None:
             return self._fetch(params, request_ids)
-        fetched, ids, error = job.result()
+        fetched, ids, error = entry[0].result()
         request_ids.extend(ids)
         if error is not None:
             raise error
@@ -66,12 +80,19 @@ class Ahead:
 
     def close(self) -> None:
         """Drop every page still in flight (the scan ended or stopped)."""
-        for job in self._inflight.values():
-            self._drop(job)
+        for entry in self._inflight.values():
+            self._drop(entry)
         self._inflight.clear()
 
-    def _drop(self, job: Future[Job]) -> None:
-        if not job.cancel():  # already sent: a request spent for nothing
+    def _drop(self, entry: tuple[Future[Job], threading.Event]) -> None:
+        job, dropped = entry
+        dropped.set()  # not sent yet: it never will be; under way: counted when it ends
+        if job.done() and not job.cancelled() and job.result()[1]:
+            self._sent_for_nothing()  # answered already, for nothing
+        job.cancel()
+
+    def _sent_for_nothing(self) -> None:
+        with self._lock:
             self._report.wasted += 1
 
     def _top_up(self, params: Params) -> None:
@@ -92,15 +113,23 @@ class Ahead:
         for key, query in wanted.items():
             if key in self._inflight:
                 continue
+            dropped = threading.Event()
 
-            def job(query: Params = query) -> Job:
+            def job(query: Params = query, dropped: threading.Event = dropped) -> Job:
                 ids: list[str] = []
+                token = DROPPED.set(dropped)
                 try:
                     return fetch(query, ids), ids, None
+                except DroppedError as exc:
+                    return None, ids, exc
                 except ReconError as exc:
                     return None, ids, exc
+                finally:
+                    DROPPED.reset(token)
+                    if dropped.is_set() and ids:
+                        self._sent_for_nothing()
 
-            self._inflight[key] = self._lookahead.submit(job)
+            self._inflight[key] = (self._lookahead.submit(job), dropped)
             self._report.speculative += 1
 
 
