@@ -191,7 +191,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
     table = Table(title=f"Realistic scenario: {LATENCY_MS:g} ms, {RATE:g} req/s (429 beyond)")
-    for col in ("payments", "run", "pages", "requests", "429s", "floor", "extract", "× floor"):
+    for col in ("payments", "run", "pages", "requests", "429s", "floor", "extract", "x floor"):
         table.add_column(col, justify="right")
     for e in results:
         for name in ("auto", "auto_rate", "sequential"):
