@@ -73,13 +73,11 @@ class Narrowed:
 def narrowable(exc: ReconError) -> bool:
     """Whether a failure may come from the records in the window (worth narrowing).
 
-    A 500 (the server failed to build the answer) or an answer that is not usable JSON
-    may; a server out of capacity (502/503/504), a refusal, a rate limit waited out or a
-    transport failure says nothing about the records: narrowing would only repeat it.
+    A 500 (the server failed to build the answer) may; a server out of capacity
+    (502/503/504), a refusal, a rate limit waited out, a garbled 2xx or a transport
+    failure says nothing about the records: narrowing would only repeat it.
     """
-    if not isinstance(exc, ApiError):
-        return False
-    return exc.status == 500 or exc.code == "invalid_body"
+    return isinstance(exc, ApiError) and exc.status == 500
 
 
 def narrow(
