@@ -42,7 +42,16 @@ LISTED_RESOURCES = tuple(r.name for r in nightly_resources())
 class Progress(Protocol):
     """Receives progress per resource (a rich display, log lines, or nothing)."""
 
-    def update(self, resource: str, *, pages: int, records: int, retries: int) -> None: ...
+    def update(
+        self,
+        resource: str,
+        *,
+        pages: int,
+        records: int,
+        retries: int,
+        in_flight: int = 0,
+        limit: int = 1,
+    ) -> None: ...
 
     def done(self, resource: str, *, status: str) -> None: ...
 
@@ -50,7 +59,16 @@ class Progress(Protocol):
 class NullProgress:
     """Progress that goes nowhere."""
 
-    def update(self, resource: str, *, pages: int, records: int, retries: int) -> None:
+    def update(
+        self,
+        resource: str,
+        *,
+        pages: int,
+        records: int,
+        retries: int,
+        in_flight: int = 0,
+        limit: int = 1,
+    ) -> None:
         return None
 
     def done(self, resource: str, *, status: str) -> None:
@@ -87,10 +105,14 @@ class _Attempts:
         self.buffer = buffer
         self.retries: dict[str, int] = {}
         self._lock = threading.Lock()
+        # Set once the API has answered anything but 401/403: the credentials work.
+        self.accepted = threading.Event()
 
     def __call__(self, record: CallRecord) -> None:
         row = asdict(record)
         resource = record.resource
+        if record.http_status is not None and record.http_status not in (401, 403):
+            self.accepted.set()
         self.buffer.add(resource, row)
         if record.outcome != "ok":
             with self._lock:
@@ -145,9 +167,9 @@ def extract_resource(
                 rl = landing.resource(resource, batch_records=settings.landing_batch_records)
             ids = list(customer_ids or settings.customer_ids) or _customers_in_landing(landing)
             scans = [client.scan(resource, customer_id=cid) for cid in ids]
-            return _land(rl, scans, attempts, progress, none_reason="no customer ids known")
+            return _land(rl, scans, attempts, progress, client, none_reason="no customer ids known")
         scan = client.scan(resource, start_offset=rl.state.next_offset, seen_ids=rl.landed_ids())
-        return _land(rl, [scan], attempts, progress)
+        return _land(rl, [scan], attempts, progress, client)
     finally:
         if own_client:
             client.close()
@@ -171,7 +193,7 @@ def fetch_by_id(
     ids = ids_to_fetch(settings, landing, resource)
     rl.state.done = False
     scan = client.scan_by_ids(resource, ids, seen_ids=rl.landed_ids())
-    return _land(rl, [scan], attempts, progress, unavailable=listed)
+    return _land(rl, [scan], attempts, progress, client, unavailable=listed)
 
 
 def _land(
@@ -179,6 +201,7 @@ def _land(
     scans: Sequence[Any],
     attempts: _Attempts,
     progress: Progress,
+    client: ApiClient,
     *,
     none_reason: str | None = None,
     unavailable: str | None = None,
@@ -209,6 +232,8 @@ def _land(
                     pages=rl.state.pages + rl.pending_pages,
                     records=rl.state.records + rl.pending_records,
                     retries=attempts.retries.get(resource, 0),
+                    in_flight=client.sender.in_flight(resource),
+                    limit=client.gate.limit,
                 )
             report = scan.report
             _note_failures(rl, report.failed_pages, known)
@@ -305,9 +330,12 @@ def extract_all(
     transport: Any = None,
     on_fatal: Callable[[str], None] | None = None,
 ) -> list[ResourceOutcome]:
-    """Extract every resource on up to `settings.concurrency` threads, one shared client.
+    """Extract every resource on its own thread, one shared client (issue 10).
 
-    An auth refusal (or TLS failure) on any resource means the others are not started.
+    The client's gate bounds the requests in flight, all resources together: found while
+    paging with `RECON_CONCURRENCY=auto`, else that number (1: one resource at a time, one
+    page at a time). An auth refusal (or TLS failure) on any resource means the others are
+    not started.
     """
     resources = list(resources)
     attempts = _Attempts(CallBuffer())
@@ -318,6 +346,16 @@ def extract_all(
     stop = threading.Event()
 
     def one(resource: str) -> ResourceOutcome:
+        if resource != opener:  # wait until the first answer shows the credentials work
+            while not (attempts.accepted.wait(0.05) or stop.is_set() or opened.is_set()):
+                pass
+        try:
+            return started(resource)
+        finally:
+            if resource == opener:
+                opened.set()
+
+    def started(resource: str) -> ResourceOutcome:
         if stop.is_set():
             rl = landing.resource(resource)
             rl.finish(status="skipped", reason="not started: the run was aborted", calls=())
@@ -333,8 +371,12 @@ def extract_all(
 
     last = [r for r in resources if api_list(r).per_customer]
     first = [r for r in resources if r not in last]
+    opener = first[0] if first else None
+    opened = threading.Event()  # the opener ended (its first answer may never have come)
     try:
-        with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
+        fixed = settings.concurrency
+        threads = len(first) if fixed == "auto" else min(int(fixed), len(first))
+        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
             for out in pool.map(one, first):
                 outcomes[out.resource] = out
         for r, out in list(outcomes.items()):

@@ -43,20 +43,38 @@ class LogProgress:
         self._last: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def update(self, resource: str, *, pages: int, records: int, retries: int) -> None:
+    def update(
+        self,
+        resource: str,
+        *,
+        pages: int,
+        records: int,
+        retries: int,
+        in_flight: int = 0,
+        limit: int = 1,
+    ) -> None:
         now = time.monotonic()
         with self._lock:
             if now - self._last.get(resource, 0.0) < self.every_s:
                 return
             self._last[resource] = now
-        log.info("%s: %d pages, %d records, %d retries", resource, pages, records, retries)
+        log.info(
+            "%s: %d pages, %d records, %d retries, %d in flight (limit %d)",
+            resource,
+            pages,
+            records,
+            retries,
+            in_flight,
+            limit,
+        )
 
     def done(self, resource: str, *, status: str) -> None:
         log.info("%s: %s", resource, status)
 
 
 class RichProgress:
-    """A live table of resources: pages, records, retries (for a terminal)."""
+    """A live table of resources: pages, records, retries, requests in flight and the
+    current concurrency limit (shared by all resources) (for a terminal)."""
 
     def __init__(self, console: Console | None = None) -> None:
         self._progress = Progress(
@@ -66,6 +84,7 @@ class RichProgress:
             TextColumn("{task.fields[pages]:>6} pages"),
             TextColumn("{task.fields[records]:>10,} records"),
             TextColumn("{task.fields[retries]:>4} retries"),
+            TextColumn("{task.fields[in_flight]:>2}/{task.fields[limit]:<2} in flight"),
             TextColumn("{task.fields[status]}"),
             TimeElapsedColumn(),
             console=console or Console(stderr=True),
@@ -96,15 +115,37 @@ class RichProgress:
                     pages=0,
                     records=0,
                     retries=0,
+                    in_flight=0,
+                    limit=1,
                     status="",
                 )
             return self._tasks[resource]
 
-    def update(self, resource: str, *, pages: int, records: int, retries: int) -> None:
-        self._progress.update(self._task(resource), pages=pages, records=records, retries=retries)
+    def update(
+        self,
+        resource: str,
+        *,
+        pages: int,
+        records: int,
+        retries: int,
+        in_flight: int = 0,
+        limit: int = 1,
+    ) -> None:
+        self._progress.update(
+            self._task(resource),
+            pages=pages,
+            records=records,
+            retries=retries,
+            in_flight=in_flight,
+            limit=limit,
+        )
 
     def done(self, resource: str, *, status: str) -> None:
         colour = {"complete": "green", "incomplete": "yellow"}.get(status, "red")
         self._progress.update(
-            self._task(resource), total=1, completed=1, status=f"[{colour}]{status}[/]"
+            self._task(resource),
+            total=1,
+            completed=1,
+            in_flight=0,
+            status=f"[{colour}]{status}[/]",
         )

@@ -129,9 +129,20 @@ class Settings(BaseSettings):
     )
     backoff_initial_s: float = Field(default=0.5, ge=0)
     backoff_max_s: float = Field(default=30.0, ge=0)
-    # 1: on 2 cores the client's JSON parsing is the bottleneck (GIL); 2 threads measured no
-    # faster at 200k payments and peaked 30-60 MB higher. More pays against a slow server.
-    concurrency: int = Field(default=1, ge=1, le=32, description="Resources paged at once")
+    # "auto": the number of requests in flight is found while paging (AIMD on latency and
+    # 429s, docs/client.md#concurrency); a number fixes it (1 = strictly sequential paging).
+    concurrency: int | Literal["auto"] = Field(
+        default="auto", description="Requests in flight: auto (adaptive) or a fixed number"
+    )
+    max_in_flight: int = Field(
+        default=16, ge=1, le=64, description="Cap on requests in flight (all resources)"
+    )
+    rate_limit: float | None = Field(
+        default=None, gt=0, le=10_000, description="Requests a second the provider allows"
+    )
+    narrow_max_requests: int = Field(
+        default=32, ge=0, le=1000, description="Extra requests to narrow one failed page"
+    )
 
     # Reconciliation
     refund_failed_statuses: tuple[str, ...] = Field(default=DEFAULT_REFUND_FAILED_STATUSES)
@@ -222,6 +233,25 @@ class Settings(BaseSettings):
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("must be an http(s) URL with a host")  # never echo it: a secret
         return SecretStr(value.get_secret_value().strip())
+
+    @field_validator("concurrency", mode="before")
+    @classmethod
+    def _check_concurrency(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip().lower()
+            if text in ("", "auto"):
+                return "auto"
+            if not text.isdigit():
+                raise ValueError("must be auto or a whole number from 1 to 64")
+            value = int(text)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 64:
+            raise ValueError("must be auto or a whole number from 1 to 64")
+        return value
+
+    @field_validator("rate_limit", mode="before")
+    @classmethod
+    def _empty_rate(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("duckdb_memory_limit")
     @classmethod

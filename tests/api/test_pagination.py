@@ -84,13 +84,29 @@ def test_a_server_capping_pages_at_100_loses_nothing(harness: Harness, resource:
 
 def test_payments_follow_next_offset_and_has_more(harness: Harness) -> None:
     server = ListServer(_ids(450), cap=100, next_offset=True)
-    with harness.client(server) as client:
+    with harness.client(server, concurrency=1) as client:  # sequential: no overlap
         pages, report = _collect(client, "payments")
     assert _returned(pages) == _ids(450)
     assert [s for s, _ in server.requests] == [0, 100, 200, 300, 400]
     assert report.status == "complete"
     assert pages[-1].next_offset is None
     assert [p.next_offset for p in pages[:-1]] == [100, 200, 300, 400]
+
+
+def test_payments_fetched_ahead_overlap_by_one_record_and_lose_nothing(harness: Harness) -> None:
+    """With pages fetched ahead (the default), payments pages overlap by one record, as
+    the other lists do, so a page answered before the one it follows cannot hide a gap;
+    the server's cap (100 < 200 asked) makes the first predictions wrong, never a record."""
+    server = ListServer(_ids(450), cap=100, next_offset=True)
+    with harness.client(server, concurrency=4) as client:
+        pages, report = _collect(client, "payments")
+    assert _returned(pages) == _ids(450)
+    assert report.status == "complete"
+    assert report.duplicates == 0
+    taken = [p.offset for p in pages]
+    assert taken == [0, 99, 198, 297, 396]  # each page starts on the last one's last record
+    assert set(taken) <= {s for s, _ in server.requests}
+    assert report.speculative >= 1
 
 
 def test_payments_status_filter_is_sent(harness: Harness) -> None:
@@ -125,7 +141,7 @@ def test_a_next_offset_that_does_not_advance_is_an_error_not_a_loop(harness: Har
 
 def test_a_short_page_is_not_the_end_an_empty_page_is(harness: Harness) -> None:
     server = ListServer(_ids(5))
-    with harness.client(server, page_size=3) as client:
+    with harness.client(server, page_size=3, concurrency=1) as client:
         pages, report = _collect(client, "disputes")
     assert _returned(pages) == _ids(5)
     # skip=0 -> r0..r2 (short of nothing); skip=2 -> r2..r4; skip=4 -> r4 alone: the end
@@ -166,7 +182,10 @@ def test_a_page_that_fails_for_good_is_recorded_and_paging_goes_on(harness: Harn
 def test_payments_failed_page_goes_on_at_skip_plus_page_size(harness: Harness) -> None:
     server = ListServer(_ids(40), next_offset=True)
     server.fail[10] = lambda: envelope(500)
-    with harness.client(server, page_size=10, max_attempts=2) as client:
+    # sequential, without narrowing: the rule for what comes after a failed page
+    with harness.client(
+        server, page_size=10, max_attempts=2, concurrency=1, narrow_max_requests=0
+    ) as client:
         pages, report = _collect(client, "payments")
     assert [p.offset for p in pages] == [0, 20, 30]
     assert report.status == "incomplete"
@@ -275,7 +294,7 @@ def test_resume_with_seen_ids(harness: Harness) -> None:
 
 def test_unkeyed_records_are_passed_on(harness: Harness) -> None:
     bodies = iter([{"data": [{"id": "a"}, {"no": "id"}, 7, {"id": ""}]}, {"data": []}])
-    with harness.client(lambda r: httpx.Response(200, json=next(bodies))) as client:
+    with harness.client(lambda r: httpx.Response(200, json=next(bodies)), concurrency=1) as client:
         pages, report = _collect(client, "disputes")
     assert pages[0].records == [{"id": "a"}, {"no": "id"}, 7, {"id": ""}]
     assert report.unkeyed == 3
@@ -346,7 +365,8 @@ def test_property_every_record_present_throughout_is_returned_exactly_once(
     original = _ids(size)
     server = ListServer(original, cap=cap, before_page=mutate)
     harness = Harness(FakeClock(), [])
-    with harness.client(server, page_size=page_size) as client:
+    # sequential: the mutations draw from hypothesis, which must happen in one order
+    with harness.client(server, page_size=page_size, concurrency=1) as client:
         pages, report = _collect(client, "disputes")
     returned = _returned(pages)
     survivors = set(original) & set(server.ids)
@@ -410,7 +430,7 @@ def test_a_resumed_scan_counts_its_overlap_as_neither_duplicate_nor_gap(
     # landed: its first page overlaps the last landed record (one record, by design), which
     # is not a duplicate; nothing is stepped back over and nothing is fetched twice.
     server = ListServer(_ids(23))
-    with harness.client(server, page_size=5) as client:
+    with harness.client(server, page_size=5, concurrency=1) as client:  # asserts the order
         first = iter(client.scan("disputes"))
         pages = [next(first) for _ in range(stop_after)]
         landed = _returned(pages)

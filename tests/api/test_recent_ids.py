@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recon.paging.scan import RecentIds
+from recon.paging.recent import RecentIds
 
 
 def test_recent_ids_remember_between_one_and_two_windows() -> None:

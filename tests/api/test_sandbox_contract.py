@@ -130,19 +130,29 @@ def test_chaos_records_the_poisoned_page_and_goes_on(
     assert_no_duplicates(results)
     report = results["payments"].report
     assert report.status == "incomplete"
+    # the window holding the poisoned payment fails every time (a 503 says nothing about
+    # the records, so it is not narrowed): the page fetched at that skip is lost, whatever
+    # skip paging reached it at (sequential: the poisoned skip; fetched ahead: overlapping)
     (failed,) = report.failed_pages
-    assert failed.offset == poisoned
+    assert failed.offset <= poisoned < failed.offset + 200
     assert failed.http_status == 503
     assert len(failed.request_ids) == 5  # one per attempt
-    lost = set(baseline["payments"].ids[poisoned : poisoned + 200])
-    assert results["payments"].id_set == baseline["payments"].id_set - lost
+    window = set(baseline["payments"].ids[failed.offset : failed.offset + 200])
+    lost = baseline["payments"].id_set - results["payments"].id_set
+    assert lost <= window  # nothing lost outside the failed window
+    assert baseline["payments"].ids[poisoned] in lost
+    assert len(lost) >= 199  # the window, less the one record the page before overlapped
     for resource in LIST_RESOURCES:
         if resource != "payments":
             assert results[resource].ids == baseline[resource].ids
             assert results[resource].report.status == "complete"
     assert_call_log_complete(sb.records)
     failed_calls = [r for r in sb.records if r.outcome == "failed"]
-    assert [r.request_id for r in failed_calls] == [failed.request_ids[-1]]
+    assert failed.request_ids[-1] in [r.request_id for r in failed_calls]
+    for call in failed_calls:  # a page fetched ahead at another offset may fail too
+        query = dict(p.split("=", 1) for p in call.query.split("&"))
+        skip, size = int(query["skip"]), int(query["max-records"])
+        assert skip <= poisoned < skip + size, call.query
 
 
 @pytest.mark.parametrize("faults", ["drift", "drift,capped", "drift,flaky"])

@@ -135,13 +135,17 @@ class Hostile:
 
     def __init__(self, inner: object) -> None:
         self.inner = inner
+        self.failing: str | None = None  # the second payments page's query, whatever its skip
 
     async def __call__(self, scope: dict, receive: object, send: object) -> None:  # type: ignore[type-arg]
         import orjson
 
         query = scope.get("query_string", b"").decode().split("&")
         if scope["type"] == "http" and scope["path"] in ("/api/v1/payments", "/api/v1/refunds"):
-            if "skip=200" in query and scope["path"] == "/api/v1/payments":
+            second = scope["path"] == "/api/v1/payments" and "skip=0" not in query
+            if second and self.failing is None:
+                self.failing = "&".join(query)
+            if second and "&".join(query) == self.failing:
                 body = orjson.dumps(
                     {"error": "unavailable", "message": self.MESSAGE, "requestId": "=req"}
                 )

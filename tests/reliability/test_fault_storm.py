@@ -10,6 +10,7 @@ wall time stays within the fault-free time plus the waits the faults asked for.
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from recon.sandbox.server import serve_in_thread
 from .conftest import (
     KEY,
     TOKEN,
+    Decide,
     fault_proxy,
     landed_ids,
     overrides_for,
@@ -64,7 +66,7 @@ def test_fault_storm_completes_with_every_record_and_every_failure_logged(
         api_key=KEY,
         bearer_token=TOKEN,
     )
-    decide = seeded(SEED, 0.07, ("reset", "stall", "cut"))
+    decide = _every_kind(seeded(SEED, 0.07, ("reset", "stall", "cut")))
     with (
         serve_in_thread(storm_cfg) as url,
         fault_proxy(url, decide, stall_s=STALL_S) as proxy,
@@ -192,3 +194,20 @@ def test_fault_storm_answer_dripping_slower_than_the_budget_is_cut_off() -> None
     assert outcome
     assert outcome[0] is not None  # it failed (the answer never completed in time)
     assert records[-1].outcome == "failed"
+
+
+def _every_kind(decide: Decide) -> Decide:
+    """`decide` (which requests meet a fault), with the kinds dealt in turn (reset, stall,
+    cut, reset, …) so that a storm of a few dozen faults meets every kind whatever the
+    offsets paging asks for (pages fetched ahead ask for other offsets than one at a time)."""
+    kinds = ("reset", "stall", "cut")
+    dealt: dict[tuple[str, str], str] = {}
+    lock = threading.Lock()
+
+    def deal(method: str, target: str, attempt: int) -> str | None:
+        if decide(method, target, attempt) is None:
+            return None
+        with lock:
+            return dealt.setdefault((method, target), kinds[len(dealt) % len(kinds)])
+
+    return deal

@@ -34,8 +34,9 @@ from recon.models import (
     Subscription,
     TaxRate,
 )
+from recon.paging.idscan import IdScan
 from recon.paging.paginators import BasePaginator, NextOffsetPaginator, OffsetPaginator
-from recon.paging.scan import FailedPage, IdScan, Page, Scan, ScanReport
+from recon.paging.scan import FailedPage, Page, Scan, ScanReport
 
 __all__ = [
     "PAYMENT_STATUSES",

@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterator
 from typing import Any, ParamSpec, TypeVar
 
 from recon.api.client import ApiClient
-from recon.paging.scan import IdScan, Page, Scan, ScanReport
+from recon.paging.idscan import IdScan
+from recon.paging.scan import Page, Scan, ScanReport
 
 __all__ = ["AsyncApiClient", "AsyncScan"]
 

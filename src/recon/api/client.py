@@ -2,15 +2,15 @@
 
 Each method builds an `Op` (what to send, which credential, what shape the answer must
 have) and hands it to the `Sender` (`recon.api.sender`: retries, the shared rate limiter,
-the call log). `scan` pages a resource of the catalogue (`recon.resources`) with the
-paginator its entry names; `scan_by_ids` fetches records one by one.
+the concurrency gate, the call log). Paging (`scan`, `rescan`, `scan_by_ids`) is in
+`recon.api.scanning`, mixed in.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -19,6 +19,7 @@ import httpx
 from pydantic import ValidationError
 
 from recon.api import sender as _sender
+from recon.api.concurrency import AdaptiveLimit
 from recon.api.config import (
     ClientConfig,
     check_id,
@@ -27,6 +28,7 @@ from recon.api.config import (
     check_skip,
 )
 from recon.api.ratelimit import SharedRateLimiter
+from recon.api.scanning import Scanning, _Ahead
 from recon.api.sender import Answer, Op, Sender
 from recon.errors import ApiError, ConfigError
 from recon.models import (
@@ -48,7 +50,6 @@ from recon.models import (
     Subscription,
     TaxRate,
 )
-from recon.paging.scan import FetchedPage, IdScan, Scan
 from recon.resources import api_list
 
 __all__ = ["ApiClient"]
@@ -56,7 +57,7 @@ __all__ = ["ApiClient"]
 M = TypeVar("M", bound=ApiModel)
 
 
-class ApiClient:
+class ApiClient(Scanning):
     """Sync client for the Merchant Payments API; thread-safe; use it as a context manager."""
 
     def __init__(
@@ -82,11 +83,17 @@ class ApiClient:
             wall_clock=wall_clock or _sender.utcnow,
             limiter=limiter,
         )
+        self._ahead = _Ahead(self._send)
 
     @property
     def sender(self) -> Sender:
         """The send path (retry policy, rate limiter, call log hook) of this client."""
         return self._send
+
+    @property
+    def gate(self) -> AdaptiveLimit:
+        """The concurrency gate every attempt of this client passes (shared by all lists)."""
+        return self._send.gate
 
     @property
     def limiter(self) -> SharedRateLimiter:
@@ -103,7 +110,8 @@ class ApiClient:
         self.close()
 
     def close(self) -> None:
-        """Close the connection pool."""
+        """Stop fetching ahead, close the connection pool."""
+        self._ahead.close()
         self._send.close()
 
     # ------------------------------------------------------------------ helpers
@@ -369,112 +377,6 @@ class ApiClient:
     def list_invoices(self, *, max_records: int | None = None, skip: int = 0) -> ListPage[Invoice]:
         """Assumed: GET RECON_INVOICES_PATH (default /invoices), one page."""
         return self._list(Invoice, "invoices", max_records, skip)[0]
-
-    # ------------------------------------------------------------------ scanning
-
-    def list_path(self, resource_name: str, *, customer_id: str | None = None) -> str | None:
-        """The list path of a resource; None when the list is switched off (empty path)."""
-        entry = api_list(resource_name)
-        if entry.per_customer != (customer_id is not None):
-            if customer_id is None:
-                raise ConfigError("customer_id", f"is required to list {resource_name}")
-            raise ConfigError(
-                "customer_id", f"applies only to per-customer lists, not {resource_name}"
-            )
-        path = getattr(self.config, entry.path_setting) if entry.path_setting else entry.path
-        if not path:
-            return None
-        if customer_id is not None:
-            return path.format(customer_id=_seg(customer_id, "customer_id"))
-        return str(path)
-
-    def scan(
-        self,
-        resource_name: str,
-        *,
-        start_offset: int = 0,
-        seen_ids: Iterable[str] = frozenset(),
-        customer_id: str | None = None,
-        **filters: str | None,
-    ) -> Scan:
-        """Page through a resource losing nothing; iterate the `Scan`, then read `.report`.
-
-        Keyword `filters` are the list's own (payments: `status`); None means unfiltered.
-        """
-        check_skip(start_offset, "start_offset")
-        entry = api_list(resource_name)
-        path = self.list_path(resource_name, customer_id=customer_id)
-        params: dict[str, str | int] = {}
-        known = dict(entry.filters)
-        for name, value in filters.items():
-            if name not in known:
-                raise ConfigError(name, f"is not a filter of the {resource_name} list")
-            if value is not None:
-                if name == "status":
-                    check_payment_status(value, name)
-                params[getattr(self.config, known[name])] = value
-        config = self.config
-        paginator = entry.paginator(
-            config.page_size,
-            start_offset,
-            limit_param=config.page_size_param,
-            skip_param=config.skip_param,
-        )
-
-        def fetch(query: _sender.Params, request_ids: list[str]) -> FetchedPage:
-            assert path is not None
-            op = Op(resource_name, "GET", path, expect="list", params=dict(query))
-            answer = self._send.call(op, request_ids)
-            return FetchedPage(answer.body, answer.request_id, answer.content)
-
-        unavailable = None
-        if path is None:
-            setting = f"RECON_{(entry.path_setting or 'path').upper()}"
-            unavailable = f"{setting} is empty: no {resource_name} list offered"
-        return Scan(
-            resource_name,
-            fetch,
-            paginator,
-            params=params,
-            seen_ids=seen_ids,
-            customer_id=customer_id,
-            unavailable_reason=unavailable,
-            max_consecutive_failures=config.max_consecutive_failed_pages,
-        )
-
-    def scan_by_ids(
-        self,
-        resource_name: str,
-        ids: Iterable[str],
-        *,
-        seen_ids: Iterable[str] = frozenset(),
-        batch_size: int = 200,
-    ) -> IdScan:
-        """Fetch a resource's records one by one (ops 16, 14, 6) as pages of raw dicts.
-
-        DESIGN.md §1: when the invoices list is not offered, invoices come one by one from
-        `GET /invoices/{id}` for ids found elsewhere. Ids in `seen_ids` are skipped.
-        """
-        entry = api_list(resource_name)
-        template = entry.by_id
-        if template is None:
-            raise ConfigError("resource", f"cannot fetch {resource_name!r} by id")
-        checked = [check_id(i, "ids") for i in ids]
-
-        def fetch_one(ident: str, request_ids: list[str]) -> FetchedPage:
-            path = template.format(id=quote(ident, safe=""))
-            op = Op(resource_name, "GET", path, auth=entry.by_id_auth)
-            answer = self._send.call(op, request_ids)
-            return FetchedPage(answer.body, answer.request_id)
-
-        return IdScan(resource_name, checked, fetch_one, batch_size=batch_size, seen_ids=seen_ids)
-
-    def scan_payment_methods(self, customer_ids: Iterable[str]) -> list[Scan]:
-        """One `Scan` of payment methods per customer id (each deduplicated on its own)."""
-        ids = list(dict.fromkeys(customer_ids))
-        for cid in ids:
-            check_id(cid, "customer_ids")
-        return [self.scan("payment_methods", customer_id=cid) for cid in ids]
 
 
 def _seg(value: str, name: str) -> str:

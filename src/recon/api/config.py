@@ -37,6 +37,9 @@ _FROM_SETTINGS = (
     "retry_after_cap_s",
     "backoff_initial_s",
     "backoff_max_s",
+    "max_in_flight",
+    "rate_limit",
+    "narrow_max_requests",
 )
 
 
@@ -67,13 +70,20 @@ class ClientConfig:
     backoff_max_s: float
     # Consecutive pages failing for good before a scan gives up on the rest of a list.
     max_consecutive_failed_pages: int = 3
+    # Requests in flight: None = found while paging (RECON_CONCURRENCY=auto), else fixed.
+    concurrency: int | None = None
+    max_in_flight: int = 16
+    rate_limit: float | None = None  # requests a second, when the provider publishes one
+    narrow_max_requests: int = 32  # extra requests to narrow one failed page (issue 13)
 
     @classmethod
     def from_settings(cls, settings: Settings, **client: Any) -> ClientConfig:
         """The client's config from recon's `Settings` (`client`: client-only knobs)."""
         settings.check_transport()
         values = {name: getattr(settings, name) for name in _FROM_SETTINGS}
-        return cls(api_root=settings.api_root, **values, **client)
+        concurrency = settings.concurrency
+        values["concurrency"] = None if concurrency == "auto" else int(concurrency)
+        return cls(api_root=settings.api_root, **{**values, **client})
 
     @classmethod
     def for_base_url(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random as _random
 import ssl
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -23,6 +24,7 @@ import httpx
 import orjson
 from pydantic import ValidationError
 
+from recon.api.concurrency import AdaptiveLimit
 from recon.api.config import ClientConfig
 from recon.api.ratelimit import SharedRateLimiter
 from recon.api.retry import (
@@ -42,6 +44,7 @@ from recon.errors import (
     redact_url,
 )
 from recon.models import ApiModel, CallRecord
+from recon.paging.ahead import DROPPED, DroppedError
 from recon.paging.paginators import Params
 
 __all__ = ["Answer", "Auth", "Op", "Params", "Sender", "default_random", "utcnow"]
@@ -114,6 +117,7 @@ class Sender:
         random: Callable[[], float] = _random.random,
         wall_clock: Callable[[], datetime] = utcnow,
         limiter: SharedRateLimiter | None = None,
+        gate: AdaptiveLimit | None = None,
     ) -> None:
         self.config = config
         self.on_attempt = on_attempt
@@ -129,7 +133,24 @@ class Sender:
             backoff_initial_s=config.backoff_initial_s,
             backoff_max_s=config.backoff_max_s,
         )
-        self.limiter = limiter or SharedRateLimiter(clock=clock, sleep=sleep)
+        # A narrowing request (issue 13) re-reads part of a page that already failed for
+        # good: one retry tells a flaky answer from a record that cannot be read.
+        self.narrow_policy = RetryPolicy(
+            max_attempts=min(2, config.max_attempts),
+            call_budget_s=config.call_budget_s,
+            retry_after_cap_s=config.retry_after_cap_s,
+            backoff_initial_s=config.backoff_initial_s,
+            backoff_max_s=config.backoff_max_s,
+        )
+        interval = 1.0 / config.rate_limit if config.rate_limit else 0.0
+        self.limiter = limiter or SharedRateLimiter(
+            clock=clock, sleep=sleep, min_interval_s=interval
+        )
+        self.gate = gate or AdaptiveLimit(
+            fixed=config.concurrency, cap=config.max_in_flight, initial=2
+        )
+        self._in_flight: dict[str, int] = {}  # per resource, for the progress display
+        self._count_lock = threading.Lock()
         # TLS verification is always on: no setting turns it off.
         self.http = httpx.Client(
             transport=transport,
@@ -142,6 +163,14 @@ class Sender:
     def close(self) -> None:
         """Close the connection pool."""
         self.http.close()
+
+    def in_flight(self, resource: str) -> int:
+        """Requests of `resource` in flight now."""
+        return self._in_flight.get(resource, 0)
+
+    def _count(self, resource: str, delta: int) -> None:
+        with self._count_lock:
+            self._in_flight[resource] = self._in_flight.get(resource, 0) + delta
 
     def _headers(self, op: Op) -> dict[str, str]:
         headers: dict[str, str] = {}
@@ -164,11 +193,15 @@ class Sender:
             headers["Content-Type"] = "application/json"
         return headers
 
-    def call(self, op: Op, request_ids: list[str] | None = None) -> Answer:
+    def call(
+        self, op: Op, request_ids: list[str] | None = None, *, policy: RetryPolicy | None = None
+    ) -> Answer:
         """Run `op` with retries; return its answer or raise the last attempt's error.
 
-        The request id of every attempt that got one is appended to `request_ids`.
+        The request id of every attempt that got one is appended to `request_ids`. Each
+        attempt holds a place in the concurrency gate while it is in flight.
         """
+        policy = policy or self.policy
         headers = self._headers(op)  # built once: the idempotency key is the same every retry
         content = orjson.dumps(op.body) if op.body is not None else None
         url = self.config.api_root + op.path
@@ -189,10 +222,24 @@ class Sender:
                 headers=headers,
                 timeout=timeout,
             )
+            self.gate.acquire()
+            dropped = DROPPED.get()
+            if dropped is not None and dropped.is_set():  # a page fetched ahead, not wanted
+                self.gate.cancel()
+                raise DroppedError("no longer wanted")
+            self._count(op.resource, 1)
             t0 = self.clock()
-            result = self._attempt(request, op, deadline=t0 + timeout)
-            latency_ms = (self.clock() - t0) * 1000.0
-            decision = self.policy.decide(
+            got: _Attempt | None = None
+            try:
+                got = self._attempt(request, op, deadline=t0 + timeout)
+            finally:
+                latency_s = self.clock() - t0
+                self._count(op.resource, -1)
+                status = got.status if got is not None else None
+                self.gate.release(latency_s if status else None, dropped=status == 429)
+            result = got
+            latency_ms = latency_s * 1000.0
+            decision = policy.decide(
                 result.outcome,
                 attempt=attempt,
                 elapsed_s=self.clock() - start,
@@ -216,7 +263,7 @@ class Sender:
             if decision.verdict is Verdict.WAIT_TOO_LONG:
                 raise RetryAfterTooLongError(
                     requested_s=decision.requested_s or 0.0,
-                    cap_s=self.policy.retry_after_cap_s,
+                    cap_s=policy.retry_after_cap_s,
                     request_id=result.request_id,
                     what=f"{op.method} {request.url.path}",
                 )

@@ -4,8 +4,10 @@ A `Scan` is handed a `fetch` function (the HTTP client supplies one) and a pagin
 resource catalogue names its class), so paging can be tested and reasoned about alone.
 """
 
+from recon.paging.idscan import IdScan
 from recon.paging.paginators import BasePaginator, NextOffsetPaginator, OffsetPaginator
-from recon.paging.scan import FailedPage, FetchedPage, IdScan, Page, RecentIds, Scan, ScanReport
+from recon.paging.recent import RecentIds
+from recon.paging.scan import FailedPage, FetchedPage, Page, Scan, ScanReport
 
 __all__ = [
     "BasePaginator",

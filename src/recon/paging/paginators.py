@@ -84,6 +84,11 @@ class BasePaginator:
     def resume(self) -> None:
         """The scan goes on from where an earlier one stopped (its offset is committed)."""
 
+    def predict(self, n: int) -> list[int]:
+        """The offsets of the `n` requests after the current one if every page came back
+        full and nothing moved (pages fetched ahead are verified all the same)."""
+        return []
+
 
 class OffsetPaginator(BasePaginator):
     """`{"data": [...]}`: advance by the records returned (less one of overlap); end when empty.
@@ -116,6 +121,17 @@ class OffsetPaginator(BasePaginator):
         self._anchor: str | None = None
         self._drift = 0  # records inserted before the anchor per page, lately
         self._longest = 0  # the longest page the server sent in this scan
+        self._last_len = 0  # the length of the last page read (the server's cap, lately)
+
+    def predict(self, n: int) -> list[int]:
+        """Next offsets: each full page (as long as the last one) overlaps by one record."""
+        if not self.has_next_page or n <= 0:
+            return []
+        length = self._last_len or self.page_size
+        step = length - 1 + self._drift if self.uses_anchors else length
+        if step <= 0:
+            return []
+        return [self.offset + step * i for i in range(1, n + 1)]
 
     def update_state(
         self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
@@ -130,6 +146,7 @@ class OffsetPaginator(BasePaginator):
             self.has_next_page = False
             return
         self._longest = max(self._longest, len(data))
+        self._last_len = len(data)
         self._advance(offset, data)
 
     def _step_back(self, offset: int) -> None:
@@ -188,10 +205,26 @@ class NextOffsetPaginator(OffsetPaginator):
     """`{"data": [...], "hasMore": true, "nextOffset": 200}`: follow the server.
 
     A body without a boolean `hasMore` falls back to `OffsetPaginator`'s rules.
+
+    `anchored` (set when pages are fetched ahead, in parallel): each request overlaps the
+    page before by one record, as `OffsetPaginator` does, so that a page answered before
+    the one it follows (while records were inserted at the head) cannot hide a gap. A
+    `nextOffset` other than `offset + len(data)` (the prediction) is followed as is, without
+    an anchor, as in sequential paging.
     """
 
+    def __init__(self, *args: Any, anchored: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.anchored = anchored
+
     def resume(self) -> None:
-        """A committed `nextOffset` points past the last record landed: no overlap."""
+        """A committed `nextOffset` points past the last record landed: no overlap.
+
+        Anchored, the committed offset points at the last record landed (its anchor); a
+        committed offset of an unanchored run costs one step back, never a record.
+        """
+        if self.anchored:
+            self.expects_anchor = True
 
     def update_state(
         self, offset: int, data: list[Any], body: dict[str, Any], first_known: bool
@@ -201,6 +234,9 @@ class NextOffsetPaginator(OffsetPaginator):
         if not isinstance(has_more, bool):
             self.uses_anchors = True
             super().update_state(offset, data, body, first_known)
+            return
+        if self.anchored:
+            self._anchored_state(offset, data, body, first_known, has_more)
             return
         self.expects_anchor = False
         self.uses_anchors = False
@@ -213,6 +249,37 @@ class NextOffsetPaginator(OffsetPaginator):
                 f"hasMore is true but nextOffset {nxt!r} does not advance past {offset}"
             )
         self.offset = nxt
+
+    def _anchored_state(
+        self,
+        offset: int,
+        data: list[Any],
+        body: dict[str, Any],
+        first_known: bool,
+        has_more: bool,
+    ) -> None:
+        self.uses_anchors = True
+        if self.expects_anchor and offset > 0 and not first_known:
+            super().update_state(offset, data, body, first_known)  # steps back
+            return
+        if not has_more:
+            self._note_anchor(data)
+            self.has_next_page = False
+            return
+        nxt = body.get("nextOffset")
+        if isinstance(nxt, bool) or not isinstance(nxt, int) or nxt <= offset:
+            raise PagingError(
+                f"hasMore is true but nextOffset {nxt!r} does not advance past {offset}"
+            )
+        if nxt != offset + len(data) or len(data) < 2:  # not what offsets predict: follow it
+            self._back = 0
+            self._drift = 0
+            self._last_len = len(data)
+            self.offset = nxt
+            self.expects_anchor = False
+            self._anchor = None
+            return
+        super().update_state(offset, data, body, first_known)
 
 
 def _last_keyed(data: list[Any]) -> int | None:

@@ -10,23 +10,26 @@ Records stay plain dicts (parsed once per page). The strategies are in `paginato
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from recon.errors import ApiError, AuthError, ConfigError, PagingError, ReconError, TransportError
+from recon.paging.ahead import Ahead, Lookahead
+from recon.paging.narrow import narrow, narrowable
 from recon.paging.paginators import BasePaginator, Params, record_id
+from recon.paging.recent import RecentIds
 
 __all__ = [
     "FailedPage",
     "Fetch",
-    "FetchOne",
     "FetchedPage",
-    "IdScan",
+    "Lookahead",
     "Page",
     "RecentIds",
     "Scan",
     "ScanReport",
+    "list_page",
 ]
 
 ScanStatus = Literal["complete", "incomplete", "unavailable"]
@@ -86,6 +89,11 @@ class FailedPage:
     http_status: int | None = None
     code: str | None = None
     customer_id: str | None = None
+    # Records the failure covers from `offset` (None: the whole page asked for); after
+    # narrowing (issue 13) usually 1, with the ids of the records either side when read.
+    limit: int | None = None
+    before_id: str | None = None
+    after_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -103,54 +111,9 @@ class ScanReport:
     rewinds: int = 0  # times the scan stepped back because the list shrank under it
     unkeyed: int = 0  # records without a usable string `id` (passed on, not deduplicated)
     missing: list[str] = field(default_factory=list)  # ids answered 404 (IdScan only)
-
-
-class RecentIds:
-    """The ids seen lately: a set with bounded memory, in two generations.
-
-    A scan must recognise the records it has just read (the overlap anchor, duplicates from
-    inserts ahead of the cursor, a step back after deletions), which are always on the last
-    few pages, but must not hold a merchant's whole list in memory. Ids are added to the
-    current generation; when it holds `window` ids it becomes the previous one and the
-    oldest generation is dropped, so between `window` and `2 * window` ids are remembered.
-    A duplicate older than that is caught where the pages are loaded (recon's loader keeps
-    the first landing of each id and counts the rest).
-    """
-
-    __slots__ = ("current", "previous", "window")
-
-    def __init__(self, window: int = 100_000, initial: Iterable[str] = ()) -> None:
-        self.window = max(1, window)
-        self.current: set[str] = set()
-        self.previous: set[str] = set()
-        self.update(initial)
-
-    def __contains__(self, ident: object) -> bool:
-        return ident in self.current or ident in self.previous
-
-    def __len__(self) -> int:
-        return len(self.current | self.previous)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.current | self.previous)
-
-    def add(self, ident: str) -> None:
-        self.current.add(ident)
-        self.rotate()
-
-    def update(self, idents: Iterable[str]) -> None:
-        current = self.current
-        for ident in idents:
-            current.add(ident)
-            if len(current) >= self.window:
-                self.rotate()
-                current = self.current
-
-    def rotate(self) -> None:
-        """Start a new generation once the current one is full."""
-        if len(self.current) >= self.window:
-            self.previous = self.current
-            self.current = set()
+    narrow_requests: int = 0  # extra requests spent narrowing failed pages (issue 13)
+    speculative: int = 0  # pages fetched ahead of the scan
+    wasted: int = 0  # of those, pages not used (the prediction was wrong)
 
 
 #: Fetch one page: the query parameters (the paginator wrote its own into them) and a list
@@ -173,9 +136,14 @@ class Scan:
         unavailable_reason: str | None = None,
         max_consecutive_failures: int = 3,
         window: int = 100_000,
+        lookahead: Lookahead | None = None,
+        narrow_fetch: Fetch | None = None,
+        narrow_budget: int = 0,
     ) -> None:
         self.resource = resource
         self._fetch = fetch
+        self._narrow_fetch = narrow_fetch
+        self._narrow_budget = narrow_budget
         self.paginator = paginator
         self._params = dict(params or {})  # the list's own query (e.g. a status filter)
         self._seen = RecentIds(window, seen_ids)
@@ -192,6 +160,8 @@ class Scan:
         self._max_failures = max_consecutive_failures
         self._started = False
         self.report = ScanReport(resource, customer_id=customer_id)
+        # Pages fetched ahead, in parallel (taken and verified in order all the same).
+        self._ahead = Ahead(fetch, lookahead, paginator, self.report) if lookahead else None
 
     @property
     def seen_ids(self) -> frozenset[str]:
@@ -202,7 +172,19 @@ class Scan:
         if self._started:
             raise RuntimeError("a Scan can be iterated only once")
         self._started = True
-        return self._run()
+        return self._run_and_settle()
+
+    def _run_and_settle(self) -> Iterator[Page]:
+        try:
+            yield from self._run()
+        finally:
+            if self._ahead is not None:
+                self._ahead.close()
+
+    def _get(self, params: Params, request_ids: list[str]) -> FetchedPage:
+        if self._ahead is None:
+            return self._fetch(params, request_ids)
+        return self._ahead.get(params, request_ids)
 
     def _run(self) -> Iterator[Page]:
         report = self.report
@@ -219,8 +201,9 @@ class Scan:
             params: Params = dict(self._params)
             pag.update_request(params)
             request_ids: list[str] = []
+            failure: ReconError | None = None
             try:
-                fetched = self._fetch(params, request_ids)
+                fetched = self._get(params, request_ids)
             except (AuthError, ConfigError):
                 raise
             except ApiError as exc:
@@ -228,13 +211,19 @@ class Scan:
                     report.status = "unavailable"
                     report.reason = f"the list answered {exc.status}: not offered ({exc})"
                     return
-                self._fail(offset, exc, request_ids)
+                failure = exc
             except TransportError as exc:
                 if exc.kind == "tls":
                     raise
-                self._fail(offset, exc, request_ids)
+                failure = exc
             except ReconError as exc:
-                self._fail(offset, exc, request_ids)
+                failure = exc
+            if failure is not None:
+                seq, recovered = yield from self._narrow(offset, params, failure, request_ids, seq)
+                if recovered:  # the readable records of the page were read: go on after it
+                    failures_in_a_row = 0
+                    pag.on_failure(offset)
+                    continue
             else:
                 page, paging_failed = self._take(fetched, offset, seq)
                 seq += 1
@@ -277,19 +266,60 @@ class Scan:
         report.rewinds = pag.rewinds
         if report.failed_pages:
             report.status = "incomplete"
-            report.reason = f"{len(report.failed_pages)} page(s) failed for good"
+            unread = sum(f.limit or pag.page_size for f in report.failed_pages)
+            report.reason = (
+                f"{len(report.failed_pages)} page(s) failed for good "
+                f"(up to {unread} record(s) unread)"
+            )
         else:
             report.status, report.reason = "complete", None
 
-    def _take(self, fetched: FetchedPage, offset: int, seq: int) -> tuple[Page, bool]:
-        """Dedupe the page's records, move the paginator, count; return the `Page`."""
-        data: list[Any] = fetched.body["data"]
+    def _narrow(
+        self, offset: int, params: Params, exc: ReconError, request_ids: list[str], seq: int
+    ) -> Generator[Page, None, tuple[int, bool]]:
+        """The page at `offset` failed for good: isolate what cannot be read, yield the rest.
+
+        Returns (as the generator's value) the next `seq` and whether any record was read.
+        Without narrowing (no budget, a failure that is not about the records, a one-record
+        page) the whole page is recorded as failed, as before.
+        """
         pag = self.paginator
+        size = params.get(pag.limit_param, pag.page_size)
+        size = size if isinstance(size, int) else pag.page_size
+        narrow_fetch = self._narrow_fetch
+        if narrow_fetch is None or self._narrow_budget <= 0 or size <= 1 or not narrowable(exc):
+            self._fail(offset, exc, request_ids)
+            return seq, False
+
+        def fetch_window(at: int, count: int, ids: list[str]) -> FetchedPage:
+            query: Params = dict(params)
+            query[pag.limit_param] = count
+            query[pag.skip_param] = at
+            return narrow_fetch(query, ids)
+
+        result = narrow(fetch_window, offset, size, exc, request_ids, budget=self._narrow_budget)
+        self.report.narrow_requests += result.requests
+        for gap in result.unread:  # recorded first: a kill after the pieces keeps them
+            self._fail(
+                gap.offset,
+                gap.error,
+                gap.request_ids,
+                limit=gap.count,
+                before_id=gap.before_id,
+                after_id=gap.after_id,
+            )
+        for piece in result.pieces:
+            new, _ids, duplicates, unkeyed = self._dedupe(piece.data)
+            self._count(new, duplicates, unkeyed)
+            end = piece.offset + len(piece.data)
+            yield self._page(piece.offset, end, new, piece.fetched, seq)
+            seq += 1
+        return seq, result.records_read > 0
+
+    def _dedupe(self, data: list[Any]) -> tuple[list[dict[str, Any]], list[str], int, int]:
+        """The records not seen before (remembered now), all keyed ids, duplicates, unkeyed."""
         seen = self._seen
         current, previous = seen.current, seen.previous
-        overlap_expected = pag.expects_anchor
-        first_id = record_id(data[0]) if data else None
-        first_known = first_id is not None and first_id in self._verified
         new: list[dict[str, Any]] = []
         ids: list[str] = []
         duplicates = 0
@@ -307,38 +337,63 @@ class Scan:
                 current.add(rid)
                 new.append(record)
         seen.rotate()
+        return new, ids, duplicates, unkeyed
+
+    def _count(self, new: list[dict[str, Any]], duplicates: int, unkeyed: int) -> None:
+        report = self.report
+        report.pages += 1
+        report.records += len(new)
+        report.duplicates += duplicates
+        report.unkeyed += unkeyed
+
+    def _page(
+        self,
+        offset: int,
+        next_offset: int | None,
+        records: list[dict[str, Any]],
+        fetched: FetchedPage,
+        seq: int,
+    ) -> Page:
+        return list_page(
+            self.resource, offset, next_offset, records, fetched, seq, self._customer_id
+        )
+
+    def _take(self, fetched: FetchedPage, offset: int, seq: int) -> tuple[Page, bool]:
+        """Dedupe the page's records, move the paginator, count; return the `Page`."""
+        data: list[Any] = fetched.body["data"]
+        pag = self.paginator
+        overlap_expected = pag.expects_anchor
+        first_id = record_id(data[0]) if data else None
+        first_known = first_id is not None and first_id in self._verified
+        new, ids, duplicates, unkeyed = self._dedupe(data)
         if overlap_expected and first_known:
             duplicates -= 1  # the one record of overlap we asked for is not a duplicate
-        report = self.report
         failed = False
         rewinds_before = pag.rewinds
         try:
             pag.update_state(offset, data, fetched.body, first_known)
             if pag.rewinds == rewinds_before and pag.uses_anchors:
-                self._verified.update(ids)  # a page past a gap proves nothing
+                # a page past a gap proves nothing
+                self._verified.update(ids)
         except PagingError as exc:
             self._fail(offset, exc, [fetched.request_id] if fetched.request_id else [])
             pag.on_failure(offset)
             failed = True
-        report.pages += 1
-        report.records += len(new)
-        report.duplicates += duplicates
-        report.unkeyed += unkeyed
-        report.rewinds = pag.rewinds
-        page = Page(
-            resource=self.resource,
-            offset=offset,
-            next_offset=pag.offset if pag.has_next_page else None,
-            records=new,
-            request_id=fetched.request_id,
-            raw_count=len(data),
-            seq=seq,
-            customer_id=self._customer_id,
-            content=fetched.content,
-        )
-        return page, failed
+        self._count(new, duplicates, unkeyed)
+        self.report.rewinds = pag.rewinds
+        next_offset = pag.offset if pag.has_next_page else None
+        return self._page(offset, next_offset, new, fetched, seq), failed
 
-    def _fail(self, offset: int, exc: ReconError, request_ids: list[str]) -> None:
+    def _fail(
+        self,
+        offset: int,
+        exc: ReconError,
+        request_ids: list[str],
+        *,
+        limit: int | None = None,
+        before_id: str | None = None,
+        after_id: str | None = None,
+    ) -> None:
         self.report.failed_pages.append(
             FailedPage(
                 resource=self.resource,
@@ -348,99 +403,31 @@ class Scan:
                 http_status=getattr(exc, "status", None),
                 code=getattr(exc, "code", None) or getattr(exc, "kind", None),
                 customer_id=self._customer_id,
+                limit=limit,
+                before_id=before_id,
+                after_id=after_id,
             )
         )
 
 
-FetchOne = Callable[[str, list[str]], FetchedPage]
-
-
-class IdScan:
-    """Fetch records one by one by id (e.g. invoices when no list is offered), as pages.
-
-    Same interface as `Scan`: iterate for `Page`s (`offset` = position of the batch's first
-    id, `records` the records fetched), then read `report`. An id answered 404 is listed in
-    `report.missing` (an answer, not a failure); any other failure for good becomes a
-    `FailedPage` (offset = the id's position, request ids kept) and the report is
-    `incomplete`. 401/403 and TLS failures propagate.
-    """
-
-    def __init__(
-        self,
-        resource: str,
-        ids: list[str],
-        fetch_one: FetchOne,
-        *,
-        batch_size: int = 200,
-        seen_ids: Iterable[str] = frozenset(),
-    ) -> None:
-        self.resource = resource
-        self._ids = list(dict.fromkeys(ids))
-        self._fetch_one = fetch_one
-        self._batch_size = max(1, batch_size)
-        self._seen = set(seen_ids)
-        self._started = False
-        self.report = ScanReport(resource)
-
-    def __iter__(self) -> Iterator[Page]:
-        if self._started:
-            raise RuntimeError("an IdScan can be iterated only once")
-        self._started = True
-        return self._run()
-
-    def _run(self) -> Iterator[Page]:
-        report = self.report
-        ids = self._ids
-        for seq, start in enumerate(range(0, len(ids), self._batch_size)):
-            records: list[dict[str, Any]] = []
-            last_rid: str | None = None
-            for position in range(start, min(start + self._batch_size, len(ids))):
-                ident = ids[position]
-                if ident in self._seen:
-                    report.duplicates += 1
-                    continue
-                request_ids: list[str] = []
-                try:
-                    fetched = self._fetch_one(ident, request_ids)
-                except (AuthError, ConfigError):
-                    raise
-                except ReconError as exc:
-                    if isinstance(exc, TransportError) and exc.kind == "tls":
-                        raise
-                    if isinstance(exc, ApiError) and exc.status == 404:
-                        report.missing.append(ident)
-                        continue
-                    report.failed_pages.append(
-                        FailedPage(
-                            resource=self.resource,
-                            offset=position,
-                            error=f"{ident}: {exc}",
-                            request_ids=tuple(dict.fromkeys(request_ids)),
-                            http_status=getattr(exc, "status", None),
-                            code=getattr(exc, "code", None) or getattr(exc, "kind", None),
-                        )
-                    )
-                    continue
-                self._seen.add(ident)
-                records.append(fetched.body)
-                last_rid = fetched.request_id
-            end = start + self._batch_size
-            report.pages += 1
-            report.records += len(records)
-            yield Page(
-                resource=self.resource,
-                offset=start,
-                next_offset=end if end < len(ids) else None,
-                records=records,
-                request_id=last_rid,
-                raw_count=len(records),
-                seq=seq,
-            )
-        if report.failed_pages:
-            report.status = "incomplete"
-            report.reason = f"{len(report.failed_pages)} record(s) failed for good"
-        else:
-            report.status = "complete"
-            report.reason = (
-                f"{len(report.missing)} id(s) not found (404)" if report.missing else None
-            )
+def list_page(
+    resource: str,
+    offset: int,
+    next_offset: int | None,
+    records: list[dict[str, Any]],
+    fetched: FetchedPage,
+    seq: int,
+    customer_id: str | None = None,
+) -> Page:
+    """The one place a list's `Page` is built (from the answer it came in)."""
+    return Page(
+        resource=resource,
+        offset=offset,
+        next_offset=next_offset,
+        records=records,
+        request_id=fetched.request_id,
+        raw_count=len(fetched.body["data"]),
+        seq=seq,
+        customer_id=customer_id,
+        content=fetched.content,
+    )

@@ -97,11 +97,7 @@ async def _answer(op: Operation, state: SandboxState, request: Request, rid: str
             delay += state.switches.delay_ms(resource, int(skip)) / 1000
     if delay > 0:
         await pacing.sleep(delay)
-    if (
-        resource == "payments"
-        and state.poisoned_skip is not None
-        and request.query_params.get("skip") == str(state.poisoned_skip)
-    ):
+    if resource == "payments" and _in_poisoned_window(state, request):
         return envelope(503, "unavailable", "this page is unavailable (chaos)", rid)
     committed = False
     if fault in (Fault.SERVER_ERROR, Fault.BAD_GATEWAY, Fault.UNAVAILABLE):
@@ -139,6 +135,20 @@ async def _answer(op: Operation, state: SandboxState, request: Request, rid: str
         state.drift_after_page(resource)
         state.after_list_page(resource)
     return response
+
+
+def _in_poisoned_window(state: SandboxState, request: Request) -> bool:
+    """Under ``chaos``: does the request's window (skip .. skip+max-records-1) hold the
+    payment at ``poisoned_skip``? Sequential paging meets it as the page at that skip;
+    paging that overlaps pages by one record meets it in whichever window holds it."""
+    poisoned = state.poisoned_skip
+    if poisoned is None:
+        return False
+    skip, limit = request.query_params.get("skip", "0"), request.query_params.get("max-records")
+    if not skip.isdigit() or (limit is not None and not limit.isdigit()):
+        return False
+    start = int(skip)
+    return start <= poisoned < start + (int(limit) if limit else 200)
 
 
 def _holds_poison(state: SandboxState, resource: str, body: bytes) -> bool:

@@ -1,0 +1,249 @@
+"""The realistic scenario (issue 10): a provider answering in 50 ms that allows 100 requests
+a second (429 with `Retry-After` beyond), against recon's whole extraction.
+
+    python -m benchmarks.realistic                     # 100k payments
+    python -m benchmarks.realistic --sizes 100000,1000000
+    python -m benchmarks.realistic --drive BASE LANDING  # (internal) one extraction
+
+Per size: the sandbox in its own process (`recon sandbox serve --latency-ms 50 --rate 100`,
+every record kept serialised), then `recon`'s extraction of every list in another process
+(the same steps `recon nightly` runs), three ways: `RECON_CONCURRENCY=auto` (the default),
+auto with the published rate (`RECON_RATE_LIMIT=100`), and `RECON_CONCURRENCY=1` (one page
+at a time, as before issue 10). Printed: pages fetched, 429s, the rate-limit floor (the
+fewest pages a lossless client must fetch ÷ the rate), extract time and its ratio to the
+floor. With `--zero-latency`, the same extraction against a sandbox without latency or
+rate limit, for this checkout and (`--baseline DIR`) another one, e.g. main's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from benchmarks._common import API_KEY, PYTHON, RECON, ROOT, run_measured
+
+LATENCY_MS = 50.0
+RATE = 100.0
+LISTS_WITH_HAS_MORE = ("payments",)
+
+
+def drive(base_url: str, landing: str) -> dict[str, Any]:
+    """One extraction of every list (the nightly's extract step); counts from its call log."""
+    import duckdb
+
+    from recon import nightly as steps
+
+    overrides = {"base_url": base_url, "landing": landing, "db": f"{landing}/recon.duckdb"}
+    run_id = steps.start_step(overrides)
+    started = time.perf_counter()
+    outcomes = steps.extract_step(overrides, run_id)
+    extract_s = time.perf_counter() - started
+    calls = [str(p) for p in Path(landing, run_id).glob("*/calls-*.parquet")]
+    requests = throttled = 0
+    if calls:
+        con = duckdb.connect()
+        row = con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE http_status = 429) FROM read_parquet(?)",
+            [calls],
+        ).fetchone()
+        con.close()
+        requests, throttled = (int(row[0]), int(row[1])) if row else (0, 0)
+    return {
+        "extract_s": round(extract_s, 3),
+        "requests": requests,
+        "throttled": throttled,
+        "pages": sum(o.pages for o in outcomes),
+        "records": sum(o.records for o in outcomes),
+        "statuses": sorted({o.status for o in outcomes}),
+    }
+
+
+def floor_pages(counts: dict[str, int], page_size: int = 200) -> int:
+    """The fewest list requests that read every record and see each list's end: full
+    pages, plus the empty page that ends a list without `hasMore`."""
+    total = 0
+    for resource, n in counts.items():
+        pages = max(1, math.ceil(n / page_size))
+        if resource not in LISTS_WITH_HAS_MORE and n % page_size == 0:
+            pages += 1  # a full last page proves nothing: one more, empty
+        total += pages
+    return total
+
+
+def _serve(payments: int, *, realistic: bool) -> tuple[Any, str]:
+    import subprocess
+
+    from benchmarks._common import free_port, wait_until_up
+
+    port = free_port()
+    argv = [
+        RECON,
+        "sandbox",
+        "serve",
+        "--port",
+        str(port),
+        "--payments",
+        str(payments),
+        "--seed",
+        "1",
+        "--faults",
+        "none",
+        "--cache-records",
+        "0",
+    ]
+    if realistic:
+        argv += ["--latency-ms", f"{LATENCY_MS:g}", "--rate", f"{RATE:g}"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    url = f"http://127.0.0.1:{port}"
+    wait_until_up(url, proc=proc)
+    return proc, url
+
+
+def _counts(url: str) -> dict[str, int]:
+    truth = httpx.get(f"{url}/_sandbox/truth", timeout=600).json()
+    listed = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+    return {r: int(truth["counts"][r]) for r in listed}
+
+
+def _extract(url: str, env: dict[str, str], src: Path | None = None) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="recon-realistic-") as tmp:
+        full = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("RECON_")},
+            "RECON_API_KEY": API_KEY,
+            "PREFECT_HOME": str(Path(tmp) / "prefect"),
+            **env,
+        }
+        if src is not None:  # another checkout's code (e.g. main's), with this venv
+            full["PYTHONPATH"] = f"{src / 'src'}{os.pathsep}{ROOT}"
+        proc = run_measured(
+            [PYTHON, "-m", "benchmarks.realistic", "--drive", url, tmp], env=full, timeout=3600
+        )
+        if not proc.ok:
+            raise RuntimeError(f"extraction failed: {proc.tail()}")
+        out = proc.last_json()
+        out["peak_rss_mb"] = round(proc.peak_rss_mb, 1)
+        return out
+
+
+def bench_realistic(
+    sizes: list[int],
+    *,
+    sequential: bool = True,
+    zero_latency: bool = True,
+    baseline: Path | None = None,
+    say: Any = print,
+) -> list[dict[str, Any]]:
+    results = []
+    for size in sizes:
+        entry: dict[str, Any] = {"payments": size, "latency_ms": LATENCY_MS, "rate": RATE}
+        proc, url = _serve(size, realistic=True)
+        try:
+            counts = _counts(url)
+            pages = floor_pages(counts)
+            entry |= {"floor_pages": pages, "floor_s": round(pages / RATE, 2)}
+            runs = {"auto": {"RECON_CONCURRENCY": "auto"}}
+            runs["auto_rate"] = {"RECON_CONCURRENCY": "auto", "RECON_RATE_LIMIT": f"{RATE:g}"}
+            if sequential:
+                runs["sequential"] = {"RECON_CONCURRENCY": "1"}
+            for name, env in runs.items():
+                say(f"realistic {size:,}: {name} …")
+                got = _extract(url, env)
+                got["ratio"] = round(got["extract_s"] / entry["floor_s"], 2)
+                entry[name] = got
+                say(f"  {name}: {got}")
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+        if zero_latency:
+            proc, url = _serve(size, realistic=False)
+            try:
+                _extract(url, {"RECON_CONCURRENCY": "1"})  # warm the server's cache
+                zero: dict[str, Any] = {}
+                for name, env, src in (
+                    ("auto", {"RECON_CONCURRENCY": "auto"}, None),
+                    ("sequential", {"RECON_CONCURRENCY": "1"}, None),
+                    ("baseline", {}, baseline),
+                ):
+                    if name == "baseline" and baseline is None:
+                        continue
+                    say(f"zero latency {size:,}: {name} …")
+                    zero[name] = _extract(url, env, src)
+                    say(f"  {name}: {zero[name]}")
+                entry["zero_latency"] = zero
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+        results.append(entry)
+    return results
+
+
+def print_table(results: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Realistic scenario: {LATENCY_MS:g} ms, {RATE:g} req/s (429 beyond)")
+    for col in ("payments", "run", "pages", "requests", "429s", "floor", "extract", "x floor"):
+        table.add_column(col, justify="right")
+    for e in results:
+        for name in ("auto", "auto_rate", "sequential"):
+            if name not in e:
+                continue
+            r = e[name]
+            table.add_row(
+                f"{e['payments']:,}",
+                name,
+                f"{r['pages']:,}",
+                f"{r['requests']:,}",
+                f"{r['throttled']:,}",
+                f"{e['floor_s']:.2f} s ({e['floor_pages']} p)",
+                f"{r['extract_s']:.2f} s",
+                f"{r['ratio']:.2f}",
+            )
+        for name, r in e.get("zero_latency", {}).items():
+            table.add_row(
+                f"{e['payments']:,}",
+                f"zero latency, {name}",
+                f"{r['pages']:,}",
+                f"{r['requests']:,}",
+                "",
+                "",
+                f"{r['extract_s']:.2f} s",
+                "",
+            )
+    Console(width=140).print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--drive", nargs=2, metavar=("BASE_URL", "LANDING"))
+    parser.add_argument("--sizes", default="100000")
+    parser.add_argument("--no-sequential", action="store_true")
+    parser.add_argument("--no-zero-latency", action="store_true")
+    parser.add_argument("--baseline", type=Path, help="another checkout to compare (zero latency)")
+    args = parser.parse_args(argv)
+    if args.drive:
+        print(json.dumps(drive(*args.drive)), flush=True)
+        return 0
+    results = bench_realistic(
+        [int(s) for s in args.sizes.split(",")],
+        sequential=not args.no_sequential,
+        zero_latency=not args.no_zero_latency,
+        baseline=args.baseline,
+        say=lambda m: print(m, file=sys.stderr, flush=True),
+    )
+    print_table(results)
+    print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

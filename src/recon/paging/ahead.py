@@ -1,0 +1,137 @@
+"""Pages fetched ahead of a scan, in parallel, at the offsets its paginator predicts.
+
+`Ahead.get(params)` is what a `Scan` calls instead of fetching: the page it needs, from a
+request already in flight or sent now; before waiting it tops up the pages in flight at
+the predicted offsets (s + step, s + 2·step, …; `BasePaginator.predict`) up to the
+`Lookahead`'s depth, and drops those no longer predicted (a short page, an anchor found
+elsewhere, a step back, a `nextOffset` other than predicted). The scan still takes every
+page in order and verifies it as in sequential paging: a wrong prediction costs requests,
+never a record, and the scan simply goes on sequentially from its last verified page.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Protocol
+
+from recon.errors import ReconError
+from recon.paging.paginators import BasePaginator, Params
+
+if TYPE_CHECKING:
+    from recon.paging.scan import Fetch, FetchedPage, ScanReport
+
+__all__ = ["DROPPED", "Ahead", "DroppedError", "Job", "Lookahead"]
+
+#: Set while a page fetched ahead is being sent: once the event is set (the scan no longer
+#: wants the page) the sender gives up before the request goes out (`DroppedError`). A
+#: job can wait for a place in the concurrency gate for a while: without this, pages no
+#: longer wanted would still be sent when their turn came, spending the provider's rate.
+DROPPED: ContextVar[threading.Event | None] = ContextVar("recon_dropped", default=None)
+
+
+class DroppedError(ReconError):
+    """A page fetched ahead was no longer wanted before its request went out."""
+
+
+Job = tuple["FetchedPage | None", list[str], ReconError | None]
+_Key = tuple[tuple[str, str | int], ...]
+
+
+class Lookahead(Protocol):
+    """Where scans send the pages they fetch ahead (the client's thread pool)."""
+
+    def submit(self, fn: Callable[[], Job]) -> Future[Job]:
+        """Run `fn` soon, on another thread."""
+        ...
+
+    def depth(self) -> int:
+        """How many pages a list may have in flight ahead of its scan right now."""
+        ...
+
+
+class Ahead:
+    """The pages in flight ahead of one scan (used from the scan's thread only)."""
+
+    def __init__(
+        self, fetch: Fetch, lookahead: Lookahead, paginator: BasePaginator, report: ScanReport
+    ) -> None:
+        self._fetch = fetch
+        self._lookahead = lookahead
+        self._pag = paginator
+        self._report = report
+        self._inflight: dict[_Key, tuple[Future[Job], threading.Event]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, params: Params, request_ids: list[str]) -> FetchedPage:
+        """The page `params` asks for; raises its failure as a direct fetch would."""
+        entry = self._inflight.pop(_key(params), None)
+        self._top_up(params)
+        if entry is None:
+            return self._fetch(params, request_ids)
+        fetched, ids, error = entry[0].result()
+        request_ids.extend(ids)
+        if error is not None:
+            raise error
+        assert fetched is not None
+        return fetched
+
+    def close(self) -> None:
+        """Drop every page still in flight (the scan ended or stopped)."""
+        for entry in self._inflight.values():
+            self._drop(entry)
+        self._inflight.clear()
+
+    def _drop(self, entry: tuple[Future[Job], threading.Event]) -> None:
+        job, dropped = entry
+        dropped.set()  # not sent yet: it never will be; under way: counted when it ends
+        if job.done() and not job.cancelled() and job.result()[1]:
+            self._sent_for_nothing()  # answered already, for nothing
+        job.cancel()
+
+    def _sent_for_nothing(self) -> None:
+        with self._lock:
+            self._report.wasted += 1
+
+    def _top_up(self, params: Params) -> None:
+        pag = self._pag
+        # Slow start per list: nothing ahead of the first page (a list not offered, refused
+        # credentials, an empty list cost one request), then 2, 4, 8… pages (a short list
+        # must not cost a burst of pages past its end).
+        pages = self._report.pages
+        depth = min(self._lookahead.depth(), 1 << min(pages, 6)) if pages else 0
+        wanted: dict[_Key, Params] = {}
+        for offset in pag.predict(depth):
+            ahead: Params = dict(params)
+            ahead[pag.skip_param] = offset
+            wanted[_key(ahead)] = ahead
+        for key in [k for k in self._inflight if k not in wanted]:
+            self._drop(self._inflight.pop(key))
+        fetch = self._fetch
+        for key, query in wanted.items():
+            if key in self._inflight:
+                continue
+            dropped = threading.Event()
+
+            def job(query: Params = query, dropped: threading.Event = dropped) -> Job:
+                ids: list[str] = []
+                token = DROPPED.set(dropped)
+                try:
+                    return fetch(query, ids), ids, None
+                except DroppedError as exc:
+                    return None, ids, exc
+                except ReconError as exc:
+                    return None, ids, exc
+                finally:
+                    DROPPED.reset(token)
+                    if dropped.is_set() and ids:
+                        self._sent_for_nothing()
+
+            self._inflight[key] = (self._lookahead.submit(job), dropped)
+            self._report.speculative += 1
+
+
+def _key(params: Params) -> _Key:
+    return tuple(sorted(params.items()))
