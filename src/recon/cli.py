@@ -267,8 +267,15 @@ def _print_summary(summary: Any) -> None:
         "SELECT check_name, status, finding_count FROM check_runs "  # noqa: S608
         f"WHERE run_id = '{summary.run_id}' ORDER BY check_name"
     )
-    command = shlex.join(["query", sql, "--db", str(db)])
+    command = f"query {_double_quoted(sql)} --db {shlex.quote(str(db))}"
     out.print(f"query it:  {recon_command()} {command}", highlight=False, markup=False)
+
+
+def _double_quoted(text: str) -> str:
+    """`text` as one shell word, in double quotes when that is safe (readable SQL)."""
+    if any(c in text for c in '"$`\\!'):
+        return shlex.quote(text)
+    return f'"{text}"'
 
 
 def recon_command() -> str:

@@ -23,7 +23,6 @@ from recon.landing import RunLanding, check_run_id, new_run_id
 from recon.ledger.loading import load_books, validate_books
 from recon.sandbox.credentials import sandbox_credentials
 from recon.settings import Settings, load_settings
-from recon.sql import read_sql
 from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
 
 __all__ = [
@@ -339,30 +338,13 @@ def _headline(con: Any, run_id: str) -> list[str]:
 
 def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
     """Send the run's alert to RECON_NOTIFY_URL, if set; how it went, in words. Never raises."""
-    from recon.notify import Alert, send
-    from recon.report.data import failed_calls
+    from recon.notify import alert_for, send
 
     try:
         settings = settings_for(overrides)
         if settings.notify_url is None:
             return None
-        con = open_readonly(summary.db_path)
-        try:
-            calls = failed_calls(con, summary.run_id)
-            row = con.execute(read_sql("report/new_error_findings.sql"), [summary.run_id])
-            new_errors = int((row.fetchone() or (0,))[0])
-        finally:
-            con.close()
-        report = (summary.report_dir / "report.html").resolve() if summary.report_dir else None
-        alert = Alert(
-            summary.run_id,
-            summary.status,
-            summary.exit_code,
-            summary.reason,
-            calls,
-            new_errors,
-            report,
-        )
+        alert = alert_for(summary)
         return send(settings.notify_url, alert, budget_s=settings.notify_budget_s).detail
     except Exception as exc:  # an alert never fails the run
         log.warning("alert for run %s not sent: %s", summary.run_id, type(exc).__name__)

@@ -33,9 +33,10 @@ from tenacity import (
 )
 
 if TYPE_CHECKING:
+    from recon.nightly import RunSummary
     from recon.report.data import FailedCall
 
-__all__ = ["Alert", "Delivery", "send"]
+__all__ = ["Alert", "Delivery", "alert_for", "send"]
 
 log = logging.getLogger("recon.notify")
 
@@ -79,6 +80,25 @@ class Alert:
 
     def payload(self) -> dict[str, Any]:
         return {"text": self.text()}
+
+
+def alert_for(summary: RunSummary) -> Alert:
+    """The alert of a reported run, read from the published warehouse."""
+    from recon.report.data import failed_calls
+    from recon.sql import read_sql
+    from recon.warehouse import open_readonly
+
+    con = open_readonly(summary.db_path)
+    try:
+        calls = failed_calls(con, summary.run_id)
+        row = con.execute(read_sql("report/new_error_findings.sql"), [summary.run_id])
+        new_errors = int((row.fetchone() or (0,))[0])
+    finally:
+        con.close()
+    report = (summary.report_dir / "report.html").resolve() if summary.report_dir else None
+    return Alert(
+        summary.run_id, summary.status, summary.exit_code, summary.reason, calls, new_errors, report
+    )
 
 
 @dataclass(frozen=True)
