@@ -68,9 +68,11 @@ class Ahead:
     def get(self, params: Params, request_ids: list[str]) -> FetchedPage:
         """The page `params` asks for; raises its failure as a direct fetch would."""
         entry = self._inflight.pop(_key(params), None)
+        if entry is None:  # not predicted: fetched now, before anything is sent ahead of it
+            direct = self._fetch(params, request_ids)
+            self._top_up(params)
+            return direct
         self._top_up(params)
-        if entry is None:
-            return self._fetch(params, request_ids)
         fetched, ids, error = entry[0].result()
         request_ids.extend(ids)
         if error is not None:
