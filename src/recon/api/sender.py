@@ -193,22 +193,27 @@ class Sender:
         waited = 0.0  # held back before this attempt: backoff, then the shared limiter
         while True:
             attempt += 1
-            waited += self.limiter.wait()
-            remaining = self.config.call_budget_s - (self.clock() - start)
-            timeout = max(0.001, min(self.config.timeout_s, remaining))
-            request = self.http.build_request(
-                op.method,
-                url,
-                params=dict(op.params) if op.params else None,
-                content=content,
-                headers=headers,
-                timeout=timeout,
-            )
+            # A place in the gate first, then the rate limiter's slot: a request that waits
+            # for the gate must not hold a slot of the provider's rate meanwhile.
             self.gate.acquire()
-            dropped = DROPPED.get()
-            if dropped is not None and dropped.is_set():  # a page fetched ahead, not wanted
+            try:
+                waited += self.limiter.wait()
+                dropped = DROPPED.get()
+                if dropped is not None and dropped.is_set():  # fetched ahead, not wanted
+                    raise DroppedError("no longer wanted")
+                remaining = self.config.call_budget_s - (self.clock() - start)
+                timeout = max(0.001, min(self.config.timeout_s, remaining))
+                request = self.http.build_request(
+                    op.method,
+                    url,
+                    params=dict(op.params) if op.params else None,
+                    content=content,
+                    headers=headers,
+                    timeout=timeout,
+                )
+            except BaseException:
                 self.gate.cancel()
-                raise DroppedError("no longer wanted")
+                raise
             self._count(op.resource, 1)
             t0 = self.clock()
             got: Attempt | None = None
