@@ -131,8 +131,11 @@ def test_a_cap_that_changes_mid_scan_loses_nothing(harness: Harness) -> None:
     the old predicted offsets are dropped and the predictions follow the new length."""
     server = Server(3000)
     server.cap, server.cap_after = 100, 5
+    server.delay = lambda skip: 0.002 if skip % 2 else 0.0
     with harness.client(server, concurrency=6) as client:
         pages, report = _scan(client, "disputes")
+        # every request sent, used or not, is in the call log once the scan has ended
+        assert len(harness.records) == len(server.requests)
     assert _ids(pages) == server.ids
     assert report.status == "complete"
     assert report.duplicates == 0
