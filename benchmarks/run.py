@@ -693,9 +693,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help=f"also {LARGE_SIZE:,} payments (slow)")
     parser.add_argument(
         "--only",
-        default="extract,dlt,checks,report,fixed,ledger",
+        default="extract,dlt,checks,report,fixed,ledger,realistic",
         help="parts to run (comma-separated): extract (ceiling + recon), dlt (ceiling + dlt), "
-        "checks, report, fixed, ledger",
+        "checks, report, fixed, ledger, realistic (50 ms, 100 req/s)",
     )
     parser.add_argument(
         "--repeat",
@@ -709,6 +709,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--report-findings", type=int, default=100_000)
     parser.add_argument("--no-dlt", action="store_true")
+    parser.add_argument(
+        "--realistic-sizes", default="100000", help="payments of the realistic scenario"
+    )
     parser.add_argument(
         "--dlt-default-max",
         type=int,
@@ -773,6 +776,13 @@ def main(argv: list[str] | None = None) -> int:
         results["fixed"] = bench_fixed()
     if "ledger" in parts:
         results["ledger"] = bench_ledger()
+    if "realistic" in parts:  # issue 10: benchmarks/realistic.py
+        from benchmarks import realistic
+
+        results["realistic"] = realistic.bench_realistic(
+            [int(s) for s in args.realistic_sizes.split(",")], say=say
+        )
+        realistic.print_table(results["realistic"])
     results["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     results["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["targets"] = targets(results)

@@ -109,3 +109,28 @@ def test_an_error_never_echoes_the_offending_value(monkeypatch: pytest.MonkeyPat
     with pytest.raises(ConfigError) as info:
         load_settings()
     assert CANARY not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("auto", "auto"), ("AUTO", "auto"), ("", "auto"), ("4", 4), (" 1 ", 1)]
+)
+def test_concurrency_is_auto_or_a_number(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: object
+) -> None:
+    monkeypatch.setenv("RECON_CONCURRENCY", value)
+    assert load_settings().concurrency == expected
+
+
+@pytest.mark.parametrize("value", ["0", "65", "-2", "two", "1.5"])
+def test_a_bad_concurrency_names_the_setting(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("RECON_CONCURRENCY", value)
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert "RECON_CONCURRENCY" in str(info.value)
+
+
+def test_concurrency_defaults_to_auto_with_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("RECON_CONCURRENCY", "RECON_MAX_IN_FLIGHT", "RECON_RATE_LIMIT"):
+        monkeypatch.delenv(name, raising=False)
+    s = load_settings()
+    assert (s.concurrency, s.max_in_flight, s.rate_limit) == ("auto", 16, None)

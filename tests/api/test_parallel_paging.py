@@ -37,10 +37,13 @@ class Server:
         self.after_serve: Any = None  # (server, skip) -> None, under the lock
         self.delay: Any = None  # (skip) -> seconds, outside the lock
         self.inserted = 0
+        self.arrived = 0  # requests received (counted before any delay)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         skip = int(request.url.params["skip"])
         size = int(request.url.params["max-records"])
+        with self.lock:
+            self.arrived += 1
         if self.delay is not None:
             time.sleep(self.delay(skip))
         with self.lock:
@@ -131,8 +134,11 @@ def test_a_cap_that_changes_mid_scan_loses_nothing(harness: Harness) -> None:
     the old predicted offsets are dropped and the predictions follow the new length."""
     server = Server(3000)
     server.cap, server.cap_after = 100, 5
+    server.delay = lambda skip: 0.002 if skip % 2 else 0.0
     with harness.client(server, concurrency=6) as client:
         pages, report = _scan(client, "disputes")
+        # every request sent, used or not, is in the call log once the scan has ended
+        assert len(harness.records) == server.arrived
     assert _ids(pages) == server.ids
     assert report.status == "complete"
     assert report.duplicates == 0
@@ -226,3 +232,17 @@ def test_rescan_reads_a_window_again_and_narrows_it(harness: Harness) -> None:
         again = client.rescan("disputes", 199, 10, before_id="r00198")
     assert again.shifted
     assert not again.complete
+
+
+def test_a_scan_ends_only_when_its_pages_sent_ahead_are_answered(harness: Harness) -> None:
+    """A page sent ahead past the end of the list is still under way when the scan has
+    read the end: the scan waits for it, so its attempt is in the call log (written when
+    the list ends) like every other request."""
+    server = Server(450)
+    server.delay = lambda skip: 0.3 if skip >= 500 else 0.0
+    with harness.client(server, concurrency=4) as client:
+        pages, report = _scan(client, "disputes")
+        assert len(harness.records) == server.arrived
+    assert _ids(pages) == server.ids
+    assert any(skip >= 500 for skip, _ in server.requests)  # one was sent past the end
+    assert report.wasted >= 1

@@ -45,17 +45,29 @@ class SharedRateLimiter:
             return max(0.0, self._resume_at - self._clock())
 
     def wait(self) -> float:
-        """Block until a request may be sent; returns the seconds waited."""
+        """Block until a request may be sent; returns the seconds waited.
+
+        With a minimum interval (`RECON_RATE_LIMIT`) each caller reserves the next slot on
+        a fixed schedule (slot n+1 = slot n + interval, or now if later): sleeping past a
+        slot does not push the ones after it, so the pace holds at the rate asked for.
+        """
         waited = 0.0
         while True:
             with self._lock:
                 now = self._clock()
                 delay = self._resume_at - now
-                if delay <= 0 and self._min_interval_s > 0:
-                    delay = self._next_slot - now
-                    if delay <= 0:
-                        self._next_slot = now + self._min_interval_s
                 if delay <= 0:
-                    return waited
+                    if self._min_interval_s <= 0:
+                        return waited
+                    slot = max(now, self._next_slot)
+                    self._next_slot = slot + self._min_interval_s
+                    delay = slot - now
+                    if delay <= 0:
+                        return waited
+                    reserved = True
+                else:
+                    reserved = False
             self._sleep(delay)
             waited += delay
+            if reserved:
+                return waited

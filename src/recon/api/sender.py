@@ -11,11 +11,10 @@ record. `ApiClient` (the operations) and the scans sit on top of this.
 from __future__ import annotations
 
 import random as _random
-import ssl
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
@@ -24,6 +23,7 @@ import httpx
 import orjson
 from pydantic import ValidationError
 
+from recon.api.classify import Attempt, Expect, classify_success, transport_failure
 from recon.api.concurrency import AdaptiveLimit
 from recon.api.config import ClientConfig
 from recon.api.ratelimit import SharedRateLimiter
@@ -38,9 +38,7 @@ from recon.api.retry import (
 from recon.errors import (
     ApiError,
     ConfigError,
-    ReconError,
     RetryAfterTooLongError,
-    TransportError,
     redact_url,
 )
 from recon.models import ApiModel, CallRecord
@@ -50,7 +48,6 @@ from recon.paging.paginators import Params
 __all__ = ["Answer", "Auth", "Op", "Params", "Sender", "default_random", "utcnow"]
 
 Auth = Literal["key", "bearer"]  # the same as `recon.resources.Auth`
-Expect = Literal["object", "list", "any", "none"]
 M = TypeVar("M", bound=ApiModel)
 
 _USER_AGENT = "recon/0.1 (+https://github.com/recon)"
@@ -86,21 +83,6 @@ class Answer:
     request_id: str | None
     status: int
     content: bytes = b""
-
-
-@dataclass(slots=True)
-class _Attempt:
-    """What one attempt came to (internal)."""
-
-    outcome: Outcome
-    status: int | None = None
-    body: Any = None
-    request_id: str | None = None
-    error_code: str | None = None
-    message: str | None = None
-    retry_after_s: float | None = None
-    error: ReconError | None = None
-    content: bytes = b""  # the body as received (a successful JSON answer's)
 
 
 class Sender:
@@ -211,25 +193,30 @@ class Sender:
         waited = 0.0  # held back before this attempt: backoff, then the shared limiter
         while True:
             attempt += 1
-            waited += self.limiter.wait()
-            remaining = self.config.call_budget_s - (self.clock() - start)
-            timeout = max(0.001, min(self.config.timeout_s, remaining))
-            request = self.http.build_request(
-                op.method,
-                url,
-                params=dict(op.params) if op.params else None,
-                content=content,
-                headers=headers,
-                timeout=timeout,
-            )
+            # A place in the gate first, then the rate limiter's slot: a request that waits
+            # for the gate must not hold a slot of the provider's rate meanwhile.
             self.gate.acquire()
-            dropped = DROPPED.get()
-            if dropped is not None and dropped.is_set():  # a page fetched ahead, not wanted
+            try:
+                waited += self.limiter.wait()
+                dropped = DROPPED.get()
+                if dropped is not None and dropped.is_set():  # fetched ahead, not wanted
+                    raise DroppedError("no longer wanted")
+                remaining = self.config.call_budget_s - (self.clock() - start)
+                timeout = max(0.001, min(self.config.timeout_s, remaining))
+                request = self.http.build_request(
+                    op.method,
+                    url,
+                    params=dict(op.params) if op.params else None,
+                    content=content,
+                    headers=headers,
+                    timeout=timeout,
+                )
+            except BaseException:
                 self.gate.cancel()
-                raise DroppedError("no longer wanted")
+                raise
             self._count(op.resource, 1)
             t0 = self.clock()
-            got: _Attempt | None = None
+            got: Attempt | None = None
             try:
                 got = self._attempt(request, op, deadline=t0 + timeout)
             finally:
@@ -273,9 +260,7 @@ class Sender:
                 error.attempts = attempt
             raise error
 
-    def _attempt(
-        self, request: httpx.Request, op: Op, *, deadline: float | None = None
-    ) -> _Attempt:
+    def _attempt(self, request: httpx.Request, op: Op, *, deadline: float | None = None) -> Attempt:
         """Send `request` once and classify the result; never raises for HTTP trouble.
 
         The body is read chunk by chunk against `deadline` (the attempt's time on the
@@ -286,7 +271,7 @@ class Sender:
         try:
             streamed = self.http.send(request, stream=True)
         except httpx.HTTPError as exc:
-            return self._transport_failure(exc, request)
+            return transport_failure(exc, request, self._secrets)
         request_id = streamed.headers.get("x-request-id") or streamed.headers.get("request-id")
         try:
             chunks: list[bytes] = []
@@ -298,7 +283,7 @@ class Sender:
                         request=request,
                     )
         except httpx.HTTPError as exc:
-            return self._transport_failure(exc, request, request_id=request_id)
+            return transport_failure(exc, request, self._secrets, request_id=request_id)
         finally:
             streamed.close()
         # The decoded body as a plain response (headers kept, minus the transfer ones).
@@ -314,7 +299,7 @@ class Sender:
         )
         status = response.status_code
         if 200 <= status < 300:
-            return self._classify_success(response, op, request_id)
+            return classify_success(response, op.expect, request_id, self._secrets)
         retry_after = parse_retry_after(response.headers.get("retry-after"), self._wall_clock())
         error = ApiError.from_response(
             response,
@@ -322,7 +307,7 @@ class Sender:
             scheme="bearer" if op.auth == "bearer" else "api_key",
             secrets=self._secrets,
         )
-        return _Attempt(
+        return Attempt(
             Outcome.STATUS,
             status=status,
             request_id=error.request_id,
@@ -332,82 +317,13 @@ class Sender:
             error=error,
         )
 
-    def _classify_success(
-        self, response: httpx.Response, op: Op, request_id: str | None
-    ) -> _Attempt:
-        status = response.status_code
-        if op.expect == "none":
-            return _Attempt(Outcome.OK, status=status, request_id=request_id)
-        content = response.content
-        if op.expect == "any" and not content.strip():
-            return _Attempt(Outcome.OK, status=status, body=None, request_id=request_id)
-        try:
-            body = orjson.loads(content)
-        except orjson.JSONDecodeError:
-            problem = "empty body" if not content.strip() else "body is not JSON"
-            return self._bad_body(response, problem, request_id)
-        if op.expect == "object" and not isinstance(body, dict):
-            return self._bad_body(response, "body is not a JSON object", request_id)
-        if op.expect == "list":
-            if not isinstance(body, dict) or "data" not in body:
-                return self._bad_body(response, "list body has no `data` array", request_id)
-            if not isinstance(body["data"], list):
-                return self._bad_body(response, "list body's `data` is not an array", request_id)
-        return _Attempt(
-            Outcome.OK, status=status, body=body, request_id=request_id, content=content
-        )
-
-    def _bad_body(self, response: httpx.Response, problem: str, request_id: str | None) -> _Attempt:
-        error = ApiError.from_response(
-            response,
-            retryable=True,
-            code="invalid_body",
-            message=f"unusable {response.status_code} answer: {problem}",
-            secrets=self._secrets,
-        )
-        return _Attempt(
-            Outcome.BAD_BODY,
-            status=response.status_code,
-            request_id=error.request_id or request_id,
-            error_code="invalid_body",
-            message=error.message,
-            error=error,
-        )
-
-    def _transport_failure(
-        self, exc: httpx.HTTPError, request: httpx.Request, *, request_id: str | None = None
-    ) -> _Attempt:
-        if _is_tls_failure(exc):
-            kind, outcome = "tls", Outcome.TLS
-        elif isinstance(exc, httpx.TimeoutException):
-            kind, outcome = "timeout", Outcome.TRANSPORT
-        elif isinstance(exc, httpx.ConnectError):
-            kind, outcome = "connect_error", Outcome.TRANSPORT
-        elif isinstance(exc, httpx.RemoteProtocolError):
-            kind, outcome = "truncated_or_protocol_error", Outcome.TRANSPORT
-        elif isinstance(exc, httpx.TransportError):
-            kind, outcome = "read_error", Outcome.TRANSPORT
-        else:  # e.g. a malformed URL: not a transport failure, not retried
-            kind, outcome = "request_error", Outcome.FATAL
-        detail = _scrub(f"{type(exc).__name__}: {exc}"[:300], self._secrets)
-        error = TransportError(
-            kind=kind,
-            detail=detail,
-            method=request.method,
-            url=str(request.url),
-            retryable=outcome is Outcome.TRANSPORT,
-        )
-        return _Attempt(
-            outcome, error_code=kind, message=detail, error=error, request_id=request_id
-        )
-
     def _record(
         self,
         call_id: str,
         op: Op,
         request: httpx.Request,
         attempt: int,
-        result: _Attempt,
+        result: Attempt,
         decision: Decision,
         latency_ms: float,
         waited_s: float,
@@ -461,24 +377,3 @@ class Sender:
                 method=op.method,
                 url=self.config.api_root + op.path,
             ) from None
-
-
-def _scrub(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
-
-
-def _is_tls_failure(exc: BaseException) -> bool:
-    """True if `exc` (or what caused it) is an SSL/certificate failure."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, ssl.SSLError | ssl.CertificateError):
-            return True
-        text = str(current)
-        if "CERTIFICATE_VERIFY_FAILED" in text or "[SSL" in text:
-            return True
-        current = current.__cause__ or current.__context__
-    return False

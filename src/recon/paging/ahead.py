@@ -63,14 +63,17 @@ class Ahead:
         self._pag = paginator
         self._report = report
         self._inflight: dict[_Key, tuple[Future[Job], threading.Event]] = {}
+        self._dropped: list[Future[Job]] = []  # dropped while under way: waited for at close
         self._lock = threading.Lock()
 
     def get(self, params: Params, request_ids: list[str]) -> FetchedPage:
         """The page `params` asks for; raises its failure as a direct fetch would."""
         entry = self._inflight.pop(_key(params), None)
+        if entry is None:  # not predicted: fetched now, before anything is sent ahead of it
+            direct = self._fetch(params, request_ids)
+            self._top_up(params)
+            return direct
         self._top_up(params)
-        if entry is None:
-            return self._fetch(params, request_ids)
         fetched, ids, error = entry[0].result()
         request_ids.extend(ids)
         if error is not None:
@@ -79,17 +82,24 @@ class Ahead:
         return fetched
 
     def close(self) -> None:
-        """Drop every page still in flight (the scan ended or stopped)."""
+        """Drop every page still in flight (the scan ended or stopped), and wait for those
+        already sent to be answered: their attempts belong in the list's call log, which
+        is written when the scan ends."""
         for entry in self._inflight.values():
             self._drop(entry)
         self._inflight.clear()
+        for job in self._dropped:
+            if not job.cancelled():
+                job.exception()  # waits; a job returns its failure, never raises it
+        self._dropped.clear()
 
     def _drop(self, entry: tuple[Future[Job], threading.Event]) -> None:
         job, dropped = entry
         dropped.set()  # not sent yet: it never will be; under way: counted when it ends
         if job.done() and not job.cancelled() and job.result()[1]:
             self._sent_for_nothing()  # answered already, for nothing
-        job.cancel()
+        if not job.cancel() and not job.done():
+            self._dropped.append(job)
 
     def _sent_for_nothing(self) -> None:
         with self._lock:

@@ -122,10 +122,15 @@ class OffsetPaginator(BasePaginator):
         self._drift = 0  # records inserted before the anchor per page, lately
         self._longest = 0  # the longest page the server sent in this scan
         self._last_len = 0  # the length of the last page read (the server's cap, lately)
+        self._prev_len = 0  # and of the page before it
 
     def predict(self, n: int) -> list[int]:
         """Next offsets: each full page (as long as the last one) overlaps by one record."""
         if not self.has_next_page or n <= 0:
+            return []
+        if 0 < self._last_len < self.page_size and self._last_len != self._prev_len:
+            # a short page: the end is near, or the server caps pages; a second page of the
+            # same length says which (no pages sent past the end of a short list meanwhile)
             return []
         length = self._last_len or self.page_size
         step = length - 1 + self._drift if self.uses_anchors else length
@@ -146,7 +151,7 @@ class OffsetPaginator(BasePaginator):
             self.has_next_page = False
             return
         self._longest = max(self._longest, len(data))
-        self._last_len = len(data)
+        self._prev_len, self._last_len = self._last_len, len(data)
         self._advance(offset, data)
 
     def _step_back(self, offset: int) -> None:
@@ -274,7 +279,7 @@ class NextOffsetPaginator(OffsetPaginator):
         if nxt != offset + len(data) or len(data) < 2:  # not what offsets predict: follow it
             self._back = 0
             self._drift = 0
-            self._last_len = len(data)
+            self._prev_len, self._last_len = self._last_len, len(data)
             self.offset = nxt
             self.expects_anchor = False
             self._anchor = None
