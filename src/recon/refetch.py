@@ -152,26 +152,31 @@ def _client(settings: Settings, buffer: CallBuffer, transport: Any) -> ApiClient
 
 
 def _window(client: ApiClient, rl: ResourceLanding, offset: int) -> Scan:
-    """The list of `rl`'s resource read again from `offset` (the call site that uses the
-    api package: a page window is a scan started there, knowing what is already landed)."""
+    """The list of `rl`'s resource read on from `offset`, knowing what is already landed."""
     return client.scan(rl.resource, start_offset=offset, seen_ids=rl.landed_ids())
 
 
 def _retry_resource(client: ApiClient, rl: ResourceLanding, outcome: RetryOutcome) -> None:
-    """Each failed window once (its first page); then, for a list that gave up early, the
-    rest of the list from where the landed pages end."""
+    """Each failed window read again (`client.rescan`: the records it covers, narrowed
+    again where they still fail); then, for a list that gave up early, the rest of the list
+    from where the landed pages end."""
     for failure in sorted(rl.state.failed_pages, key=lambda f: int(f["offset"])):
-        scan = _window(client, rl, int(failure["offset"]))
-        for page, failed in _pages(scan):
-            if page is None:  # the window itself still fails: keep it, with the new ids
-                _replace_failure(rl, failure, failed or {}, outcome)
-            else:
-                rl.state.failed_pages.remove(failure)  # committed with the page's batch
-                _land(rl, page, outcome)
-            break
-        else:  # no page and no failure: the list ends before this offset now
-            rl.state.failed_pages.remove(failure)
-            rl.save_state()
+        window = client.rescan(
+            rl.resource,
+            int(failure["offset"]),
+            int(failure.get("limit") or client.config.page_size),
+            before_id=failure.get("before_id"),
+        )
+        if window.shifted:  # the list moved since that night: the offsets mean other records
+            why = "the list moved since that night (the record before it is gone)"
+            _replace_failures(rl, failure, [{**failure, "error": why}], outcome)
+            continue
+        # What the window read and what still fails are committed together by one batch
+        # file (kill -9 safe); the list's resume point stays where the night left it.
+        for page in window.pages:
+            _land(rl, page, outcome, next_offset=rl.state.next_offset, flush=False)
+        _replace_failures(rl, failure, [asdict(f) for f in window.failed], outcome, save=False)
+        rl.flush(always=True)
     if _REST_UNREAD in (rl.state.reason or "") and not rl.state.failed_pages:
         _page_on(client, rl, outcome)
 
@@ -220,14 +225,22 @@ def _recover_relists(landing: RunLanding) -> None:
             landing.resource(resource).save_state()
 
 
-def _land(rl: ResourceLanding, page: Page, outcome: RetryOutcome) -> None:
+def _land(
+    rl: ResourceLanding,
+    page: Page,
+    outcome: RetryOutcome,
+    *,
+    next_offset: int | None = None,
+    flush: bool = True,
+) -> None:
     rl.add_page(
         offset=page.offset,
-        next_offset=page.next_offset,
+        next_offset=page.next_offset if next_offset is None else next_offset,
         records=page.records,
         request_id=page.request_id,
     )
-    rl.flush()
+    if flush:
+        rl.flush()
     outcome.fetched.append(
         {"resource": rl.resource, "offset": page.offset, "request_id": page.request_id}
     )
@@ -246,14 +259,22 @@ def _pages(scan: Scan) -> Iterator[tuple[Page | None, dict[str, Any] | None]]:
         yield None, asdict(failure)
 
 
-def _replace_failure(
-    rl: ResourceLanding, old: Mapping[str, Any], new: dict[str, Any], outcome: RetryOutcome
+def _replace_failures(
+    rl: ResourceLanding,
+    old: Mapping[str, Any],
+    new: list[dict[str, Any]],
+    outcome: RetryOutcome,
+    *,
+    save: bool = True,
 ) -> None:
-    new = {**new, "retried_by": outcome.retry_id}
+    """`old` failure replaced by `new` ones (none: it was read), with this retry's id."""
+    new = [{**f, "retried_by": outcome.retry_id} for f in new]
     pages = rl.state.failed_pages
-    pages[pages.index(dict(old))] = new
-    rl.save_state()
-    outcome.still_failing.append(new)
+    at = pages.index(dict(old))
+    pages[at : at + 1] = new
+    if save:
+        rl.save_state()
+    outcome.still_failing.extend(new)
 
 
 def _status_after(rl: ResourceLanding) -> dict[str, Any]:
