@@ -352,12 +352,34 @@ def _merge(
         v_amount=v_amount,
         v_currency=v_currency,
     )
-    params = {"files": batches, **load_parameters(entry.name, fields)}
+    paths = load_parameters(entry.name, fields)
     for stmt in sql_statements(rendered):
-        if "$files" in stmt:
-            con.execute(stmt, params)
-        else:
+        if "$files" not in stmt:
             con.execute(stmt)
+            continue
+        for first, files in _slices(con, batches):
+            con.execute(stmt, {"files": files, "first_file": first, **paths})
+
+
+#: Records read by one insert statement: its memory is bounded by this, not by the merchant.
+_SLICE_RECORDS = 200_000
+
+
+def _slices(con: duckdb.DuckDBPyConnection, batches: list[str]) -> list[tuple[int, list[str]]]:
+    """The batch files in consecutive slices of about `_SLICE_RECORDS` records each."""
+    rows = dict(
+        con.execute(
+            "SELECT file_name, num_rows FROM parquet_file_metadata($files)", {"files": batches}
+        ).fetchall()
+    )
+    out: list[tuple[int, list[str]]] = []
+    first, size = 0, 0
+    for i, path in enumerate(batches):
+        size += int(rows.get(path, 0))
+        if size >= _SLICE_RECORDS or i == len(batches) - 1:
+            out.append((first, batches[first : i + 1]))
+            first, size = i + 1, 0
+    return out
 
 
 def _without_comments(sql: str) -> str:
