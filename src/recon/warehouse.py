@@ -323,7 +323,8 @@ def _count(
 
 def _stage(con: duckdb.DuckDBPyConnection, batches: list[str]) -> None:
     """Each landed id once (the first landing), narrow: its hash and its row's place."""
-    con.execute(read_sql("load/stage.sql"), {"files": batches})
+    for stmt in sql_statements(read_sql("load/stage.sql")):
+        con.execute(stmt, {"files": batches} if "$files" in stmt else None)
 
 
 def _merge(
