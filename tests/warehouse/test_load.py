@@ -400,3 +400,13 @@ def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
     assert rows == [(f"pay_{i}", i) for i in range(11)]
     assert con.execute("SELECT count(*) FROM record_versions").fetchone() == (11,)
     assert con.execute("SELECT duplicates FROM resource_scans").fetchone() == (1,)
+
+
+def test_an_insert_slice_follows_duckdbs_memory_limit() -> None:
+    from recon.warehouse import _slice_records
+
+    small = _slice_records(duckdb.connect(config={"memory_limit": "300MB"}))
+    large = _slice_records(duckdb.connect(config={"memory_limit": "2GB"}))
+    assert 100_000 <= small <= 200_000
+    assert large > 5 * small
+    assert _slice_records(duckdb.connect(config={"memory_limit": "1MB"})) == 50_000
