@@ -5,7 +5,7 @@
 SELECT
     id,
     raw::JSON AS raw,
-    landed_row(file_index, file_row_number) AS landed_row,
+    landed_row($first_file + file_index, file_row_number) AS landed_row,
     json_extract_string(raw, $path_payment_id) AS payment_id,
     json_minor_units(json_extract(raw, $path_amount_minor)) AS amount_minor,
     upper(json_extract_string(raw, $path_currency)) AS currency,

@@ -14,7 +14,7 @@ SELECT
     TRY_CAST(json_extract_string(raw, $path_due_date) AS DATE) AS due_date,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, landed_row(file_index, file_row_number) AS landed_row, json_transform(raw,
+    SELECT id, raw, landed_row($first_file + file_index, file_row_number) AS landed_row, json_transform(raw,
         '{"customerId":"VARCHAR","status":"VARCHAR","amountDue":{"amountMinor":"JSON","currency":"VARCHAR"}}') AS j
     FROM read_parquet($files)
 )

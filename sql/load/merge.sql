@@ -33,10 +33,14 @@ SELECT t.id, t.first_seen_run FROM {table} t JOIN changes c USING (id);
 DELETE FROM {table} WHERE id IN (SELECT id FROM carried);
 
 -- The records themselves are read here, once: only the landed rows that changed are kept.
+-- Run once per slice of the batch files ($files, the first of them $first_file in the list
+-- stage.sql read), so that the memory an insert takes does not grow with the merchant.
 INSERT INTO {table} ({cols}, raw, content_hash, first_seen_run, last_seen_run, gone_in_run)
 SELECT {lcols}, l.raw, c.content_hash, coalesce(k.first_seen_run, ctx.run_id), ctx.run_id, NULL
 FROM ({select}) l
-JOIN changes c USING (landed_row)
+JOIN (SELECT * FROM changes
+      WHERE landed_row >= landed_row($first_file, 0)
+        AND landed_row < landed_row($first_file + len($files), 0)) c USING (landed_row)
 LEFT JOIN carried k ON k.id = c.id
 CROSS JOIN load_ctx ctx;
 

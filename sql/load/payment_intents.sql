@@ -12,6 +12,6 @@ SELECT
     upper(json_extract_string(raw, $path_currency)) AS currency,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, landed_row(file_index, file_row_number) AS landed_row, json_transform(raw, '{"status":"VARCHAR"}') AS j
+    SELECT id, raw, landed_row($first_file + file_index, file_row_number) AS landed_row, json_transform(raw, '{"status":"VARCHAR"}') AS j
     FROM read_parquet($files)
 )

@@ -2,7 +2,7 @@
 SELECT
     id,
     raw::JSON AS raw,
-    landed_row(file_index, file_row_number) AS landed_row,
+    landed_row($first_file + file_index, file_row_number) AS landed_row,
     scope AS customer_id,
     json_extract_string(raw, '$.type') AS type
 FROM read_parquet($files)

@@ -12,7 +12,7 @@ SELECT
     j.reference AS reference,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, landed_row(file_index, file_row_number) AS landed_row, json_transform(raw,
+    SELECT id, raw, landed_row($first_file + file_index, file_row_number) AS landed_row, json_transform(raw,
         '{"amountMinor":"JSON","currency":"VARCHAR","status":"VARCHAR","reference":"VARCHAR"}') AS j
     FROM read_parquet($files)
 )

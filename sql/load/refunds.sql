@@ -11,7 +11,7 @@ SELECT
     lower(j.status) AS status,
     TRY_CAST(json_extract_string(raw, $path_created_at) AS TIMESTAMPTZ) AS created_at
 FROM (
-    SELECT id, raw, landed_row(file_index, file_row_number) AS landed_row, json_transform(raw,
+    SELECT id, raw, landed_row($first_file + file_index, file_row_number) AS landed_row, json_transform(raw,
         '{"paymentId":"VARCHAR","amount":{"amountMinor":"JSON","currency":"VARCHAR"},"status":"VARCHAR"}') AS j
     FROM read_parquet($files)
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -34,6 +35,9 @@ __all__ = [
     "load_run",
     "open_readonly",
 ]
+
+#: Records per insert slice; 0: from DuckDB's memory limit (`_slice_records`).
+_SLICE_RECORDS = 0
 
 _BOOKKEEPING = {"id", "raw", "content_hash", "first_seen_run", "last_seen_run", "gone_in_run"}
 
@@ -326,7 +330,8 @@ def _count(
 
 def _stage(con: duckdb.DuckDBPyConnection, batches: list[str]) -> None:
     """Each landed id once (the first landing), narrow: its hash and its row's place."""
-    con.execute(read_sql("load/stage.sql"), {"files": batches})
+    for stmt in sql_statements(read_sql("load/stage.sql")):
+        con.execute(stmt, {"files": batches} if "$files" in stmt else None)
 
 
 def _merge(
@@ -355,12 +360,50 @@ def _merge(
         v_amount=v_amount,
         v_currency=v_currency,
     )
-    params = {"files": batches, **load_parameters(entry.name, fields)}
+    paths = load_parameters(entry.name, fields)
     for stmt in sql_statements(rendered):
-        if "$files" in stmt:
-            con.execute(stmt, params)
-        else:
+        if "$files" not in stmt:
             con.execute(stmt)
+            continue
+        for first, files in _slices(con, batches):
+            con.execute(stmt, {"files": files, "first_file": first, **paths})
+
+
+#: Memory an insert takes per landed record it reads (measured at 1M payments: a 200,000
+#: record slice fits a 400 MB DuckDB limit). The records read by one insert statement are
+#: bounded by DuckDB's memory limit, never by the merchant's size.
+_BYTES_PER_RECORD = 2_000
+_MIN_SLICE_RECORDS = 50_000
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+_UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def _slice_records(con: duckdb.DuckDBPyConnection) -> int:
+    """Records per insert slice under the connection's memory limit."""
+    row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    match = re.fullmatch(r"\s*([0-9.]+)\s*([a-zA-Z]*)\s*", str(row[0] if row else ""))
+    if not match or match.group(2).lower() not in _UNITS:
+        return _MIN_SLICE_RECORDS
+    limit = float(match.group(1)) * _UNITS[match.group(2).lower()]
+    return max(_MIN_SLICE_RECORDS, int(limit / _BYTES_PER_RECORD))
+
+
+def _slices(con: duckdb.DuckDBPyConnection, batches: list[str]) -> list[tuple[int, list[str]]]:
+    """The batch files in consecutive slices of about `_slice_records` records each."""
+    per_slice = _SLICE_RECORDS or _slice_records(con)
+    rows = dict(
+        con.execute(
+            "SELECT file_name, num_rows FROM parquet_file_metadata($files)", {"files": batches}
+        ).fetchall()
+    )
+    out: list[tuple[int, list[str]]] = []
+    first, size = 0, 0
+    for i, path in enumerate(batches):
+        size += int(rows.get(path, 0))
+        if size >= per_slice or i == len(batches) - 1:
+            out.append((first, batches[first : i + 1]))
+            first, size = i + 1, 0
+    return out
 
 
 def _without_comments(sql: str) -> str:

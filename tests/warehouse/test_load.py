@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from recon.landing import RunLanding
 from recon.warehouse import Warehouse, load_run
@@ -368,3 +369,44 @@ def test_every_resource_loads_through_its_stage_file_and_changes_make_versions(
         "open",
     )
     assert con.execute("SELECT amount_due_minor FROM invoices").fetchone() == (700,)
+
+
+def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import recon.warehouse
+    from recon.landing import new_run_id
+
+    monkeypatch.setattr(recon.warehouse, "_SLICE_RECORDS", 3)  # slices of a few files
+    run_id = new_run_id()
+    landing = RunLanding(tmp_path / "landing", run_id)
+    landing.create({"started_at": "2026-11-21T02:00:00+00:00", "trigger": "test"})
+    rl = landing.resource("payments", batch_records=2)
+    pays = [{**PAY, "id": f"pay_{i}", "amountMinor": i} for i in range(11)]
+    for offset in range(0, 11, 2):
+        rl.add_page(
+            offset=offset, next_offset=offset + 2, records=pays[offset : offset + 2], request_id="r"
+        )
+    # pay_3 once more, later and different (a duplicate from beyond the scan's memory).
+    rl.add_page(
+        offset=50, next_offset=None, records=[{**pays[3], "amountMinor": -1}], request_id="r"
+    )
+    rl.finish(status="complete", reason=None, calls=[])
+    assert len(landing.files("payments", "batch")) > 4
+    with Warehouse(tmp_path / "wh.duckdb").session(run_id, fresh=True, publish=True) as con:
+        load_run(con, landing)
+    con = _db(tmp_path)
+    rows = con.execute("SELECT id, amount_minor FROM payments ORDER BY amount_minor").fetchall()
+    assert rows == [(f"pay_{i}", i) for i in range(11)]
+    assert con.execute("SELECT count(*) FROM record_versions").fetchone() == (11,)
+    assert con.execute("SELECT duplicates FROM resource_scans").fetchone() == (1,)
+
+
+def test_an_insert_slice_follows_duckdbs_memory_limit() -> None:
+    from recon.warehouse import _slice_records
+
+    small = _slice_records(duckdb.connect(config={"memory_limit": "300MB"}))
+    large = _slice_records(duckdb.connect(config={"memory_limit": "2GB"}))
+    assert 100_000 <= small <= 200_000
+    assert large > 5 * small
+    assert _slice_records(duckdb.connect(config={"memory_limit": "1MB"})) == 50_000
