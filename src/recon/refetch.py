@@ -39,7 +39,13 @@ from recon.paging.scan import Page, Scan
 from recon.resources import api_list, nightly_resources
 from recon.settings import Settings
 from recon.sql import read_sql
-from recon.warehouse import Warehouse, open_readonly
+from recon.warehouse import (
+    Warehouse,
+    define_load_macros,
+    load_resource,
+    open_readonly,
+    run_status,
+)
 
 __all__ = ["RetryOutcome", "refetch_failed", "reload_run", "resolve_retry"]
 
@@ -320,8 +326,6 @@ def reload_run(settings: Settings, run_id: str, resources: list[str] | None = No
     retry added is new, and a list that is complete now can at last say what is gone.
     Returns the run's status after.
     """
-    from recon.warehouse import _load_resource, _run_status  # the load's own steps
-
     landing = RunLanding(settings.landing, run_id)
     states = landing.states()
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
@@ -334,10 +338,11 @@ def reload_run(settings: Settings, run_id: str, resources: list[str] | None = No
                     [run_id],
                 ).fetchall()
             ]
-        status, reason = _run_status(states)
+        status, reason = run_status(states)
         retries = retries_of(landing)
         if status == "complete" and retries:
             reason = _completed_later(retries)
+        define_load_macros(con)
         con.execute("BEGIN TRANSACTION")
         try:
             for resource in [r for r in resources if r in states]:
@@ -351,7 +356,7 @@ def reload_run(settings: Settings, run_id: str, resources: list[str] | None = No
                         f"DELETE FROM {table} WHERE run_id = ? AND resource = ?",  # noqa: S608
                         [run_id, resource],
                     )
-                _load_resource(con, landing, resource, states[resource], settings.fields)
+                load_resource(con, landing, resource, states[resource], settings.fields)
                 con.execute(
                     "UPDATE resource_scans SET new_records = new_records + ?, "
                     "changed_records = changed_records + ? WHERE run_id = ? AND resource = ?",

@@ -32,8 +32,11 @@ from recon.sql import read_sql, sql_statements
 __all__ = [
     "LoadResult",
     "Warehouse",
+    "define_load_macros",
+    "load_resource",
     "load_run",
     "open_readonly",
+    "run_status",
 ]
 
 #: Records per insert slice; 0: from DuckDB's memory limit (`_slice_records`).
@@ -201,7 +204,13 @@ class LoadResult:
     resources: Mapping[str, Mapping[str, Any]]
 
 
-def _run_status(states: Mapping[str, Any]) -> tuple[str, str | None]:
+def define_load_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """The TEMP macros the `sql/load` stage files share (`sql/load/macros.sql`); idempotent."""
+    for stmt in sql_statements(read_sql("load/macros.sql")):
+        con.execute(stmt)
+
+
+def run_status(states: Mapping[str, Any]) -> tuple[str, str | None]:
     """complete / incomplete / failed (an auth refusal or unfinished scan fails the run)."""
     bad = {r: s for r, s in states.items() if s.status not in ("complete", "skipped")}
     if not states:
@@ -229,10 +238,9 @@ def load_run(
         return LoadResult(run_id=run_id, status="already_loaded", skipped=True, resources={})
     meta = landing.meta()
     states = landing.states()
-    status, reason = _run_status(states)
+    status, reason = run_status(states)
     per_resource: dict[str, dict[str, Any]] = {}
-    for stmt in sql_statements(read_sql("load/macros.sql")):
-        con.execute(stmt)
+    define_load_macros(con)
     con.execute("BEGIN TRANSACTION")
     try:
         start = {
@@ -244,7 +252,7 @@ def load_run(
         for stmt in sql_statements(read_sql("load/run_start.sql")):
             con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
         for resource, state in states.items():
-            per_resource[resource] = _load_resource(con, landing, resource, state, fields)
+            per_resource[resource] = load_resource(con, landing, resource, state, fields)
         con.execute(
             read_sql("load/run_loaded.sql"),
             {"status": status, "reason": reason, "loaded_at": datetime.now(UTC), "run_id": run_id},
@@ -256,7 +264,7 @@ def load_run(
     return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
 
 
-def _load_resource(
+def load_resource(
     con: duckdb.DuckDBPyConnection,
     landing: RunLanding,
     resource: str,

@@ -9,20 +9,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import duckdb
-import orjson
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
+from tests.ledger.support import RUN, land_and_load
 
 from recon.checks import CheckParams, run_checks
-from recon.fields import load_parameters
 from recon.sandbox import data as data_module
 from recon.sandbox import truth as truth_module
 
-from .builder import REPO, RESOURCES, SCHEMA
+from .builder import RESOURCES, SCHEMA
 
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
 ORACLE_CHECKS = frozenset(
@@ -50,39 +46,6 @@ ORACLE_CHECKS = frozenset(
 Key = tuple[str, str, str, str]
 
 
-def _load(con: duckdb.DuckDBPyConnection, folder: Path, resource: str, records: list[Any]) -> None:
-    page = folder / f"{resource}.parquet"
-    table = pa.table(
-        {
-            "id": pa.array([r["id"] for r in records], pa.string()),
-            "raw": pa.array([orjson.dumps(r).decode() for r in records], pa.string()),
-            "page_offset": pa.array(range(len(records)), pa.int64()),
-            "request_id": pa.array([None] * len(records), pa.string()),
-        }
-    )
-    pq.write_table(table, page)
-    stage = (REPO / "sql" / "load" / f"{resource}.sql").read_text(encoding="utf-8")
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE staged AS {stage}",
-        {"files": [str(page)], **load_parameters(resource)},
-    )
-    staged = {d[0] for d in con.execute("SELECT * FROM staged LIMIT 0").description or []}
-    columns = [
-        r[0]
-        for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-            "ORDER BY ordinal_position",
-            [resource],
-        ).fetchall()
-        if r[0] in staged
-    ]
-    names = ", ".join(columns)
-    con.execute(
-        f"INSERT INTO {resource} ({names}, first_seen_run, last_seen_run) "
-        f"SELECT {names}, 'r1', 'r1' FROM staged"
-    )
-
-
 @pytest.mark.parametrize(("seed", "payments"), [(7, 300), (11, 2000), (3, 6000)])
 def test_findings_equal_the_sandbox_truth(tmp_path: Path, seed: int, payments: int) -> None:
     dataset = data_module.Dataset(seed, payments, anchor=ANCHOR)
@@ -92,18 +55,10 @@ def test_findings_equal_the_sandbox_truth(tmp_path: Path, seed: int, payments: i
 
     con = duckdb.connect(str(tmp_path / "recon.duckdb"))
     con.execute(SCHEMA.read_text(encoding="utf-8"))
-    for resource in RESOURCES:
-        _load(con, tmp_path, resource, list(dataset.iter_records(resource)))
-    con.execute(
-        "INSERT INTO runs (run_id, started_at, status) VALUES ('r1', ?, 'complete')", [as_of]
-    )
-    for resource in RESOURCES:
-        con.execute(
-            "INSERT INTO resource_scans (run_id, resource, status) VALUES ('r1', ?, 'complete')",
-            [resource],
-        )
+    # landed and loaded by recon's own loader, every list complete
+    land_and_load(con, tmp_path, RUN, as_of, {r: list(dataset.iter_records(r)) for r in RESOURCES})
     runs = run_checks(
-        con, run_id="r1", as_of=as_of, params=CheckParams(stuck_days=truth["stuck_days"])
+        con, run_id=RUN, as_of=as_of, params=CheckParams(stuck_days=truth["stuck_days"])
     )
     for run in runs:
         assert run.status != "errored", (run.check_name, run.reason)
@@ -111,7 +66,8 @@ def test_findings_equal_the_sandbox_truth(tmp_path: Path, seed: int, payments: i
         (r[0], r[1], r[2], r[3])
         for r in con.execute(
             "SELECT check_name, entity, entity_id, issue_type FROM findings "
-            "WHERE run_id = 'r1' AND state <> 'resolved'"
+            "WHERE run_id = ? AND state <> 'resolved'",
+            [RUN],
         ).fetchall()
         if r[0] in ORACLE_CHECKS
     }

@@ -1,24 +1,23 @@
-"""Helpers for the ledger tests: a warehouse holding a sandbox data set, loaded the way the
-loader types records (its own staging SQL), and scoring of findings against the truth."""
+"""Helpers for the ledger tests: a warehouse holding a sandbox data set, landed and loaded by
+recon's own loader, and scoring of findings against the truth."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import orjson
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from recon.checks import CheckParams, run_checks
-from recon.fields import load_parameters
+from recon.landing import RunLanding
 from recon.sandbox.data import Dataset
+from recon.warehouse import load_run
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = REPO / "sql" / "schema.sql"
+RUN = "20261120T120000Z-000001"  # the run the helpers load
 RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
 
 Key = tuple[str, str, str, str]
@@ -32,41 +31,25 @@ def warehouse(path: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def load_records(
-    con: duckdb.DuckDBPyConnection, folder: Path, resource: str, records: Sequence[Any]
+def land_and_load(
+    con: duckdb.DuckDBPyConnection,
+    folder: Path,
+    run_id: str,
+    started_at: datetime,
+    records: Mapping[str, Sequence[Any]],
 ) -> None:
-    """Type `records` with sql/load/<resource>.sql and insert them as run r1's."""
-    page = folder / f"{resource}.parquet"
-    table = pa.table(
-        {
-            "id": pa.array([r["id"] for r in records], pa.string()),
-            "raw": pa.array([orjson.dumps(r).decode() for r in records], pa.string()),
-            "page_offset": pa.array(range(len(records)), pa.int64()),
-            "request_id": pa.array([None] * len(records), pa.string()),
-        }
-    )
-    pq.write_table(table, page)
-    stage = (REPO / "sql" / "load" / f"{resource}.sql").read_text(encoding="utf-8")
-    # The load SQL reads the fields the spec does not show through bound paths (recon.fields).
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE staged AS {stage}",
-        {"files": [str(page)], **load_parameters(resource)},
-    )
-    staged = {d[0] for d in con.execute("SELECT * FROM staged LIMIT 0").description or []}
-    columns = [
-        r[0]
-        for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
-            "ORDER BY ordinal_position",
-            [resource],
-        ).fetchall()
-        if r[0] in staged
-    ]
-    names = ", ".join(columns)
-    con.execute(
-        f"INSERT INTO {resource} ({names}, first_seen_run, last_seen_run) "
-        f"SELECT {names}, 'r1', 'r1' FROM staged"
-    )
+    """Land `records` (resource -> records; those given complete, the rest of RESOURCES not
+    offered) as run `run_id` started `started_at`, and load them with recon's own loader."""
+    landing = RunLanding(folder / "landing", run_id)
+    landing.create({"started_at": started_at.isoformat()})
+    for resource in RESOURCES:
+        rl = landing.resource(resource)
+        if resource in records:
+            rl.add_page(offset=0, next_offset=None, records=records[resource], request_id=None)
+            rl.finish(status="complete", reason=None, calls=())
+        else:
+            rl.finish(status="unavailable", reason="not offered (test)", calls=())
+    load_run(con, landing)
 
 
 def load_dataset(
@@ -76,22 +59,12 @@ def load_dataset(
     as_of: datetime,
     *,
     resources: Iterable[str] = RESOURCES,
-    run_id: str = "r1",
+    run_id: str = RUN,
 ) -> None:
     """Every record of `dataset` in the warehouse and run `run_id` (started `as_of`) with
     each of `resources` complete (the others unavailable)."""
-    complete = set(resources)
-    for resource in RESOURCES:
-        if resource in complete:
-            load_records(con, folder, resource, list(dataset.iter_records(resource)))
-    con.execute(
-        "INSERT INTO runs (run_id, started_at, status) VALUES (?, ?, 'complete')", [run_id, as_of]
-    )
-    for resource in RESOURCES:
-        con.execute(
-            "INSERT INTO resource_scans (run_id, resource, status) VALUES (?, ?, ?)",
-            [run_id, resource, "complete" if resource in complete else "unavailable"],
-        )
+    records = {r: list(dataset.iter_records(r)) for r in RESOURCES if r in set(resources)}
+    land_and_load(con, folder, run_id, as_of, records)
 
 
 def ledger_findings(

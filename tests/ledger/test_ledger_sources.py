@@ -17,7 +17,7 @@ from recon.sandbox.ledger import make_books, write_books
 from recon.settings import load_settings, settings_from
 
 from . import postgres
-from .support import ledger_findings, load_dataset, warehouse
+from .support import RUN, ledger_findings, load_dataset, warehouse
 
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
 AS_OF = ANCHOR + timedelta(hours=12)
@@ -40,8 +40,8 @@ def _reconcile(tmp_path: Path, name: str, settings: Any) -> dict[str, Any]:
     con = warehouse(folder / "recon.duckdb")
     try:
         load_dataset(con, folder, Dataset(SEED, PAYMENTS, anchor=ANCHOR), AS_OF)
-        loaded = load_books(con, settings, "r1")
-        got, _ = ledger_findings(con, "r1", AS_OF)
+        loaded = load_books(con, settings, RUN)
+        got, _ = ledger_findings(con, RUN, AS_OF)
         return {
             "findings": got,
             "matches": con.execute(MATCHES).fetchall(),

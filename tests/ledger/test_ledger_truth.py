@@ -13,7 +13,7 @@ from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import LIST_CHECKS, ledger_truth, make_books, write_books
 from recon.settings import settings_from
 
-from .support import keys, ledger_findings, load_dataset, score, warehouse
+from .support import RUN, keys, ledger_findings, load_dataset, score, warehouse
 
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
 
@@ -32,13 +32,13 @@ def test_ledger_findings_equal_the_truth(
     con = warehouse(tmp_path / "recon.duckdb")
     load_dataset(con, tmp_path, dataset, as_of, resources=resources)
     settings = settings_from(**{f"ledger_{k}": str(v[0]) for k, v in paths.items()})
-    loaded = load_books(con, settings, "r1")
+    loaded = load_books(con, settings, RUN)
     assert {i.input: i.rejects for i in loaded.inputs} == {
         "orders": books.rejects["orders"],
         "refunds": books.rejects["refunds"],
         "invoices": books.rejects["invoices"],
     }
-    got, statuses = ledger_findings(con, "r1", as_of)
+    got, statuses = ledger_findings(con, RUN, as_of)
     expected = keys(ledger_truth(dataset, books, as_of=as_of, lists=offered))
     score(got, expected)
     planted = keys(p.as_dict() | {"check": p.check} for p in books.planted)
