@@ -40,7 +40,7 @@ __all__ = ["Alert", "Delivery", "alert_for", "send"]
 
 log = logging.getLogger("recon.notify")
 
-_SHOWN_CALLS = 5
+_SHOWN_CALLS = 20  # a page narrowed to one record fails ~log2(page size) + 1 calls
 _USER_AGENT = "recon-alerts"
 
 

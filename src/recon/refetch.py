@@ -180,7 +180,8 @@ def _retry_resource(client: ApiClient, rl: ResourceLanding, outcome: RetryOutcom
         # What the window read and what still fails are committed together by one batch
         # file (kill -9 safe); the list's resume point stays where the night left it.
         for page in window.pages:
-            _land(rl, page, outcome, next_offset=rl.state.next_offset, flush=False)
+            if page.records:  # (a piece holding only the record before the window: nothing)
+                _land(rl, page, outcome, next_offset=rl.state.next_offset, flush=False)
         _replace_failures(rl, failure, [asdict(f) for f in window.failed], outcome, save=False)
         rl.flush(always=True)
     if _REST_UNREAD in (rl.state.reason or "") and not rl.state.failed_pages:

@@ -42,7 +42,7 @@ ALERT = Alert(
     "incomplete",
     3,
     "disputes incomplete (1 page(s) failed for good)",
-    [_call("req_1"), *(_call(f"req_x{i}") for i in range(6))],
+    [_call("req_1"), *(_call(f"req_x{i}") for i in range(21))],
     2,
     Path("/srv/recon/reports/20261123T020000Z-abcdef/report.html"),
 )
@@ -56,12 +56,12 @@ def test_the_message_says_status_failed_calls_new_errors_and_the_report() -> Non
         "disputes incomplete (1 page(s) failed for good)"
     )
     assert "new error findings: 2" in lines
-    assert "failed calls: 7" in lines
+    assert "failed calls: 22" in lines
     assert (
         "  GET /api/v1/disputes?max_records=200&skip=0 -> 500 (request ids: req_1-1, req_1)"
         in lines
     )
-    assert "  … and 2 more" in lines  # short: five calls shown
+    assert "  … and 2 more" in lines  # short: twenty calls shown
     assert lines[-1] == "report: /srv/recon/reports/20261123T020000Z-abcdef/report.html"
     assert ALERT.payload() == {"text": text}  # what a Slack incoming webhook shows
 
