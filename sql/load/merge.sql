@@ -34,7 +34,7 @@ DELETE FROM {table} WHERE id IN (SELECT id FROM carried);
 
 -- The records themselves are read here, once: only the landed rows that changed are kept.
 -- Run once per slice of the batch files ($files, the first of them $first_file in the list
--- stage.sql read), so that the memory an insert takes does not grow with the merchant.
+-- stage.sql read), a slice as large as the memory limit allows (recon.warehouse._slices).
 INSERT INTO {table} ({cols}, raw, content_hash, first_seen_run, last_seen_run, gone_in_run)
 SELECT {lcols}, l.raw, c.content_hash, coalesce(k.first_seen_run, ctx.run_id), ctx.run_id, NULL
 FROM ({select}) l
