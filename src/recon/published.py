@@ -11,10 +11,10 @@ rename, so the file analysts open
   notebook; 1.0.0 reads the format but not a newer DuckDB's catalog entries. DuckDB's own
   default for a new file is its newest format ("version number 999" to a 1.x reader).
 
-A file keeps the storage version it was created with, so only a working copy still in the
-newest format (a new warehouse, or one published before this) is copied once into a v1.0.0
-file (`COPY FROM DATABASE`); later nights start from the compatible published copy and pay
-nothing for it.
+A file keeps the storage version it was created with. recon creates its working copies in
+STORAGE_VERSION (`recon.warehouse`), so only a warehouse published before that is still in
+the newest format: it is copied once into a v1.0.0 file (`COPY FROM DATABASE`); later nights
+start from the compatible published copy and pay nothing for it.
 """
 
 from __future__ import annotations

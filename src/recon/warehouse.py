@@ -25,7 +25,7 @@ import orjson
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.landing import RunLanding
-from recon.published import prepare_for_readers
+from recon.published import STORAGE_VERSION, prepare_for_readers
 from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
 
@@ -51,6 +51,8 @@ def _connect(
     config: dict[str, str | bool | int | float | list[str]] = (
         {"memory_limit": memory_limit} if memory_limit else {}
     )
+    if not read_only:  # a file created now is one DuckDB 1.1+ reads (recon.published)
+        config["storage_compatibility_version"] = STORAGE_VERSION
     try:
         con = duckdb.connect(str(path), read_only=read_only, config=config)
     except duckdb.Error as exc:

@@ -82,25 +82,45 @@ def test_duckdb_1_1_reads_every_table_and_view_of_a_real_warehouse(
     assert result["money"] == ["12.3400", "1.2340"]
 
 
-def test_a_warehouse_first_written_in_the_newest_format_is_published_compatible(
+def _version(db: Path) -> str | None:
+    probe = duckdb.connect(str(db), read_only=True)
+    try:
+        row = probe.execute("SELECT current_database()").fetchone()
+        assert row is not None
+        return storage_version(probe, str(row[0]))
+    finally:
+        probe.close()
+
+
+def test_a_new_warehouse_is_written_compatible_from_its_first_night(
     tmp_path: Path, old_python: Path
 ) -> None:
     wh = Warehouse(tmp_path / "recon.duckdb")
     with wh.session("test", fresh=True, publish=False) as con:
         con.execute("CREATE TABLE t AS SELECT range AS i FROM range(1000)")
-    probe = duckdb.connect(str(wh.work_path), read_only=True)
-    try:  # what DuckDB writes by default, and what a 1.x reader refuses
-        assert storage_version(probe, probe.execute("SELECT current_database()").fetchone()[0]) != (  # type: ignore[index]
-            f"{STORAGE_VERSION}+"
-        )
-    finally:
-        probe.close()
+    # the working copy is created in the compatible format: publishing it converts nothing
+    assert _version(wh.work_path) == f"{STORAGE_VERSION}+"
     wh.publish()
+    assert _read_with(old_python, wh.path)["counts"] == _counts_now(wh.path)
+
+
+def test_a_warehouse_first_written_in_the_newest_format_is_published_compatible(
+    tmp_path: Path, old_python: Path
+) -> None:
+    wh = Warehouse(tmp_path / "recon.duckdb")
+    old = duckdb.connect(str(wh.path))  # published before recon wrote DuckDB 1.x's format
+    old.execute("CREATE TABLE t AS SELECT range AS i FROM range(1000)")
+    old.close()
+    # what DuckDB writes by default, and what a 1.x reader refuses
+    assert _version(wh.path) != f"{STORAGE_VERSION}+"
+    with wh.session("test", fresh=True, publish=True) as con:  # the copy keeps its format
+        con.execute("INSERT INTO t SELECT range FROM range(5)")
+    assert _version(wh.path) == f"{STORAGE_VERSION}+"  # converted once, at publish
     assert _read_with(old_python, wh.path)["counts"] == _counts_now(wh.path)
     # the next night starts from the compatible copy and stays compatible
     with wh.session("test", fresh=True, publish=True) as con:
         con.execute("INSERT INTO t SELECT range FROM range(5)")
-    assert _read_with(old_python, wh.path)["counts"]["t"] == 1005  # type: ignore[index]
+    assert _read_with(old_python, wh.path)["counts"]["t"] == 1010  # type: ignore[index]
 
 
 def _counts_now(db: Path) -> dict[str, int]:
