@@ -12,7 +12,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import IO, Literal
@@ -101,8 +104,7 @@ def run_query(
                 raise QueryError("the SQL is not a query that returns rows")
             if fmt == "table":
                 head = rel.limit(max_rows + 1).to_arrow_table()
-                shown = rel.limit(max_rows)
-                stream.write((str(shown) if head.num_rows else _empty(rel)).encode())
+                stream.write((_box(rel, max_rows) if head.num_rows else _empty(rel)).encode())
                 if head.num_rows > max_rows:
                     stream.write(f"(first {max_rows} rows; --max-rows to see more)\n".encode())
                 stream.flush()
@@ -119,6 +121,15 @@ def run_query(
             return rows
         except duckdb.Error as exc:
             raise QueryError(str(exc).strip()) from None
+
+
+def _box(rel: duckdb.DuckDBPyRelation, max_rows: int) -> str:
+    """DuckDB's own table rendering of up to `max_rows` rows, every one shown (printing a
+    relation would elide all but 20 with dots)."""
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):  # show() prints through Python's sys.stdout
+        rel.limit(max_rows).show(max_rows=max_rows, max_width=shutil.get_terminal_size().columns)
+    return text.getvalue().rstrip("\n") + "\n"
 
 
 def _empty(rel: duckdb.DuckDBPyRelation) -> str:

@@ -92,3 +92,12 @@ def test_the_missing_default_warehouse_is_named_in_full(
     monkeypatch.setenv("RECON_DB", str(db))
     code, _, err = _run("SELECT 1")
     assert code == 0, err
+
+
+def test_the_table_shows_every_row_up_to_max_rows(db: Path) -> None:
+    code, out, _ = _run("SELECT 'row_' || range AS r FROM range(40)")
+    assert code == 0
+    assert [f"row_{i}" for i in range(40)] == [w for w in out.split() if w.startswith("row_")]
+    code, out, _ = _run("SELECT 'row_' || range AS r FROM range(40)", "--max-rows", "25")
+    assert [w for w in out.split() if w.startswith("row_")] == [f"row_{i}" for i in range(25)]
+    assert "(first 25 rows; --max-rows to see more)" in out
