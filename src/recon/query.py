@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -23,15 +22,12 @@ from typing import IO, Literal
 import duckdb
 import polars as pl
 from pydantic_settings import (
-    BaseSettings,
-    PydanticBaseSettingsSource,
     SettingsConfigDict,
-    TomlConfigSettingsSource,
 )
 
 from recon.errors import ConfigError, ReconError
 from recon.export import open_read_only
-from recon.settings import Settings
+from recon.settings import ReconSources, Settings
 from recon.spreadsheet import write_csv_stream
 
 __all__ = ["OutputFormat", "QueryError", "read_query_text", "run_query", "warehouse_path"]
@@ -43,24 +39,11 @@ class QueryError(ReconError):
     """DuckDB refused or could not run the query; the message is DuckDB's."""
 
 
-class _WarehouseOnly(BaseSettings):
+class _WarehouseOnly(ReconSources):
     """The one setting a query needs, read from where `Settings` reads it."""
 
     model_config = SettingsConfigDict(env_prefix="RECON_", extra="ignore")
     db: Path = Settings.model_fields["db"].default
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_path = Path(os.environ.get("RECON_CONFIG", "recon.toml"))
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
-        return (init_settings, env_settings, toml)
 
 
 def warehouse_path(db: Path | None = None) -> Path:

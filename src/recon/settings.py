@@ -78,7 +78,25 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-class Settings(BaseSettings):
+class ReconSources(BaseSettings):
+    """Where recon's settings come from, first wins: arguments, `RECON_*` variables, then
+    `recon.toml` (or the file `RECON_CONFIG` names). Every settings class of recon is one."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = Path(os.environ.get("RECON_CONFIG", "recon.toml"))
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
+        return (init_settings, env_settings, toml)
+
+
+class Settings(ReconSources):
     """Every knob of recon, with the defaults DESIGN.md §1 settles."""
 
     model_config = SettingsConfigDict(
@@ -193,19 +211,6 @@ class Settings(BaseSettings):
     schedule_cron: str = Field(default="0 2 * * *")
     timezone: str = Field(default="UTC")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_path = Path(os.environ.get("RECON_CONFIG", "recon.toml"))
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
-        return (init_settings, env_settings, toml)
 
     @field_validator("base_url")
     @classmethod
