@@ -21,7 +21,7 @@ from recon.errors import ReconError
 from recon.paging.paginators import BasePaginator, Params
 
 if TYPE_CHECKING:
-    from recon.paging.scan import Fetch, FetchedPage, ScanReport
+    from recon.paging.pages import Fetch, FetchedPage, ScanReport
 
 __all__ = ["DROPPED", "Ahead", "DroppedError", "Job", "Lookahead"]
 

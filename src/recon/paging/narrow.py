@@ -23,7 +23,7 @@ from recon.errors import ApiError, AuthError, ConfigError, ReconError, Transport
 from recon.paging.paginators import record_id
 
 if TYPE_CHECKING:
-    from recon.paging.scan import FetchedPage
+    from recon.paging.pages import FetchedPage
 
 __all__ = ["Narrowed", "Piece", "Unread", "narrow", "narrowable"]
 
