@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from recon.errors import ConfigError
+from recon.files import atomic_path, atomic_write_bytes
 
 __all__ = [
     "CALL_COLUMNS",
@@ -38,7 +39,6 @@ __all__ = [
     "ResourceLanding",
     "ResourceState",
     "RunLanding",
-    "atomic_write_bytes",
     "new_run_id",
 ]
 
@@ -105,23 +105,15 @@ def check_run_id(run_id: str) -> str:
     return run_id
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary file, fsync'd, then renamed."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+def _write_bytes(path: Path, data: bytes) -> None:
+    """Landing's files survive a power cut: fsync'd, renamed, the folder fsync'd."""
+    atomic_write_bytes(path, data, durable=True)
 
 
-def _atomic_write_table(table: pa.Table, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    # Landing is read once by the loader on the same machine: speed over size.
-    pq.write_table(table, tmp, compression="none", use_dictionary=False, write_statistics=False)
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+def _write_table(table: pa.Table, path: Path) -> None:
+    with atomic_path(path, durable=True) as tmp:
+        # Landing is read once by the loader on the same machine: speed over size.
+        pq.write_table(table, tmp, compression="none", use_dictionary=False, write_statistics=False)
 
 
 def _dumps(record: Any) -> str:
@@ -325,7 +317,7 @@ class ResourceLanding:
         if self._rejects:
             cols = list(zip(*self._rejects, strict=True))
             table = pa.table([list(c) for c in cols], schema=_REJECT_SCHEMA)
-            _atomic_write_table(table, self.folder / f"rejects-{seq:06d}.parquet")
+            _write_table(table, self.folder / f"rejects-{seq:06d}.parquet")
         if calls:
             # Unique per process: a resumed run never overwrites a killed one's call log.
             write_calls(calls, self.folder / f"calls-{seq:06d}-{os.getpid()}.parquet")
@@ -340,7 +332,7 @@ class ResourceLanding:
         table = pa.table(
             [self._ids, raws, self._offsets, self._rids, self._scopes], schema=PAGE_SCHEMA
         ).replace_schema_metadata({_STATE_KEY: self.state.to_json()})
-        _atomic_write_table(table, self.folder / f"batch-{seq:06d}.parquet")
+        _write_table(table, self.folder / f"batch-{seq:06d}.parquet")
         self._ids, self._offsets, self._rids, self._scopes = [], [], [], []
         self._raw, self._raw_ends = bytearray(), array("i", [0])
         self._rejects = []
@@ -360,13 +352,13 @@ class ResourceLanding:
         self.save_state_of(self.state)
 
     def save_state_of(self, state: ResourceState) -> None:
-        atomic_write_bytes(self.folder / "state.json", state.to_json())
+        _write_bytes(self.folder / "state.json", state.to_json())
 
 
 def write_calls(calls: Sequence[Mapping[str, Any]], path: Path) -> None:
     """Write call records (CALL_COLUMNS) as one Parquet file, atomically."""
     columns = [[c.get(name) for c in calls] for name, _ in CALL_COLUMNS]
-    _atomic_write_table(pa.table(columns, schema=_CALL_SCHEMA), path)
+    _write_table(pa.table(columns, schema=_CALL_SCHEMA), path)
 
 
 class RunLanding:
@@ -383,7 +375,7 @@ class RunLanding:
 
     def create(self, meta: Mapping[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(
+        _write_bytes(
             self.folder / "run.json",
             orjson.dumps({"run_id": self.run_id, **meta}, option=orjson.OPT_INDENT_2),
         )

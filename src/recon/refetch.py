@@ -34,7 +34,8 @@ import orjson
 
 from recon.api import ApiClient, ClientConfig
 from recon.errors import ConfigError
-from recon.landing import CallBuffer, ResourceLanding, RunLanding, atomic_write_bytes, new_run_id
+from recon.files import atomic_write_bytes
+from recon.landing import CallBuffer, ResourceLanding, RunLanding, new_run_id
 from recon.paging.scan import Page, Scan
 from recon.resources import api_list, nightly_resources
 from recon.settings import Settings
@@ -309,7 +310,7 @@ def _remember(landing: RunLanding, outcome: RetryOutcome) -> None:
             "still_failing": len(outcome.still_failing),
         }
     )
-    atomic_write_bytes(path, orjson.dumps(done, option=orjson.OPT_INDENT_2))
+    atomic_write_bytes(path, orjson.dumps(done, option=orjson.OPT_INDENT_2), durable=True)
 
 
 def retries_of(landing: RunLanding) -> list[dict[str, Any]]:
