@@ -1,93 +1,35 @@
-"""The `recon` command line.
-
-Library errors become one-line messages and exit codes here, and only here:
-2 for a bad setting or argument, 1 for an aborted run (auth refused, warehouse unusable),
-3 for a run that finished incomplete, 0 for a complete one (DESIGN.md §3).
-"""
+"""The commands that run the nightly job or one of its steps: `nightly`, `extract`, `load`,
+`check`, `report`, `schedule`."""
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import shlex
 import shutil
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 import typer
-from rich.console import Console
 
-from recon.errors import AuthError, ConfigError, ReconError
-from recon.findings.cli import app as findings_app
-from recon.sandbox.cli import app as sandbox_app
-
-app = typer.Typer(
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    help="recon: reconcile the Merchant Payments API into DuckDB, check it, report it.",
+from recon.cli.common import (
+    BaseUrl,
+    DbPath,
+    LandingDir,
+    ReportsDir,
+    RunId,
+    app,
+    as_overrides,
+    configure_logging,
+    err,
+    guard,
+    out,
+    say,
+    tell,
 )
-app.add_typer(sandbox_app, name="sandbox")
-app.add_typer(findings_app, name="findings")
-
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
-T = TypeVar("T")
-
-BaseUrl = Annotated[
-    str | None, typer.Option("--base-url", help="API base address (RECON_BASE_URL).")
-]
-DbPath = Annotated[
-    Path | None, typer.Option("--db", help="Warehouse file (RECON_DB).", dir_okay=False)
-]
-ReportsDir = Annotated[
-    Path | None, typer.Option("--reports", help="Reports folder (RECON_REPORTS).", file_okay=False)
-]
-LandingDir = Annotated[
-    Path | None, typer.Option("--landing", help="Landing folder (RECON_LANDING).", file_okay=False)
-]
-RunId = Annotated[
-    str | None, typer.Option("--run", help="Run id (default: the newest loaded run).")
-]
-
-
-def _overrides(**values: Any) -> dict[str, Any]:
-    return {k: (str(v) if isinstance(v, Path) else v) for k, v in values.items() if v is not None}
-
-
-def _say(message: str) -> None:
-    err.print(message, highlight=False, markup=False)
-
-
-def _tell(message: str) -> None:
-    out.print(message, highlight=False, markup=False)
-
-
-def _fail(code: int, message: str) -> typer.Exit:
-    err.print(f"recon: {message}", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
-def _guard(fn: Callable[[], T]) -> T:
-    """Run `fn`, turning recon's errors into one line and the right exit code."""
-    try:
-        return fn()
-    except ConfigError as exc:
-        raise _fail(2, f"bad setting {exc}") from None
-    except AuthError as exc:
-        raise _fail(1, f"aborted: {exc}") from None
-    except ReconError as exc:
-        raise _fail(1, f"aborted: {exc}") from None
-
-
-def _configure_logging(verbose: bool) -> None:
-    level = logging.DEBUG if verbose else logging.INFO
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "httpcore", "uvicorn", "uvicorn.access", "uvicorn.error", "distributed"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+from recon.errors import ConfigError, ReconError
 
 
 @contextlib.contextmanager
@@ -196,8 +138,8 @@ def nightly(
     written), 1 aborted (auth refused, warehouse unusable, …), 2 bad setting or argument,
     4 findings at or above --fail-on.
     """
-    _configure_logging(verbose)
-    overrides = _overrides(base_url=base_url, db=db, reports=reports, landing=landing)
+    configure_logging(verbose)
+    overrides = as_overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
         from recon.nightly import notify_abort
@@ -238,15 +180,15 @@ def nightly(
                 retry_failed=retry_failed_run if retry_failed else None,
             )
             orchestrator = load_orchestrator()
-            say = _say if verbose or task_runner == "dask" else (lambda _m: None)
-            stack.enter_context(orchestrator.session(say))
+            announce = say if verbose or task_runner == "dask" else (lambda _m: None)
+            stack.enter_context(orchestrator.session(announce))
             stack.enter_context(_progress_display(enabled=True))
             started = True
             summary = orchestrator.run_nightly(overrides, options)
         _print_summary(summary)
         return int(summary.exit_code)
 
-    code = _guard(run)
+    code = guard(run)
     raise typer.Exit(code)
 
 
@@ -311,8 +253,8 @@ def extract(
     """Extract and land every resource (no load); prints the run id to load."""
     from recon import nightly as steps
 
-    _configure_logging(verbose)
-    overrides = _overrides(base_url=base_url, landing=landing)
+    configure_logging(verbose)
+    overrides = as_overrides(base_url=base_url, landing=landing)
 
     def run() -> int:
         run_id = steps.start_step(overrides, resume=resume)
@@ -325,7 +267,7 @@ def extract(
             return 1
         return 0 if all(o.status in ("complete", "skipped") for o in outcomes) else 3
 
-    raise typer.Exit(_guard(run))
+    raise typer.Exit(guard(run))
 
 
 @app.command()
@@ -338,11 +280,11 @@ def load(
     from recon import nightly as steps
 
     def go() -> int:
-        result = steps.load_step(_overrides(db=db, landing=landing), run, publish=True)
+        result = steps.load_step(as_overrides(db=db, landing=landing), run, publish=True)
         out.print(f"run {run}: {result.status}", highlight=False)
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 @app.command()
@@ -351,12 +293,12 @@ def check(run: RunId = None, db: DbPath = None) -> None:
     from recon import nightly as steps
 
     def go() -> int:
-        results = steps.check_step(_overrides(db=db), run, publish=True, fresh=True)
+        results = steps.check_step(as_overrides(db=db), run, publish=True, fresh=True)
         for r in results:
             out.print(f"  {r.check_name:<36} {r.status:<14} {r.finding_count:>7}", highlight=False)
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 @app.command()
@@ -373,113 +315,11 @@ def report(
     from recon import nightly as steps
 
     def go() -> int:
-        summary = steps.report_step(_overrides(db=db, reports=reports), run, fail_on=fail_on)
+        summary = steps.report_step(as_overrides(db=db, reports=reports), run, fail_on=fail_on)
         _print_summary(summary)
         return int(summary.exit_code)
 
-    raise typer.Exit(_guard(go))
-
-
-@app.command()
-def query(
-    sql: Annotated[
-        str | None,
-        typer.Argument(help="A SELECT to run on the published warehouse; - reads stdin."),
-    ] = None,
-    file: Annotated[
-        Path | None,
-        typer.Option(
-            "--file", "-f", help="Read the SQL from this file (- for stdin).", dir_okay=False
-        ),
-    ] = None,
-    db: DbPath = None,
-    fmt: Annotated[
-        Literal["table", "csv", "json"],
-        typer.Option("--format", help="table (for people), csv or json (for tools)."),
-    ] = "table",
-    max_rows: Annotated[int, typer.Option(help="Rows to show (table format).", min=1)] = 100,
-) -> None:
-    """Run a read-only query on the published warehouse and print the result."""
-    from recon.query import QueryError, read_query_text, run_query, warehouse_path
-
-    def go() -> int:
-        text = read_query_text(sql, file)
-        try:
-            run_query(warehouse_path(db), text, fmt=fmt, max_rows=max_rows)
-        except QueryError as exc:
-            raise _fail(2, f"query failed: {exc}") from None
-        return 0
-
-    raise typer.Exit(_guard(go))
-
-
-@app.command()
-def export(
-    out_path: Annotated[
-        Path, typer.Argument(metavar="OUT", help="Output file (.csv, .parquet or .xlsx).")
-    ],
-    table: Annotated[
-        list[str] | None,
-        typer.Option(help="A warehouse table or view (repeatable: one .xlsx sheet each)."),
-    ] = None,
-    view: Annotated[str | None, typer.Option(help="A warehouse view (same as --table).")] = None,
-    query: Annotated[str | None, typer.Option(help="A SELECT; values via --param.")] = None,
-    param: Annotated[
-        list[str] | None, typer.Option(help="NAME=VALUE bound as $NAME (repeatable).")
-    ] = None,
-    fmt: Annotated[
-        Literal["csv", "parquet", "xlsx"] | None,
-        typer.Option("--format", help="Default: from OUT's suffix."),
-    ] = None,
-    include_raw: Annotated[
-        bool,
-        typer.Option(
-            "--include-raw",
-            help="Keep `raw` and personal fields (emails, names, card last4/expiry, …).",
-        ),
-    ] = False,
-    root: Annotated[
-        Path | None,
-        typer.Option(
-            "--root",
-            envvar="RECON_EXPORT_ROOT",
-            help="Only write inside this folder (RECON_EXPORT_ROOT; default: anywhere).",
-            file_okay=False,
-        ),
-    ] = None,
-    db: DbPath = None,
-) -> None:
-    """Export tables, views or a query to CSV (spreadsheet-safe), Parquet or Excel."""
-    from recon.export import export as do_export
-    from recon.query import warehouse_path
-
-    def go() -> int:
-        params: dict[str, object] = {}
-        for item in param or []:
-            name, sep, value = item.partition("=")
-            if not sep or not name.isidentifier():
-                raise ConfigError("--param", f"{item!r} is not NAME=VALUE")
-            params[name] = value
-        result = do_export(
-            warehouse_path(db),
-            table=table,
-            view=view,
-            query=query,
-            params=params,
-            out=out_path,
-            fmt=fmt,
-            base_dir=root,
-            include_raw=include_raw,
-        )
-        out.print(f"wrote {result.rows:,} rows to {result.path}", highlight=False)
-        if result.left_out:
-            _say(
-                f"left out as personal data: {', '.join(result.left_out)} "
-                "(--include-raw keeps them)"
-            )
-        return 0
-
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 @app.command()
@@ -497,31 +337,12 @@ def schedule(
         from recon.schedule import plan
         from recon.settings import load_settings
 
-        settings = load_settings(**_overrides(schedule_cron=cron, timezone=timezone))
+        settings = load_settings(**as_overrides(schedule_cron=cron, timezone=timezone))
         chosen = plan(settings.schedule_cron, settings.timezone)
         out.print(chosen.describe(), highlight=False, markup=False)
         if show:
             return 0
-        load_orchestrator().serve_schedule(chosen, _tell)
+        load_orchestrator().serve_schedule(chosen, tell)
         return 0
 
-    raise typer.Exit(_guard(go))
-
-
-def _normalise_resume(argv: list[str]) -> list[str]:
-    """`--resume` / `--retry-failed` with no value mean the newest run (typer needs the
-    value spelt out)."""
-    fixed: list[str] = []
-    for i, arg in enumerate(argv):
-        fixed.append(arg)
-        if arg in ("--resume", "--retry-failed"):
-            nxt = argv[i + 1] if i + 1 < len(argv) else None
-            if nxt is None or nxt.startswith("-"):
-                fixed.append("latest")
-    return fixed
-
-
-def main() -> None:
-    """Entry point of the `recon` console script."""
-    sys.argv[1:] = _normalise_resume(sys.argv[1:])
-    app()
+    raise typer.Exit(guard(go))

@@ -1,0 +1,34 @@
+"""The `recon` command line.
+
+recon.cli.common     the app, the common options; errors -> one line and an exit code
+recon.cli.run        nightly, extract, load, check, report, schedule
+recon.cli.warehouse  query, export (the published warehouse)
+"""
+
+from __future__ import annotations
+
+import sys
+
+from recon.cli import run, warehouse  # noqa: F401  (importing them registers their commands)
+from recon.cli.common import app
+
+__all__ = ["app", "main"]
+
+
+def _normalise_resume(argv: list[str]) -> list[str]:
+    """`--resume` / `--retry-failed` with no value mean the newest run (typer needs the
+    value spelt out)."""
+    fixed: list[str] = []
+    for i, arg in enumerate(argv):
+        fixed.append(arg)
+        if arg in ("--resume", "--retry-failed"):
+            nxt = argv[i + 1] if i + 1 < len(argv) else None
+            if nxt is None or nxt.startswith("-"):
+                fixed.append("latest")
+    return fixed
+
+
+def main() -> None:
+    """Entry point of the `recon` console script."""
+    sys.argv[1:] = _normalise_resume(sys.argv[1:])
+    app()

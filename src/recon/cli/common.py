@@ -1,0 +1,101 @@
+"""What every `recon` command shares: the app, the consoles, the common options, and the one
+place where library errors become one-line messages and exit codes: 2 for a bad setting or
+argument, 1 for an aborted run (auth refused, warehouse unusable), 3 for a run that finished
+incomplete, 0 for a complete one (DESIGN.md §3).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from recon.errors import AuthError, ConfigError, ReconError
+from recon.findings.cli import app as findings_app
+from recon.sandbox.cli import app as sandbox_app
+
+__all__ = [
+    "BaseUrl",
+    "DbPath",
+    "LandingDir",
+    "ReportsDir",
+    "RunId",
+    "app",
+    "as_overrides",
+    "configure_logging",
+    "err",
+    "fail",
+    "guard",
+    "out",
+    "say",
+    "tell",
+]
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    help="recon: reconcile the Merchant Payments API into DuckDB, check it, report it.",
+)
+app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(findings_app, name="findings")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+T = TypeVar("T")
+
+BaseUrl = Annotated[
+    str | None, typer.Option("--base-url", help="API base address (RECON_BASE_URL).")
+]
+DbPath = Annotated[
+    Path | None, typer.Option("--db", help="Warehouse file (RECON_DB).", dir_okay=False)
+]
+ReportsDir = Annotated[
+    Path | None, typer.Option("--reports", help="Reports folder (RECON_REPORTS).", file_okay=False)
+]
+LandingDir = Annotated[
+    Path | None, typer.Option("--landing", help="Landing folder (RECON_LANDING).", file_okay=False)
+]
+RunId = Annotated[
+    str | None, typer.Option("--run", help="Run id (default: the newest loaded run).")
+]
+
+
+def as_overrides(**values: Any) -> dict[str, Any]:
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in values.items() if v is not None}
+
+
+def say(message: str) -> None:
+    err.print(message, highlight=False, markup=False)
+
+
+def tell(message: str) -> None:
+    out.print(message, highlight=False, markup=False)
+
+
+def fail(code: int, message: str) -> typer.Exit:
+    err.print(f"recon: {message}", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def guard(fn: Callable[[], T]) -> T:
+    """Run `fn`, turning recon's errors into one line and the right exit code."""
+    try:
+        return fn()
+    except ConfigError as exc:
+        raise fail(2, f"bad setting {exc}") from None
+    except AuthError as exc:
+        raise fail(1, f"aborted: {exc}") from None
+    except ReconError as exc:
+        raise fail(1, f"aborted: {exc}") from None
+
+
+def configure_logging(verbose: bool) -> None:
+    level = logging.DEBUG if verbose else logging.INFO
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("httpx", "httpcore", "uvicorn", "uvicorn.access", "uvicorn.error", "distributed"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
