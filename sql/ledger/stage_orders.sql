@@ -30,6 +30,7 @@ checked AS (
     SELECT
         *,
         CASE
+            WHEN _unread IS NOT NULL THEN _unread  -- a line that is no row (sources.py)
             WHEN reference_t IS NOT NULL AND amount_minor_t >= 0 AND known IS NOT NULL
                  AND list_contains($statuses, status_t) AND created_at_t IS NOT NULL THEN NULL
             ELSE concat_ws('; ',

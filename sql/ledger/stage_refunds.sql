@@ -27,6 +27,7 @@ checked AS (
     SELECT
         *,
         CASE
+            WHEN _unread IS NOT NULL THEN _unread  -- a line that is no row (sources.py)
             WHEN (payment_id_t IS NOT NULL OR reference_t IS NOT NULL) AND amount_minor_t >= 0
                  AND known IS NOT NULL AND created_at_t IS NOT NULL THEN NULL
             ELSE concat_ws('; ',

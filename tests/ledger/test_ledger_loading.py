@@ -77,15 +77,26 @@ def test_minor_units_must_be_whole(con: duckdb.DuckDBPyConnection, tmp_path: Pat
     assert got["rejects"] == {4: "amount '12.5' is not a whole number of minor units"}
 
 
-def test_a_ragged_csv_stops_the_load_naming_the_file(
+def test_a_line_that_is_no_row_is_refused_and_its_neighbours_load(
     con: duckdb.DuckDBPyConnection, tmp_path: Path
 ) -> None:
     books = tmp_path / "orders.csv"
-    books.write_text(HEADER + "D,4,12,5,EUR,confirmed,2026-11-01\n")
-    with pytest.raises(ConfigError) as err:
-        _orders(con, books, amount="amount")
-    assert str(err.value).startswith(f"RECON_LEDGER_ORDERS: cannot read {books}: ")
-    assert con.execute("SELECT count(*) FROM ledger_orders").fetchone() == (0,)
+    books.write_text(
+        HEADER
+        + "A,1,1250,EUR,confirmed,2026-11-01\n"
+        + "D,4,12,5,EUR,confirmed,2026-11-01\n"  # an unquoted decimal comma: one field too many
+        + 'B,2,"1250",EUR,confirmed,2026-11-01\n'
+        + "C,3,7\n"  # cut short
+        + "E,5,300,EUR,confirmed,2026-11-02\n"
+    )
+    got = _orders(con, books, amount="amount")
+    assert got["loaded"] == {"A": 1250, "B": 1250, "E": 300}
+    assert set(got["rejects"]) == {3, 5}
+    assert got["rejects"][3].startswith("line not read as a row: Expected Number of Columns: 6")
+    assert got["rejects"][5].startswith("line not read as a row: Expected Number of Columns: 6")
+    row = con.execute("SELECT source FROM ledger_rejects WHERE row_number = 3").fetchone()
+    assert row is not None
+    assert row[0] == str(books)
 
 
 def test_every_problem_of_a_row_is_named(con: duckdb.DuckDBPyConnection, tmp_path: Path) -> None:

@@ -131,14 +131,14 @@ def _land(con: duckdb.DuckDBPyConnection, source: BooksSource, run_id: str) -> I
     columns = ", ".join(f"{f} VARCHAR" for f in fields)  # names from the class, not input
     con.execute(
         "CREATE OR REPLACE TEMP TABLE ledger_input "
-        f"(_part INTEGER, _source VARCHAR, _row BIGINT, {columns})"
+        f"(_part INTEGER, _source VARCHAR, _row BIGINT, _unread VARCHAR, {columns})"
     )
     select = ", ".join(fields)
     for part, (where, table) in enumerate(read_source(source)):
         con.register("ledger_part", table)
         try:
             con.execute(
-                f"INSERT INTO ledger_input SELECT ?, ?, _row, {select} FROM ledger_part",  # noqa: S608
+                f"INSERT INTO ledger_input SELECT ?, ?, _row, _unread, {select} FROM ledger_part",  # noqa: S608
                 [part, where],
             )
         finally:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import duckdb
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from pydantic import SecretStr
@@ -168,17 +169,18 @@ def read_source(source: BooksSource) -> Iterator[tuple[str, pa.Table]]:
         return
     for path in source.files:
         suffix = path.suffix.lower()
+        unread: dict[int, str] = {}
         try:
             if suffix == ".parquet":
                 frame, first = pl.read_parquet(path), 1
             elif suffix == ".xlsx":
                 frame, first = _read_xlsx(source, path), 2
             else:
-                frame, first = _read_csv(source, path), 2
-        except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
+                (frame, unread), first = _read_csv_rows(source, path), 2
+        except (OSError, pl.exceptions.PolarsError, duckdb.Error, ValueError) as exc:
             raise ConfigError(source.setting, f"cannot read {path}: {_first_line(exc)}") from None
         _require(source, str(path), list(frame.columns))
-        yield str(path), _shape(source, frame, first_row=first)
+        yield str(path), _shape(source, frame, first_row=first, unread=unread)
 
 
 def book_ids(settings: Settings, name: str, field: str) -> list[str]:
@@ -205,6 +207,30 @@ def _read_csv(source: BooksSource, path: Path, n_rows: int | None = None) -> pl.
     )
 
 
+def _read_csv_rows(source: BooksSource, path: Path) -> tuple[pl.DataFrame, dict[int, str]]:
+    """Every row of a CSV file as text, and the lines that are no row of the table (more or
+    fewer fields than the header: an unquoted "12,50", a line cut short) with DuckDB's
+    reason. Those lines are not read but kept as refused rows: one bad line loses nothing
+    else."""
+    con = duckdb.connect()
+    try:
+        table = con.sql(
+            "SELECT * FROM read_csv($path, header = true, all_varchar = true, delim = $delim, "
+            "store_rejects = true)",
+            params={"path": str(path), "delim": source.mapping.delimiter},
+        ).to_arrow_table()
+        unread = dict(
+            con.execute(
+                "SELECT line, min(error_message) FROM reject_errors GROUP BY line"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame, {int(line): str(why) for line, why in unread.items()}
+
+
 def _read_xlsx(source: BooksSource, path: Path, *, header_only: bool = False) -> pl.DataFrame:
     options: dict[str, Any] = {"n_rows": 0} if header_only else {}
     sheet = source.mapping.sheet
@@ -220,7 +246,15 @@ def _read_xlsx(source: BooksSource, path: Path, *, header_only: bool = False) ->
     return frame
 
 
-def _shape(source: BooksSource, frame: pl.DataFrame, *, first_row: int) -> pa.Table:
+def _shape(
+    source: BooksSource,
+    frame: pl.DataFrame,
+    *,
+    first_row: int,
+    unread: dict[int, str] | None = None,
+) -> pa.Table:
+    """The mapped fields as text, `_row` (the row a spreadsheet shows) and `_unread` (why a
+    line could not be read as a row: it is refused with that reason; NULL for the others)."""
     mapping = source.mapping
     columns = []
     for field in mapping.FIELDS:
@@ -229,10 +263,26 @@ def _shape(source: BooksSource, frame: pl.DataFrame, *, first_row: int) -> pa.Ta
             columns.append(pl.col(column).cast(pl.String).alias(field))
         else:
             columns.append(pl.lit(None, dtype=pl.String).alias(field))
-    shaped = frame.select(
-        pl.int_range(first_row, first_row + frame.height, dtype=pl.Int64).alias("_row"),
-        *columns,
-    )
+    if unread:  # the rows read sit on the lines that were not refused
+        lines, line = [], first_row
+        for _ in range(frame.height):
+            while line in unread:
+                line += 1
+            lines.append(line)
+            line += 1
+        rows: pl.Series | pl.Expr = pl.Series("_row", lines, dtype=pl.Int64)
+    else:
+        rows = pl.int_range(first_row, first_row + frame.height, dtype=pl.Int64).alias("_row")
+    shaped = frame.select(rows, *columns, pl.lit(None, dtype=pl.String).alias("_unread"))
+    if unread:
+        refused = pl.DataFrame(
+            {
+                "_row": pl.Series(list(unread), dtype=pl.Int64),
+                **{f: pl.Series([None] * len(unread), dtype=pl.String) for f in mapping.FIELDS},
+                "_unread": [f"line not read as a row: {why}" for why in unread.values()],
+            }
+        )
+        shaped = pl.concat([shaped, refused]).sort("_row")
     return shaped.to_arrow()
 
 
