@@ -172,12 +172,13 @@ def wait_until_up(
 
 @contextlib.contextmanager
 def sandbox_process(
-    payments: int, *, seed: int = SEED, unbounded: bool = True
+    payments: int, *, seed: int = SEED, unbounded: bool = True, options: Sequence[str] = ()
 ) -> Iterator[tuple[str, float]]:
     """The sandbox in its own process (its own core and GIL); yields (url, start-up s).
 
     `unbounded`: `benchmarks._sandbox_serve` (every record kept serialised after the first
-    pass, so that the server is not the bottleneck); else `recon sandbox serve` as shipped.
+    pass, so that the server is not the bottleneck); else `recon sandbox serve` as shipped,
+    with `options` added (e.g. `--latency-ms 50 --rate 100`).
     """
     port = free_port()
     if unbounded:
@@ -195,6 +196,7 @@ def sandbox_process(
             str(seed),
             "--faults",
             "none",
+            *options,
         ]
     log = (RESULTS / f".sandbox-{port}.log").open("wb")
     started = time.perf_counter()

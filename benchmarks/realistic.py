@@ -24,12 +24,13 @@ import os
 import sys
 import tempfile
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from benchmarks._common import API_KEY, PYTHON, RECON, ROOT, run_measured
+from benchmarks._common import API_KEY, PYTHON, ROOT, run_measured, sandbox_process
 
 LATENCY_MS = 50.0
 RATE = 100.0
@@ -79,33 +80,12 @@ def floor_pages(counts: dict[str, int], page_size: int = 200) -> int:
     return total
 
 
-def _serve(payments: int, *, realistic: bool) -> tuple[Any, str]:
-    import subprocess
-
-    from benchmarks._common import free_port, wait_until_up
-
-    port = free_port()
-    argv = [
-        RECON,
-        "sandbox",
-        "serve",
-        "--port",
-        str(port),
-        "--payments",
-        str(payments),
-        "--seed",
-        "1",
-        "--faults",
-        "none",
-        "--cache-records",
-        "0",
-    ]
+def _serve(payments: int, *, realistic: bool) -> AbstractContextManager[tuple[str, float]]:
+    """`recon sandbox serve` without its record cache, paced like a real provider or not."""
+    options = ["--cache-records", "0"]
     if realistic:
-        argv += ["--latency-ms", f"{LATENCY_MS:g}", "--rate", f"{RATE:g}"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    url = f"http://127.0.0.1:{port}"
-    wait_until_up(url, proc=proc)
-    return proc, url
+        options += ["--latency-ms", f"{LATENCY_MS:g}", "--rate", f"{RATE:g}"]
+    return sandbox_process(payments, seed=1, unbounded=False, options=options)
 
 
 def _counts(url: str) -> dict[str, int]:
@@ -156,8 +136,7 @@ def bench_realistic(
 
 
 def _realistic(entry: dict[str, Any], size: int, *, sequential: bool, say: Any) -> None:
-    proc, url = _serve(size, realistic=True)
-    try:
+    with _serve(size, realistic=True) as (url, _):
         counts = _counts(url)
         pages = floor_pages(counts)
         entry |= {"floor_pages": pages, "floor_s": round(pages / RATE, 2)}
@@ -171,17 +150,13 @@ def _realistic(entry: dict[str, Any], size: int, *, sequential: bool, say: Any) 
             got["ratio"] = round(got["extract_s"] / entry["floor_s"], 2)
             entry[name] = got
             say(f"  {name}: {got}")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def _zero_latency(size: int, baseline: Path | None, *, repeat: int, say: Any) -> dict[str, Any]:
     """The same extraction without latency or rate limit: the median of `repeat` runs each,
     taken in turn (auto, sequential, baseline, auto, …) so that load on the machine falls
     on all alike."""
-    proc, url = _serve(size, realistic=False)
-    try:
+    with _serve(size, realistic=False) as (url, _):
         _extract(url, {"RECON_CONCURRENCY": "1"})  # warm the server's cache
         runs: list[tuple[str, dict[str, str], Path | None]] = [
             ("auto", {"RECON_CONCURRENCY": "auto"}, None),
@@ -200,9 +175,6 @@ def _zero_latency(size: int, baseline: Path | None, *, repeat: int, say: Any) ->
             best = sorted(got, key=lambda r: r["extract_s"])[len(got) // 2]
             zero[name] = {**best, "all_s": [r["extract_s"] for r in got]}
         return zero
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def print_table(results: list[dict[str, Any]]) -> None:
