@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,17 @@ from recon.extract import Progress, ResourceOutcome, extract_all, extract_resour
 from recon.findings.acks import acks_path, load_acks, refresh_acks
 from recon.landing import RunLanding, check_run_id, new_run_id
 from recon.ledger.loading import load_books, validate_books
+from recon.outcome import (
+    EXIT_ABORTED,
+    EXIT_COMPLETE,
+    EXIT_FINDINGS,
+    EXIT_INCOMPLETE,
+    EXIT_USAGE,
+    RunSummary,
+    closing_lines,
+    exit_code_for,
+    worst_failed_severity,
+)
 from recon.sandbox.credentials import sandbox_credentials
 from recon.settings import Settings, load_settings
 from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
@@ -53,14 +63,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("recon")
-
-EXIT_COMPLETE = 0
-EXIT_ABORTED = 1
-EXIT_USAGE = 2
-EXIT_INCOMPLETE = 3
-EXIT_FINDINGS = 4  # only with --fail-on: a check at or above that severity found something
-
-_SEVERITY_RANK = {"info": 0, "warn": 1, "error": 2}
 
 
 def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
@@ -246,19 +248,6 @@ def _latest_loaded_run(con: Any) -> str:
     return str(row[0])
 
 
-@dataclass
-class RunSummary:
-    """What the morning needs to know about one run."""
-
-    run_id: str
-    status: str
-    reason: str | None
-    db_path: Path
-    report_dir: Path | None
-    exit_code: int
-    lines: list[str] = field(default_factory=list)
-
-
 def report_step(
     overrides: Mapping[str, Any] | None, run_id: str | None, *, fail_on: str | None = None
 ) -> RunSummary:
@@ -272,68 +261,13 @@ def report_step(
         paths = render_report(con, run_id=run_id, reports_dir=settings.reports)
         row = con.execute("SELECT status, reason FROM runs WHERE run_id = ?", [run_id]).fetchone()
         status, reason = (str(row[0]), row[1]) if row else ("failed", "run not in warehouse")
-        lines = _headline(con, run_id)
-        worst = _worst_failed_severity(con, run_id)
+        lines = closing_lines(con, run_id)
+        worst = worst_failed_severity(con, run_id)
     finally:
         con.close()
     code = exit_code_for(status, worst_failed=worst, fail_on=fail_on or settings.fail_on)
     report_dir = paths.folder
     return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines)
-
-
-def exit_code_for(status: str, *, worst_failed: str | None, fail_on: str | None) -> int:
-    """DESIGN §3: 0 complete, 3 incomplete, 1 failed; `--fail-on` turns findings into 4."""
-    if status == "failed":
-        return EXIT_ABORTED
-    if status != "complete":
-        return EXIT_INCOMPLETE
-    if fail_on and worst_failed and _SEVERITY_RANK[worst_failed] >= _SEVERITY_RANK[fail_on]:
-        return EXIT_FINDINGS
-    return EXIT_COMPLETE
-
-
-def _worst_failed_severity(con: Any, run_id: str) -> str | None:
-    rows = con.execute(
-        "SELECT DISTINCT severity FROM check_runs WHERE run_id = ? AND status = 'failed'",
-        [run_id],
-    ).fetchall()
-    found = [r[0] for r in rows if r[0] in _SEVERITY_RANK]
-    return max(found, key=_SEVERITY_RANK.__getitem__) if found else None
-
-
-def _headline(con: Any, run_id: str) -> list[str]:
-    lines: list[str] = []
-    for resource, status, records, failed in con.execute(
-        "SELECT resource, status, records, failed_pages FROM resource_scans "
-        "WHERE run_id = ? ORDER BY resource",
-        [run_id],
-    ).fetchall():
-        extra = f", {failed} page(s) failed" if failed else ""
-        lines.append(f"  {resource:<16} {status:<11} {records:>9,} records{extra}")
-    counts = dict(
-        con.execute(
-            "SELECT status, count(*) FROM check_runs WHERE run_id = ? GROUP BY status", [run_id]
-        ).fetchall()
-    )
-    if counts:
-        lines.append(
-            "  checks: "
-            + ", ".join(
-                f"{counts.get(s, 0)} {s.replace('_', ' ')}"
-                for s in ("failed", "passed", "not_evaluated", "errored")
-            )
-        )
-    from recon.report.data import failed_calls
-
-    done = con.execute("SELECT status = 'complete' FROM runs WHERE run_id = ?", [run_id])
-    label = "FAILED (fetched again later)" if (done.fetchone() or (False,))[0] else "FAILED"
-    for call in failed_calls(con, run_id)[:5]:
-        q = f"?{call.query}" if call.query else ""
-        lines.append(
-            f"  {label} {call.method} {call.path}{q} → {call.http_status or '-'} "
-            f"{call.error or ''} (request_id={call.request_id or 'none given'})"
-        )
-    return lines
 
 
 def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from pydantic import SecretStr
@@ -32,19 +32,10 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from recon.outcome import RunSummary
+
 if TYPE_CHECKING:
     from recon.report.data import FailedCall
-
-
-class Reported(Protocol):
-    """A reported run, as `recon.nightly.RunSummary` describes it."""
-
-    run_id: str
-    status: str
-    reason: str | None
-    db_path: Path
-    report_dir: Path | None
-    exit_code: int
 
 
 __all__ = ["Alert", "Delivery", "alert_for", "send"]
@@ -93,7 +84,7 @@ class Alert:
         return {"text": self.text()}
 
 
-def alert_for(summary: Reported) -> Alert:
+def alert_for(summary: RunSummary) -> Alert:
     """The alert of a reported run, read from the published warehouse."""
     from recon.report.data import failed_calls
     from recon.sql import read_sql
