@@ -309,3 +309,19 @@ def scripted_server(*responses: Callable[[], Any]) -> Iterator[tuple[str, Script
     )
     with serve_app_in_thread(app) as url:
         yield url, script
+
+
+# --------------------------------------------------------------------------------------
+# The hostile API (issue 25): `@pytest.mark.parametrize("hostile_server", [{"mode": "jump"}],
+# indirect=True)`; without a parameter, an honest server of 450 payments.
+
+import pytest  # noqa: E402
+
+from .hostile import Hostile, hostile_api  # noqa: E402
+
+
+@pytest.fixture
+def hostile_server(request: pytest.FixtureRequest) -> Iterator[Hostile]:
+    config: dict[str, Any] = getattr(request, "param", None) or {}
+    with hostile_api(**config) as server:
+        yield server

@@ -12,7 +12,9 @@ strategy is added. Where dlt loses records, recon does not:
   back, records were deleted before the offset while we paged and some may have slid
   behind us, so the paginator steps back until it finds known ground again.
 - `NextOffsetPaginator` (payments) follows the server's `hasMore` / `nextOffset`; a
-  `nextOffset` that does not advance is an error, never an endless loop.
+  `nextOffset` that does not advance is an error, never an endless loop, and one that jumps
+  past the records returned (`skip` + records) cannot be vouched for: the rest of the list
+  is paged by recon's own offsets (the `OffsetPaginator` rules), never skipped.
 
 A cursor or link strategy is a subclass that writes its cursor in `update_request` and
 reads the next one in `update_state`.
@@ -221,6 +223,16 @@ class NextOffsetPaginator(OffsetPaginator):
     def __init__(self, *args: Any, anchored: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.anchored = anchored
+        self.distrusted: int | None = None  # the nextOffset that jumped (then: own offsets)
+
+    def _jumps(self, offset: int, data: list[Any], nxt: int) -> bool:
+        """A `nextOffset` past the records returned would skip records nobody read."""
+        if nxt <= offset + len(data):
+            return False
+        self.distrusted = nxt
+        self.uses_anchors = True
+        OffsetPaginator.update_state(self, offset, data, {}, False)
+        return True
 
     def resume(self) -> None:
         """A committed `nextOffset` points past the last record landed: no overlap.
@@ -236,7 +248,7 @@ class NextOffsetPaginator(OffsetPaginator):
     ) -> None:
         """Follow `nextOffset` while `hasMore`; a `nextOffset` that does not advance is an error."""
         has_more = body.get("hasMore")
-        if not isinstance(has_more, bool):
+        if not isinstance(has_more, bool) or self.distrusted is not None:
             self.uses_anchors = True
             super().update_state(offset, data, body, first_known)
             return
@@ -253,6 +265,8 @@ class NextOffsetPaginator(OffsetPaginator):
             raise PagingError(
                 f"hasMore is true but nextOffset {nxt!r} does not advance past {offset}"
             )
+        if self._jumps(offset, data, nxt):
+            return
         self.offset = nxt
 
     def _anchored_state(
@@ -276,6 +290,8 @@ class NextOffsetPaginator(OffsetPaginator):
             raise PagingError(
                 f"hasMore is true but nextOffset {nxt!r} does not advance past {offset}"
             )
+        if self._jumps(offset, data, nxt):
+            return
         if nxt != offset + len(data) or len(data) < 2:  # not what offsets predict: follow it
             self._back = 0
             self._drift = 0

@@ -1,0 +1,36 @@
+"""Hostile paging (issue 25, points 2, 6, 7): a `nextOffset` that jumps forward, a list that
+grows as fast as it is read, empty pages that say there is more. Never `complete` with
+records missing; never paged without bound.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recon import nightly as steps
+
+from .conftest import overrides_for, read_only
+from .hostile import Hostile
+
+pytestmark = [pytest.mark.integration]
+
+
+def _payments(db: Path) -> int:
+    con = read_only(db)
+    try:
+        return int(con.execute("SELECT count(*) FROM payments").fetchone()[0])  # type: ignore[index]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("hostile_server", [{"mode": "jump", "jump_at": 199}], indirect=True)
+def test_next_offset_jumping_forward_loses_nothing(
+    hostile_server: Hostile, tmp_path: Path
+) -> None:
+    overrides = overrides_for(tmp_path, hostile_server.url)
+    summary = steps.run_local(overrides)
+    assert _payments(tmp_path / "data" / "recon.duckdb") == 450
+    assert summary.status == "complete"
+    assert not any("skip=1000000000000" in q for _, q in hostile_server.requests)
