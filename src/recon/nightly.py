@@ -20,6 +20,7 @@ from recon.extract import Progress, ResourceOutcome, extract_all, extract_resour
 from recon.findings.acks import acks_path, load_acks, refresh_acks
 from recon.landing import RunLanding, check_run_id, new_run_id
 from recon.ledger.loading import load_books, validate_books
+from recon.nightlock import night_lock
 from recon.outcome import (
     EXIT_ABORTED,
     EXIT_COMPLETE,
@@ -232,10 +233,13 @@ def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
 
 
 def abandon_step(overrides: Mapping[str, Any] | None) -> None:
-    """Drop the working copy and the lock after a failed run (the published file is untouched)."""
+    """Drop the working copy and the lock after a failed run (the published file is untouched).
+
+    Never another live run's: a run refused by its lock leaves that run's copy alone."""
     settings = settings_for(overrides)
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
-    wh.discard()
+    if not wh.held_by_another():
+        wh.discard()
     wh.release()
 
 
@@ -339,15 +343,16 @@ def retry_local(
     transport: Any = None,
 ) -> RunSummary:
     """`recon nightly --retry-failed` in this process, without Prefect (tests)."""
-    run_id = retry_start_step(overrides, retry, probe_api=transport is None)
-    try:
-        refetch_step(overrides, run_id, transport=transport)
-        reload_step(overrides, run_id)
-        check_step(overrides, run_id, publish=False, fresh=False)
-        publish_step(overrides, run_id)
-    except BaseException:
-        abandon_step(overrides)
-        raise
+    with night_lock(settings_for(overrides).db):
+        run_id = retry_start_step(overrides, retry, probe_api=transport is None)
+        try:
+            refetch_step(overrides, run_id, transport=transport)
+            reload_step(overrides, run_id)
+            check_step(overrides, run_id, publish=False, fresh=False)
+            publish_step(overrides, run_id)
+        except BaseException:
+            abandon_step(overrides)
+            raise
     summary = report_step(overrides, run_id, fail_on=fail_on)
     notify_step(overrides, summary)
     return summary
@@ -364,6 +369,28 @@ def run_local(
     transport: Any = None,
 ) -> RunSummary:
     """The flow's steps in order, in this process, without Prefect (tests, benchmarks)."""
+    with night_lock(settings_for(overrides).db):
+        return _run_local(
+            overrides,
+            resume=resume,
+            trigger=trigger,
+            fail_on=fail_on,
+            payment_methods=payment_methods,
+            progress=progress,
+            transport=transport,
+        )
+
+
+def _run_local(
+    overrides: Mapping[str, Any] | None,
+    *,
+    resume: str | None,
+    trigger: str,
+    fail_on: str | None,
+    payment_methods: bool,
+    progress: Progress | None,
+    transport: Any,
+) -> RunSummary:
     run_id = start_step(overrides, resume=resume, trigger=trigger, probe_api=transport is None)
     try:
         extract_step(

@@ -112,6 +112,12 @@ class Warehouse:
             return
         raise WarehouseError(f"cannot take the lock {self.lock_path}")
 
+    def held_by_another(self) -> bool:
+        """True while another live process holds the run lock."""
+        holder = self._holder()
+        pid = int(holder.get("pid", 0)) if holder else 0
+        return pid != os.getpid() and _alive(pid)
+
     def release(self) -> None:
         holder = self._holder()
         if holder and holder.get("pid") == os.getpid():

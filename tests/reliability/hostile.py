@@ -12,6 +12,7 @@ badly on purpose, per `mode`:
   that advances;
 - `huge`: a 200 OK whose body is `huge_mb` MB of JSON (the record list padded with a long
   string), counted in `huge_served`;
+- `delay_s`: any mode, each payments page answered that much later;
 - `records`: the payments are `records` (hostile amounts, dates, control characters…).
 
 Records default to `count` plain payments (`pay_000000`…). Every request is counted in
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -58,6 +60,7 @@ class Hostile:
     huge_mb: float = 20.0
     records: list[Any] | None = None
     raw_body: bytes | None = None  # `records` mode: the page body as bytes, sent as is
+    delay_s: float = 0.0  # every payments page answered this much later (a slow night)
     url: str = ""
     requests: list[tuple[str, str]] = field(default_factory=list)
     huge_served: int = 0
@@ -78,6 +81,8 @@ class Hostile:
             return 200, b'{"data": []}'
         if not path.endswith("/payments"):
             return 404, b'{"error": "not found"}'
+        if self.delay_s:
+            time.sleep(self.delay_s)
         skip = int(query.get("skip", ["0"])[0])
         size = int(query.get("max-records", ["200"])[0])
         if self.mode == "endless":

@@ -82,6 +82,16 @@ def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[
     return sandbox_ledger(seed, payments, settings_for(overrides).db.parent)
 
 
+@contextlib.contextmanager
+def _locked(overrides: dict[str, Any]) -> Iterator[None]:
+    """The warehouse's night lock (`recon.nightlock`) around a step command."""
+    from recon.nightlock import night_lock
+    from recon.nightly import settings_for
+
+    with night_lock(settings_for(overrides).db):
+        yield
+
+
 @app.command()
 def nightly(
     base_url: BaseUrl = None,
@@ -155,12 +165,15 @@ def nightly(
 
     def go() -> int:
         nonlocal started
+        from recon.nightlock import night_lock
         from recon.nightly import preflight, resolve_resume, settings_for
         from recon.orchestrator import NightlyOptions, load_orchestrator
         from recon.refetch import resolve_retry
 
-        settings_for(overrides)  # a bad setting stops here, before Prefect or any request
+        first = settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         with contextlib.ExitStack() as stack:
+            # one night per warehouse: a second one is refused before it touches anything
+            stack.enter_context(night_lock(first.db))
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides.update(base_url=url, credentials="sandbox")
@@ -257,6 +270,10 @@ def extract(
     overrides = as_overrides(base_url=base_url, landing=landing)
 
     def run() -> int:
+        with _locked(overrides):
+            return extract_run()
+
+    def extract_run() -> int:
         run_id = steps.start_step(overrides, resume=resume)
         with _progress_display(enabled=True):
             outcomes = steps.extract_step(overrides, run_id, payment_methods=payment_methods)
@@ -280,7 +297,9 @@ def load(
     from recon import nightly as steps
 
     def go() -> int:
-        result = steps.load_step(as_overrides(db=db, landing=landing), run, publish=True)
+        overrides = as_overrides(db=db, landing=landing)
+        with _locked(overrides):
+            result = steps.load_step(overrides, run, publish=True)
         out.print(f"run {run}: {result.status}", highlight=False)
         return 0
 
@@ -293,7 +312,9 @@ def check(run: RunId = None, db: DbPath = None) -> None:
     from recon import nightly as steps
 
     def go() -> int:
-        results = steps.check_step(as_overrides(db=db), run, publish=True, fresh=True)
+        overrides = as_overrides(db=db)
+        with _locked(overrides):
+            results = steps.check_step(overrides, run, publish=True, fresh=True)
         for r in results:
             out.print(f"  {r.check_name:<36} {r.status:<14} {r.finding_count:>7}", highlight=False)
         return 0

@@ -16,6 +16,7 @@ from prefect.cache_policies import NO_CACHE
 from recon import nightly as steps
 from recon import progress
 from recon.extract import ResourceOutcome, resources_for
+from recon.nightlock import night_lock
 from recon.warehouse import LoadResult
 
 Overrides = dict[str, Any] | None
@@ -92,7 +93,21 @@ def nightly(
 
     With `retry_failed` (a run id, or "latest": the newest incomplete run), finish that
     run instead: its failed pages fetched again, loaded into it, checked, re-published.
+    One night per warehouse (`recon.nightlock`; re-entrant: the CLI holds it already).
     """
+    with night_lock(steps.settings_for(overrides).db):
+        return _night(overrides, resume, trigger, fail_on, payment_methods, distributed, retry_failed)
+
+
+def _night(
+    overrides: Overrides,
+    resume: str | None,
+    trigger: str,
+    fail_on: str | None,
+    payment_methods: bool,
+    distributed: bool,
+    retry_failed: str | None,
+) -> steps.RunSummary:
     if retry_failed:
         return _retry(overrides, retry_failed, fail_on)
     try:
