@@ -26,9 +26,7 @@ def _payments(db: Path) -> int:
 
 
 @pytest.mark.parametrize("hostile_server", [{"mode": "jump", "jump_at": 199}], indirect=True)
-def test_next_offset_jumping_forward_loses_nothing(
-    hostile_server: Hostile, tmp_path: Path
-) -> None:
+def test_next_offset_jumping_forward_loses_nothing(hostile_server: Hostile, tmp_path: Path) -> None:
     overrides = overrides_for(tmp_path, hostile_server.url)
     summary = steps.run_local(overrides)
     assert _payments(tmp_path / "data" / "recon.duckdb") == 450

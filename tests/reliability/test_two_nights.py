@@ -39,7 +39,8 @@ def test_a_second_night_is_refused_before_touching_anything(
         )
     assert result.exit_code == 1, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("recon: aborted: another recon run (pid 424242)")
+    assert len(lines) == 1
+    assert lines[0].startswith("recon: aborted: another recon run (pid 424242)")
     assert hostile_server.requests == []  # not one request
     assert sorted(p.name for p in db.parent.iterdir()) == [lock_path(db).name]
     assert not (tmp_path / "prefect-home").exists()
@@ -75,7 +76,7 @@ def test_two_real_nightlies_the_first_finishes_as_if_alone(
     assert second.returncode == 1
     assert second.stderr.strip().startswith("recon: aborted: another recon run (pid ")
     assert len(second.stderr.strip().splitlines()) == 1
-    out, errors = first.communicate(timeout=300)
+    _out, errors = first.communicate(timeout=300)
     assert first.returncode == 0, errors[-3000:]
     con = read_only(tmp_path / "data" / "recon.duckdb")
     try:

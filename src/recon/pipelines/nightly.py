@@ -96,7 +96,9 @@ def nightly(
     One night per warehouse (`recon.nightlock`; re-entrant: the CLI holds it already).
     """
     with night_lock(steps.settings_for(overrides).db):
-        return _night(overrides, resume, trigger, fail_on, payment_methods, distributed, retry_failed)
+        return _night(
+            overrides, resume, trigger, fail_on, payment_methods, distributed, retry_failed
+        )
 
 
 def _night(
