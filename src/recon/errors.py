@@ -20,6 +20,8 @@ never part of a message.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -38,12 +40,49 @@ __all__ = [
     "TransportError",
     "WarehouseError",
     "redact_url",
+    "remember_secret",
+    "scrub",
 ]
 
 # Query parameters whose values are never shown, whatever their case.
 _SECRET_QUERY_KEYS = frozenset(
     {"api_key", "apikey", "key", "token", "access_token", "client_token", "secret", "password"}
 )
+
+
+#: The environment variables that hold secrets; their values are scrubbed from every line
+#: recon shows (`scrub`), whatever their shape (a URL, a libpq keyword string, a token).
+SECRET_ENV = (
+    "RECON_API_KEY",
+    "RECON_BEARER_TOKEN",
+    "RECON_LEDGER_DATABASE_URL",
+    "RECON_NOTIFY_URL",
+)
+_SECRETS: set[str] = set()
+_PASSWORD = re.compile(r"(?i)\b(password|passwd|pwd|secret|token)(\s*[=:]\s*)('[^']*'|\S+)")
+
+
+def remember_secret(value: str | None) -> None:
+    """A secret value (a setting read from recon.toml, say) that `scrub` must hide."""
+    if value and len(value.strip()) >= 4:
+        _SECRETS.add(value.strip())
+
+
+def scrub(text: str) -> str:
+    """`text` with every known secret value, and any `password=…`, replaced by `***`.
+
+    The last line of defence before a message reaches a terminal or an alert: a secret
+    setting's value is never echoed, whether or not the code that built the message
+    remembered to redact it."""
+    known = set(_SECRETS)
+    for name in SECRET_ENV:
+        value = os.environ.get(name, "").strip()
+        if len(value) >= 4:
+            known.add(value)
+    for value in sorted(known, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, "***")
+    return _PASSWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
 
 
 def redact_url(url: str) -> str:

@@ -289,14 +289,17 @@ def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str
         return None
 
 
-def notify_abort(overrides: Mapping[str, Any] | None, problem: str) -> None:
-    """Alert that a night was aborted before it could report (best effort, never raises)."""
+def notify_abort(
+    overrides: Mapping[str, Any] | None, problem: str, exit_code: int = EXIT_ABORTED
+) -> None:
+    """Alert that a night was aborted before it could report (best effort, never raises);
+    `exit_code` is the one the process returns (2 for a bad setting)."""
     from recon.notify import Alert, send
 
     try:
         settings = settings_for(overrides)
         if settings.notify_url is not None:
-            alert = Alert("(not started)", "aborted", EXIT_ABORTED, problem)
+            alert = Alert("(not started)", "aborted", exit_code, problem)
             send(settings.notify_url, alert, budget_s=settings.notify_budget_s)
     except Exception as exc:
         log.warning("alert not sent: %s", type(exc).__name__)

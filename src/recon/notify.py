@@ -32,6 +32,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from recon.errors import scrub
 from recon.outcome import RunSummary
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ class Alert:
                 lines.append(f"  … and {len(self.failed_calls) - _SHOWN_CALLS} more")
         if self.report is not None:
             lines.append(f"report: {self.report}")
-        return "\n".join(lines)
+        return scrub("\n".join(lines))
 
     def payload(self) -> dict[str, Any]:
         return {"text": self.text()}

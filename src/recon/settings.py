@@ -23,7 +23,7 @@ from pydantic_settings import (
 )
 
 from recon.books import LedgerMapping
-from recon.errors import ConfigError, redact_url
+from recon.errors import ConfigError, redact_url, remember_secret
 
 __all__ = [
     "DEFAULT_FIELDS",
@@ -373,7 +373,14 @@ def load_settings(**overrides: Any) -> Settings:
     `overrides` whose value is None are ignored, so CLI flags left unset do not mask the
     environment.
     """
-    return _validated(Settings, {k: v for k, v in overrides.items() if v is not None})
+    settings = _validated(Settings, {k: v for k, v in overrides.items() if v is not None})
+    for name in ("api_key", "bearer_token", "notify_url", "ledger_database_url"):
+        secret = getattr(settings, name)
+        remember_secret(secret.get_secret_value() if secret is not None else None)
+    for table in ("orders", "refunds", "invoices"):
+        url = settings.ledger.table(table).url
+        remember_secret(url.get_secret_value() if url is not None else None)
+    return settings
 
 
 def _validated(cls: type[Settings], values: dict[str, Any]) -> Settings:

@@ -176,3 +176,49 @@ def test_secrets_canary_exceptions_never_hold_the_key() -> None:
             texts = [str(e), repr(e), pickle.dumps(e).decode("latin-1"), repr(vars(e))]
             assert not _leaks("\n".join(texts)), (status, texts)
         assert not _leaks(repr(records)), status
+
+
+# -- issue 25, point 3: a secret setting's value is never echoed, whatever its shape ------
+
+
+def test_a_libpq_keyword_string_is_never_echoed_and_the_alert_says_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.nightly.conftest import webhook
+    from typer.testing import CliRunner
+
+    from recon.cli import app
+
+    from .hostile import hostile_api
+
+    canary = "CANARY-pw-5f3a"
+    (tmp_path / "recon.toml").write_text(
+        '[ledger.invoices]\nquery = "SELECT invoice_id, customer_id, amount_minor, currency '
+        'FROM invoices"\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(
+        "RECON_LEDGER_DATABASE_URL", f"host=db.internal password={canary} dbname=books"
+    )
+    with webhook() as hook, hostile_api() as api:
+        monkeypatch.setenv("RECON_NOTIFY_URL", hook.url)
+        result = CliRunner().invoke(app, ["nightly", "--base-url", api.url, "--db", "w.duckdb"])
+        texts = [m["text"] for m in hook.received]
+    assert result.exit_code == 2, result.output
+    assert canary not in result.output
+    assert "RECON_LEDGER_DATABASE_URL" in result.output or "[ledger.invoices] url" in result.output
+    assert len(texts) == 1
+    assert canary not in texts[0]
+    assert "(exit 2)" in texts[0]
+
+
+def test_scrub_hides_remembered_and_environment_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    from recon.errors import remember_secret, scrub
+
+    monkeypatch.setenv("RECON_API_KEY", "key-0123456789")
+    remember_secret("postgresql://u:pw@h/db")
+    text = scrub("a key-0123456789 b postgresql://u:pw@h/db c password='x y' d pwd=abc")
+    assert "key-0123456789" not in text
+    assert "u:pw@h" not in text
+    assert "x y" not in text
+    assert "abc" not in text

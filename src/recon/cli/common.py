@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from recon.errors import AuthError, ConfigError, ReconError
+from recon.errors import AuthError, ConfigError, ReconError, scrub
 from recon.findings.cli import app as findings_app
 from recon.sandbox.cli import app as sandbox_app
 
@@ -78,7 +78,7 @@ def tell(message: str) -> None:
 
 
 def fail(code: int, message: str) -> typer.Exit:
-    err.print(f"recon: {message}", markup=False, highlight=False, soft_wrap=True)
+    err.print(f"recon: {scrub(message)}", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 

@@ -158,7 +158,9 @@ def nightly(
             return go()
         except ReconError as exc:  # stopped before the flow began: the flow alerts after
             if not started:
-                notify_abort(overrides, str(exc))
+                code = 2 if isinstance(exc, ConfigError) else 1  # what `guard` returns
+                problem = f"bad setting {exc}" if code == 2 else str(exc)
+                notify_abort(overrides, problem, code)
             raise
 
     started = False

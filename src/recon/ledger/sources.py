@@ -91,7 +91,7 @@ def resolve_sources(settings: Settings) -> list[BooksSource]:
             if not url.get_secret_value().startswith(_URL_SCHEMES):
                 raise ConfigError(
                     setting,
-                    f"{redact_url(url.get_secret_value())!r} is not a postgresql:// URL",
+                    "is not a postgresql:// URL (its value is a secret: not shown)",
                 )
             out.append(
                 BooksSource(name, f"[ledger.{name}] query", mapping, query=mapping.query, url=url)
