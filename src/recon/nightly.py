@@ -29,6 +29,7 @@ from recon.outcome import (
     EXIT_USAGE,
     RunSummary,
     closing_lines,
+    errored_checks,
     exit_code_for,
     worst_failed_severity,
 )
@@ -267,9 +268,15 @@ def report_step(
         status, reason = (str(row[0]), row[1]) if row else ("failed", "run not in warehouse")
         lines = closing_lines(con, run_id)
         worst = worst_failed_severity(con, run_id)
+        errored = errored_checks(con, run_id)
     finally:
         con.close()
-    code = exit_code_for(status, worst_failed=worst, fail_on=fail_on or settings.fail_on)
+    code = exit_code_for(
+        status, worst_failed=worst, fail_on=fail_on or settings.fail_on, errored=len(errored)
+    )
+    if errored and status == "complete":  # every list read, but not every check ran
+        status = "incomplete"
+        reason = f"{len(errored)} check(s) errored and did not run: {', '.join(errored)}"
     report_dir = paths.folder
     return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines)
 

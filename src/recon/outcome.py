@@ -16,6 +16,7 @@ __all__ = [
     "EXIT_USAGE",
     "RunSummary",
     "closing_lines",
+    "errored_checks",
     "exit_code_for",
     "worst_failed_severity",
 ]
@@ -42,15 +43,30 @@ class RunSummary:
     lines: list[str] = field(default_factory=list)
 
 
-def exit_code_for(status: str, *, worst_failed: str | None, fail_on: str | None) -> int:
-    """DESIGN §3: 0 complete, 3 incomplete, 1 failed; `--fail-on` turns findings into 4."""
+def exit_code_for(
+    status: str, *, worst_failed: str | None, fail_on: str | None, errored: int = 0
+) -> int:
+    """DESIGN §3: 0 complete, 3 incomplete, 1 failed; `--fail-on` turns findings into 4.
+
+    A check that errored did not look at the night: the night is not known good, so it
+    is never 0 (3, as for a list that could not be read)."""
     if status == "failed":
         return EXIT_ABORTED
-    if status != "complete":
+    if status != "complete" or errored:
         return EXIT_INCOMPLETE
     if fail_on and worst_failed and _SEVERITY_RANK[worst_failed] >= _SEVERITY_RANK[fail_on]:
         return EXIT_FINDINGS
     return EXIT_COMPLETE
+
+
+def errored_checks(con: Any, run_id: str) -> list[str]:
+    """The checks that could not run (an SQL error) for the run, by name."""
+    rows = con.execute(
+        "SELECT check_name FROM check_runs WHERE run_id = ? AND status = 'errored' "
+        "ORDER BY check_name",
+        [run_id],
+    ).fetchall()
+    return [str(r[0]) for r in rows]
 
 
 def worst_failed_severity(con: Any, run_id: str) -> str | None:

@@ -7,6 +7,8 @@ message built here.
 
 from __future__ import annotations
 
+import json
+import re
 import ssl
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,6 +48,18 @@ class Attempt:
     content: bytes = b""  # the body as received (a successful JSON answer's)
 
 
+#: A JSON number of 19 digits or more (outside a string, mostly): orjson reads an integer
+#: beyond 64 bits as a float (2**70 -> 1.18e21), which would land a value the API never sent.
+_LONG_NUMBER = re.compile(rb"[:,\[]\s*-?[0-9]{19,}")
+
+
+def _loads(content: bytes) -> Any:
+    """The JSON body, every integer exactly as sent (the stdlib reads the rare long ones)."""
+    if _LONG_NUMBER.search(content) is None:
+        return orjson.loads(content)
+    return json.loads(content)
+
+
 def classify_success(
     response: httpx.Response, expect: Expect, request_id: str | None, secrets: Sequence[str]
 ) -> Attempt:
@@ -57,8 +71,8 @@ def classify_success(
     if expect == "any" and not content.strip():
         return Attempt(Outcome.OK, status=status, body=None, request_id=request_id)
     try:
-        body = orjson.loads(content)
-    except orjson.JSONDecodeError:
+        body = _loads(content)
+    except (orjson.JSONDecodeError, ValueError, RecursionError):
         problem = "empty body" if not content.strip() else "body is not JSON"
         return bad_body(response, problem, request_id, secrets)
     if expect == "object" and not isinstance(body, dict):

@@ -268,7 +268,7 @@ def load_report_data(
     by_name = {c.check_name: c for c in checks}
     for name, currency, n, amount in _rows(
         con,
-        "SELECT check_name, currency, count(*)::BIGINT, sum(amount_minor)::BIGINT "
+        "SELECT check_name, currency, count(*)::BIGINT, sum(amount_minor)::HUGEINT "
         "FROM findings WHERE run_id = $run_id AND state <> 'resolved' "
         "AND amount_minor IS NOT NULL GROUP BY ALL ORDER BY check_name, currency NULLS LAST",
         p,
@@ -284,7 +284,7 @@ def load_report_data(
         for r in _rows(
             con,
             "SELECT currency, issue_type, count(*)::BIGINT, "
-            "coalesce(sum(amount_minor), 0)::BIGINT FROM findings "
+            "coalesce(sum(amount_minor), 0)::HUGEINT FROM findings "
             "WHERE run_id = $run_id AND check_name = 'open_invoices' AND state <> 'resolved' "
             "GROUP BY ALL ORDER BY currency NULLS LAST, issue_type",
             p,
@@ -333,8 +333,8 @@ def _load_top_findings(
         "issue_type, detail, first_seen_run, finding_key FROM findings "
         "WHERE run_id = $run_id AND state <> 'resolved' "
         "QUALIFY row_number() OVER (PARTITION BY check_name, currency "
-        "ORDER BY abs(amount_minor) DESC NULLS LAST, entity_id, issue_type) <= $top_n "
-        "ORDER BY check_name, currency NULLS LAST, abs(amount_minor) DESC NULLS LAST, "
+        "ORDER BY abs(amount_minor::HUGEINT) DESC NULLS LAST, entity_id, issue_type) <= $top_n "
+        "ORDER BY check_name, currency NULLS LAST, abs(amount_minor::HUGEINT) DESC NULLS LAST, "
         "entity_id, issue_type",
         {"run_id": run_id, "top_n": top_n},
     ):

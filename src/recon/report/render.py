@@ -9,6 +9,7 @@ temporary name in its folder and renamed into place.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -298,9 +299,7 @@ def render_report(
     )
     atomic_write_text(paths.report_html, html)
     rows["report.html"] = None
-    atomic_write_bytes(
-        paths.summary_json, orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n"
-    )
+    atomic_write_bytes(paths.summary_json, _json_bytes(summary))
     rows["summary.json"] = None
 
     manifest = {
@@ -331,3 +330,11 @@ def _explorer_view(explorer: Explorer) -> dict[str, Any]:
         "script_hash": digest if explorer.embedded else None,
         "no_currency": NO_CURRENCY,
     }
+
+
+def _json_bytes(value: Any) -> bytes:
+    """Indented JSON; the stdlib writes what orjson cannot (a sum beyond 64 bits)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n"
+    except TypeError:
+        return json.dumps(value, indent=2, ensure_ascii=False).encode() + b"\n"

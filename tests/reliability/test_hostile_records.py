@@ -1,0 +1,80 @@
+"""Hostile records (issue 25, points 4, 12, 13): amounts no payment can have, timestamps
+that cannot be read or lie far ahead, control characters. Each one is a finding with the
+value as sent; `raw` keeps exactly what the API sent; an errored check never leaves the
+night's exit code at 0.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from recon import nightly as steps
+
+from .conftest import overrides_for, read_only
+from .hostile import Hostile
+
+pytestmark = [pytest.mark.integration]
+
+DAY = '"2026-11-01T10:00:00Z"'
+HOSTILE_AMOUNTS = [
+    '"1234"',
+    "12.5",
+    "1180591620717411303424",  # 2**70
+    "-5",
+    "1e308",
+    "null",
+    "true",
+    '"NaN"',
+    "9223372036854775807",
+    "-9223372036854775808",
+]
+
+
+def _page(amounts: list[str], created: list[str] | None = None) -> bytes:
+    """One payments page, written by hand: the values exactly as the API would send them."""
+    records = [
+        f'{{"id":"pay_h{i:02d}","amountMinor":{a},"currency":"EUR","status":"confirmed",'
+        f'"reference":"H{i:02d}","createdAt":{(created or [])[i] if created else DAY}}}'
+        for i, a in enumerate(amounts)
+    ]
+    return ('{"data":[' + ",".join(records) + '],"hasMore":false,"nextOffset":null}').encode()
+
+
+def _rows(db: Path, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    con = read_only(db)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize(
+    "hostile_server", [{"mode": "records", "raw_body": _page(HOSTILE_AMOUNTS)}], indirect=True
+)
+def test_hostile_amounts_are_each_flagged_and_raw_is_exact(
+    hostile_server: Hostile, tmp_path: Path
+) -> None:
+    summary = steps.run_local(overrides_for(tmp_path, hostile_server.url))
+    db = tmp_path / "data" / "recon.duckdb"
+    errored = _rows(db, "SELECT check_name, reason FROM check_runs WHERE status = 'errored'")
+    assert errored == []
+    flagged = {
+        r[0]
+        for r in _rows(db, "SELECT entity_id FROM findings WHERE check_name = 'impossible_amounts'")
+    }
+    # INT64_MAX is a (huge) legal integer amount; every other one is impossible
+    assert flagged == {f"pay_h{i:02d}" for i in range(10)} - {"pay_h08"}
+    raw = dict(_rows(db, "SELECT id, json_extract(raw, '$.amountMinor')::VARCHAR FROM payments"))
+    assert raw["pay_h02"] == "1180591620717411303424"
+    assert raw["pay_h09"] == "-9223372036854775808"
+    assert summary.exit_code == 0
+
+
+def test_an_errored_check_makes_the_exit_code_say_so() -> None:
+    from recon.outcome import exit_code_for
+
+    assert exit_code_for("complete", worst_failed=None, fail_on=None, errored=1) != 0
+    assert exit_code_for("complete", worst_failed=None, fail_on=None, errored=0) == 0
