@@ -161,6 +161,12 @@ class Settings(ReconSources):
     narrow_max_requests: int = Field(
         default=32, ge=0, le=1000, description="Extra requests to narrow one failed page"
     )
+    max_body_mb: float = Field(
+        default=8.0,
+        gt=0,
+        le=4096,
+        description="An answer larger than this (MB) is read no further: a failed call",
+    )
 
     # Reconciliation
     refund_failed_statuses: tuple[str, ...] = Field(default=DEFAULT_REFUND_FAILED_STATUSES)

@@ -32,3 +32,24 @@ def test_next_offset_jumping_forward_loses_nothing(hostile_server: Hostile, tmp_
     assert _payments(tmp_path / "data" / "recon.duckdb") == 450
     assert summary.status == "complete"
     assert not any("skip=1000000000000" in q for _, q in hostile_server.requests)
+
+
+@pytest.mark.parametrize("hostile_server", [{"mode": "huge", "huge_mb": 40}], indirect=True)
+def test_a_body_over_the_cap_is_read_no_further_and_fails_the_page(
+    hostile_server: Hostile, tmp_path: Path
+) -> None:
+    summary = steps.run_local(overrides_for(tmp_path, hostile_server.url))
+    assert summary.status == "incomplete"
+    assert summary.exit_code == 3
+    con = read_only(tmp_path / "data" / "recon.duckdb")
+    try:
+        calls = con.execute(
+            "SELECT request_id, message FROM api_calls WHERE path LIKE '%/payments' "
+            "AND message LIKE '%RECON_MAX_BODY_MB%'"
+        ).fetchall()
+    finally:
+        con.close()
+    assert calls
+    assert all(rid and rid.startswith("req_hostile_") for rid, _ in calls)
+    # bounded: the narrowing budget and three failed pages in a row, never hundreds of reads
+    assert hostile_server.huge_served <= 3 * (32 + 1)

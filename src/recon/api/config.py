@@ -40,6 +40,7 @@ _FROM_SETTINGS = (
     "max_in_flight",
     "rate_limit",
     "narrow_max_requests",
+    "max_body_mb",
 )
 
 
@@ -75,6 +76,7 @@ class ClientConfig:
     max_in_flight: int = 16
     rate_limit: float | None = None  # requests a second, when the provider publishes one
     narrow_max_requests: int = 32  # extra requests to narrow one failed page (issue 13)
+    max_body_mb: float = 8.0  # an answer larger is read no further (RECON_MAX_BODY_MB)
 
     @classmethod
     def from_settings(cls, settings: Settings, **client: Any) -> ClientConfig:

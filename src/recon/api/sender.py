@@ -108,6 +108,7 @@ class Sender:
         self._random = random
         self._wall_clock = wall_clock
         self._secrets = config.secret_values()
+        self._max_body_bytes = int(config.max_body_mb * 1024 * 1024)
         self.policy = RetryPolicy(
             max_attempts=config.max_attempts,
             call_budget_s=config.call_budget_s,
@@ -273,10 +274,18 @@ class Sender:
         except httpx.HTTPError as exc:
             return transport_failure(exc, request, self._secrets)
         request_id = streamed.headers.get("x-request-id") or streamed.headers.get("request-id")
+        cap = self._max_body_bytes
         try:
+            declared = streamed.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > cap:
+                return self._too_large(streamed, request, request_id)
             chunks: list[bytes] = []
+            size = 0
             for chunk in streamed.iter_bytes():
                 chunks.append(chunk)
+                size += len(chunk)
+                if size > cap:  # read no further: the rest is never held
+                    return self._too_large(streamed, request, request_id)
                 if deadline is not None and self.clock() > deadline:
                     raise httpx.ReadTimeout(
                         "the answer did not arrive in full within the attempt's time",
@@ -314,6 +323,32 @@ class Sender:
             error_code=error.code,
             message=error.message,
             retry_after_s=retry_after,
+            error=error,
+        )
+
+    def _too_large(
+        self, streamed: httpx.Response, request: httpx.Request, request_id: str | None
+    ) -> Attempt:
+        """An answer over RECON_MAX_BODY_MB: a failed call (never retried: it would be as
+        large again), with its request id; the page narrows like a 500 (recon.paging.narrow)."""
+        mb = self._max_body_bytes / 1024 / 1024
+        error = ApiError.from_response(
+            httpx.Response(
+                streamed.status_code,
+                headers={"x-request-id": request_id} if request_id else None,
+                request=request,
+            ),
+            retryable=False,
+            code="body_too_large",
+            message=f"answer larger than RECON_MAX_BODY_MB ({mb:g} MB): read no further",
+            secrets=self._secrets,
+        )
+        return Attempt(
+            Outcome.FATAL,
+            status=streamed.status_code,
+            request_id=error.request_id or request_id,
+            error_code="body_too_large",
+            message=error.message,
             error=error,
         )
 

@@ -75,9 +75,12 @@ def narrowable(exc: ReconError) -> bool:
 
     A 500 (the server failed to build the answer) may; a server out of capacity
     (502/503/504), a refusal, a rate limit waited out, a garbled 2xx or a transport
-    failure says nothing about the records: narrowing would only repeat it.
+    failure says nothing about the records: narrowing would only repeat it. An answer over
+    RECON_MAX_BODY_MB may: its records may fit in smaller windows.
     """
-    return isinstance(exc, ApiError) and exc.status == 500
+    if not isinstance(exc, ApiError):
+        return False
+    return exc.status == 500 or exc.code == "body_too_large"  # smaller windows may fit
 
 
 def narrow(
