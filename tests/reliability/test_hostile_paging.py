@@ -53,3 +53,21 @@ def test_a_body_over_the_cap_is_read_no_further_and_fails_the_page(
     assert all(rid and rid.startswith("req_hostile_") for rid, _ in calls)
     # bounded: the narrowing budget and three failed pages in a row, never hundreds of reads
     assert hostile_server.huge_served <= 3 * (32 + 1)
+
+
+@pytest.mark.parametrize("hostile_server", [{"mode": "empty_more"}], indirect=True)
+def test_empty_pages_that_say_there_is_more_end_the_list_incomplete_soon(
+    hostile_server: Hostile, tmp_path: Path
+) -> None:
+    summary = steps.run_local(overrides_for(tmp_path, hostile_server.url))
+    assert summary.status == "incomplete"
+    assert summary.exit_code == 3
+    assert hostile_server.payments_requests() <= 10  # was 626 for a 450-record list
+    con = read_only(tmp_path / "data" / "recon.duckdb")
+    try:
+        (reason,) = con.execute(
+            "SELECT reason FROM resource_scans WHERE resource = 'payments'"
+        ).fetchone()  # type: ignore[misc]
+    finally:
+        con.close()
+    assert "empty" in reason

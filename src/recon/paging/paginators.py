@@ -248,6 +248,10 @@ class NextOffsetPaginator(OffsetPaginator):
     ) -> None:
         """Follow `nextOffset` while `hasMore`; a `nextOffset` that does not advance is an error."""
         has_more = body.get("hasMore")
+        if has_more is True and not data:
+            # "more" with nothing in it: followed, such pages can go on for ever (626
+            # requests for a 450-record list); a failed page, so the list ends incomplete
+            raise PagingError(f"hasMore is true but the page at offset {offset} is empty")
         if not isinstance(has_more, bool) or self.distrusted is not None:
             self.uses_anchors = True
             super().update_state(offset, data, body, first_known)

@@ -181,9 +181,10 @@ class Scan:
             failures_in_a_row += 1
             if failures_in_a_row >= self._max_failures:
                 report.status = "incomplete"
+                last_error = report.failed_pages[-1].error if report.failed_pages else "?"
                 report.reason = (
                     f"gave up after {failures_in_a_row} failed pages in a row (last at offset "
-                    f"{offset}); the rest of the list was not read"
+                    f"{offset}: {last_error}); the rest of the list was not read"
                 )
                 return
             pag.on_failure(offset)
