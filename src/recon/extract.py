@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import pyarrow.parquet as pq
 
 from recon.api import ApiClient, CallRecord, ClientConfig
-from recon.errors import AuthError, ConfigError, TransportError
+from recon.errors import AuthError, ConfigError, ReconError, TransportError
 from recon.landing import CallBuffer, ResourceLanding, RunLanding
 from recon.ledger.sources import book_ids
 from recon.resources import api_list, api_resources, nightly_resources
@@ -37,6 +37,15 @@ __all__ = [
 # Every list a nightly run pages (the API offers it, or is assumed to), in extraction order;
 # per-customer lists (payment methods) come last, on request.
 LISTED_RESOURCES = tuple(r.name for r in nightly_resources())
+
+#: Set when the night is being stopped (SIGTERM through Prefect's TerminationSignal, a
+#: Ctrl-C): every scan lands what it holds and stops after its current page, so that the
+#: process ends within seconds and `--resume` goes on from there (issue 25.6).
+STOPPING = threading.Event()
+
+
+class StoppedError(ReconError):
+    """The night was stopped (SIGTERM, Ctrl-C) while extracting; its landed pages are kept."""
 
 
 class Progress(Protocol):
@@ -227,6 +236,10 @@ def _land(
                     request_id=page.request_id,
                     scope=page.customer_id,
                 )
+                if STOPPING.is_set():  # land what is held; resume goes on from here
+                    _note_failures(rl, scan.report.failed_pages, known)
+                    rl.flush()
+                    raise StoppedError(f"{resource}: stopped after {rl.state.pages} pages")
                 progress.update(
                     resource,
                     pages=rl.state.pages + rl.pending_pages,
@@ -338,6 +351,7 @@ def extract_all(
     not started.
     """
     resources = list(resources)
+    STOPPING.clear()
     attempts = _Attempts(CallBuffer())
     shared = ApiClient(
         ClientConfig.from_settings(settings), on_attempt=attempts, transport=transport
@@ -376,9 +390,16 @@ def extract_all(
     try:
         fixed = settings.concurrency
         threads = len(first) if fixed == "auto" else min(int(fixed), len(first))
-        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        pool = ThreadPoolExecutor(max_workers=max(1, threads))
+        try:
             for out in pool.map(one, first):
                 outcomes[out.resource] = out
+        except BaseException:  # SIGTERM (Prefect's TerminationSignal), Ctrl-C, a bug
+            STOPPING.set()  # every scan stops after its page: never wait out the night
+            stop.set()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         for r, out in list(outcomes.items()):
             if (
                 out.status == "unavailable"

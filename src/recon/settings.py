@@ -161,6 +161,12 @@ class Settings(ReconSources):
     narrow_max_requests: int = Field(
         default=32, ge=0, le=1000, description="Extra requests to narrow one failed page"
     )
+    max_pages_per_list: int = Field(
+        default=50_000,
+        ge=1,
+        description="Pages one list may take in a night (50,000 x 200 = 10M records); a list "
+        "still going then grows as fast as it is read, or never ends: incomplete",
+    )
     max_body_mb: float = Field(
         default=8.0,
         gt=0,

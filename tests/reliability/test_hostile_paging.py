@@ -71,3 +71,24 @@ def test_empty_pages_that_say_there_is_more_end_the_list_incomplete_soon(
     finally:
         con.close()
     assert "empty" in reason
+
+
+@pytest.mark.parametrize("hostile_server", [{"mode": "endless"}], indirect=True)
+def test_an_endless_list_ends_incomplete_at_the_bound(
+    hostile_server: Hostile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECON_MAX_PAGES_PER_LIST", "40")
+    summary = steps.run_local(overrides_for(tmp_path, hostile_server.url))
+    assert summary.status == "incomplete"
+    assert summary.exit_code == 3
+    assert hostile_server.payments_requests() <= 40 + 16  # the bound, and pages fetched ahead
+    con = read_only(tmp_path / "data" / "recon.duckdb")
+    try:
+        (reason,) = con.execute(
+            "SELECT reason FROM resource_scans WHERE resource = 'payments'"
+        ).fetchone()  # type: ignore[misc]
+        (landed,) = con.execute("SELECT count(*) FROM payments").fetchone()  # type: ignore[misc]
+    finally:
+        con.close()
+    assert "grows as fast as it is read" in reason
+    assert landed == 40  # what was read is kept

@@ -173,6 +173,7 @@ class Scanning:
             lookahead=self._ahead if ahead else None,
             narrow_fetch=self._fetcher(resource_name, path, narrowing=True),
             narrow_budget=config.narrow_max_requests,
+            max_pages=config.max_pages_per_list,
         )
 
     def rescan(

@@ -7,6 +7,7 @@ import contextlib
 import os
 import shlex
 import shutil
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,6 +155,7 @@ def nightly(
     def run() -> int:
         from recon.nightly import notify_abort
 
+        signal.signal(signal.SIGTERM, _terminated)  # before Prefect: its bridge calls it last
         try:
             return go()
         except ReconError as exc:  # stopped before the flow began: the flow alerts after
@@ -162,6 +164,10 @@ def nightly(
                 problem = f"bad setting {exc}" if code == 2 else str(exc)
                 notify_abort(overrides, problem, code)
             raise
+        except BaseException as exc:
+            if not _stopped(exc):
+                raise
+            return _say_stopped(overrides)
 
     started = False
 
@@ -205,6 +211,39 @@ def nightly(
 
     code = guard(run)
     raise typer.Exit(code)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like a Ctrl-C (Prefect treats both as a crash)."""
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM: scans land what they hold and stop (recon.extract.STOPPING); the night ends
+    within seconds. Prefect's own SIGTERM bridge runs during its flow and calls this last."""
+    from recon.extract import STOPPING
+
+    STOPPING.set()
+    raise _Terminated
+
+
+def _stopped(exc: BaseException) -> bool:
+    """A SIGTERM (Prefect's TerminationSignal carries the signal) or a Ctrl-C."""
+    return isinstance(exc, KeyboardInterrupt) or getattr(exc, "signal", None) == signal.SIGTERM
+
+
+def _say_stopped(overrides: dict[str, Any]) -> int:
+    """One line for a night stopped by a signal: what was landed is kept for --resume."""
+    from recon.landing import RunLanding
+    from recon.nightly import settings_for
+
+    run_id = RunLanding.latest(settings_for(overrides).landing) or ""
+    err.print(
+        f"recon: stopped: the night was interrupted; its landed pages are kept: "
+        f"go on with `recon nightly --resume {run_id}`".rstrip(),
+        markup=False,
+        highlight=False,
+    )
+    return 1
 
 
 def _print_summary(summary: Any) -> None:

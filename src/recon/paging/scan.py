@@ -63,8 +63,10 @@ class Scan:
         lookahead: Lookahead | None = None,
         narrow_fetch: Fetch | None = None,
         narrow_budget: int = 0,
+        max_pages: int | None = None,
     ) -> None:
         self.resource = resource
+        self._max_pages = max_pages
         self._fetch = fetch
         self._narrow_fetch = narrow_fetch
         self._narrow_budget = narrow_budget
@@ -122,6 +124,9 @@ class Scan:
         seq = 0
         while pag.has_next_page:
             offset = pag.offset
+            if self._max_pages is not None and report.pages >= self._max_pages:
+                self._endless(offset)
+                return
             params: Params = dict(self._params)
             pag.update_request(params)
             request_ids: list[str] = []
@@ -198,6 +203,21 @@ class Scan:
             )
         else:
             report.status, report.reason = "complete", None
+
+    def _endless(self, offset: int) -> None:
+        """The list is still going after `max_pages` pages: it grows as fast as it is read
+        (or never ends). Stop with the reason; what was read is kept."""
+        error = PagingError(
+            f"the list did not end after {self.report.pages} pages "
+            f"({self.report.records} records; RECON_MAX_PAGES_PER_LIST)"
+        )
+        self._fail(offset, error, [])
+        self.report.status = "incomplete"
+        self.report.reason = (
+            f"still going after {self.report.pages} pages ({self.report.records} records): "
+            "the list grows as fast as it is read, or never ends; the rest was not read "
+            "(RECON_MAX_PAGES_PER_LIST)"
+        )
 
     def _narrow(
         self, offset: int, params: Params, exc: ReconError, request_ids: list[str], seq: int
