@@ -9,6 +9,7 @@ folder.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -36,6 +37,8 @@ __all__ = [
 
 # Every list a nightly run pages (the API offers it, or is assumed to), in extraction order;
 # per-customer lists (payment methods) come last, on request.
+log = logging.getLogger("recon.extract")
+
 LISTED_RESOURCES = tuple(r.name for r in nightly_resources())
 
 #: Set when the night is being stopped (SIGTERM through Prefect's TerminationSignal, a
@@ -167,6 +170,11 @@ def extract_resource(
             ClientConfig.from_settings(settings), on_attempt=attempts, transport=transport
         )
     rl = landing.resource(resource, batch_records=settings.landing_batch_records)
+    dropped = rl.drop_unreadable()  # a batch damaged on disk: its pages are fetched again
+    if dropped is not None:
+        log.warning(
+            "%s: landed batch %s cannot be read (%s): fetching its pages again", resource, *dropped
+        )
     if rl.state.done:
         return _outcome(rl)
     try:

@@ -85,6 +85,16 @@ _STATE_KEY = b"recon.state"
 _MAX_RAW_BYTES = 1 << 30
 
 
+def _committed(batch: Path) -> bytes | None:
+    """The state a batch file committed (its metadata); None if its footer cannot be read."""
+    try:
+        meta = pq.read_schema(batch).metadata or {}
+    except (OSError, ValueError, pa.ArrowException):
+        return None
+    value = meta.get(_STATE_KEY)
+    return bytes(value) if value else None
+
+
 def _seq(path: Path) -> int:
     """The sequence number in `batch-000012.parquet`, `calls-000012-4711.parquet`, …"""
     return int(path.stem.split("-")[1])
@@ -113,7 +123,25 @@ def _write_bytes(path: Path, data: bytes) -> None:
 def _write_table(table: pa.Table, path: Path) -> None:
     with atomic_path(path, durable=True) as tmp:
         # Landing is read once by the loader on the same machine: speed over size.
-        pq.write_table(table, tmp, compression="none", use_dictionary=False, write_statistics=False)
+        # Page checksums: a batch damaged on disk is found (`unreadable`), never loaded.
+        pq.write_table(
+            table,
+            tmp,
+            compression="none",
+            use_dictionary=False,
+            write_statistics=False,
+            write_page_checksum=True,
+        )
+
+
+def unreadable(path: Path) -> str | None:
+    """Why the landed Parquet file `path` cannot be read whole (None: it can), its page
+    checksums verified."""
+    try:
+        pq.read_table(path, page_checksum_verification=True)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+    return None
 
 
 def _dumps(record: Any) -> str:
@@ -223,8 +251,7 @@ class ResourceLanding:
         )
         batches = sorted(self.folder.glob("batch-*.parquet"))
         if batches:
-            meta = pq.read_schema(batches[-1]).metadata or {}
-            committed = meta.get(_STATE_KEY)
+            committed = _committed(batches[-1])
             if committed:
                 newest = ResourceState.from_json(committed)
                 if newest.batches > state.batches:
@@ -234,6 +261,32 @@ class ResourceLanding:
             if _seq(orphan) >= state.batches:
                 orphan.unlink()
         return state
+
+    def drop_unreadable(self) -> tuple[Path, str] | None:
+        """Roll the landing back to before its first batch that cannot be read (damaged on
+        disk): that batch and every later one are removed and the state is the one the
+        batch before committed, so a resumed scan fetches their pages again. Returns the
+        batch and why it could not be read; None when every batch reads."""
+        batches = sorted(self.folder.glob("batch-*.parquet"))
+        for i, batch in enumerate(batches):
+            why = unreadable(batch)
+            if why is None:
+                continue
+            before = _committed(batches[i - 1]) if i else None
+            state = (
+                ResourceState.from_json(before) if before else ResourceState(resource=self.resource)
+            )
+            first = _seq(batch)
+            for later in batches[i:]:
+                later.unlink()
+            for rejects in self.folder.glob("rejects-*.parquet"):
+                if _seq(rejects) >= first:
+                    rejects.unlink()
+            self.state = state
+            self._pending_next_offset = state.next_offset
+            self.save_state_of(state)
+            return batch, why
+        return None
 
     @property
     def pending_pages(self) -> int:

@@ -24,7 +24,7 @@ import orjson
 
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
-from recon.landing import RunLanding
+from recon.landing import RunLanding, unreadable
 from recon.published import STORAGE_VERSION, prepare_for_readers
 from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
@@ -266,10 +266,37 @@ def load_run(
             {"status": status, "reason": reason, "loaded_at": datetime.now(UTC), "run_id": run_id},
         )
         con.execute("COMMIT")
+    except duckdb.Error as exc:
+        _rollback(con)
+        raise _load_failure(exc, landing) from None
     except BaseException:
-        con.execute("ROLLBACK")
+        _rollback(con)
         raise
     return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back if a transaction is still open (a failed COMMIT or a full disk may have
+    ended it already: "no transaction is active" must not hide why)."""
+    with contextlib.suppress(duckdb.Error):
+        con.execute("ROLLBACK")
+
+
+def _load_failure(exc: duckdb.Error, landing: RunLanding) -> WarehouseError:
+    """One line for a load that failed: a full disk, a landed batch damaged on disk (named,
+    with the way out), or DuckDB's first line."""
+    text = str(exc)
+    if "No space left" in text or "not enough space" in text.lower():
+        return WarehouseError(f"no space left on device while loading run {landing.run_id}")
+    for batch in sorted(landing.folder.glob("*/batch-*.parquet")):
+        why = unreadable(batch)
+        if why is not None:
+            return WarehouseError(
+                f"landed batch {batch} cannot be read ({why}); "
+                f"`recon nightly --resume {landing.run_id}` fetches its pages again"
+            )
+    first = (text.strip().splitlines() or [type(exc).__name__])[0]
+    return WarehouseError(f"loading run {landing.run_id} failed: {first}")
 
 
 def load_resource(
