@@ -35,7 +35,7 @@ from recon.outcome import (
 )
 from recon.sandbox.credentials import sandbox_credentials
 from recon.settings import Settings, load_settings
-from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
+from recon.warehouse import LoadResult, Warehouse, check_readable, load_run, open_readonly
 
 __all__ = [
     "EXIT_ABORTED",
@@ -131,6 +131,7 @@ def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -
     settings = settings_for(overrides)
     settings.require_remote_ready()
     _check_writable(settings)
+    check_readable(settings.db)  # a damaged warehouse stops the night here, not after it
     validate_books(settings)  # a missing books file or column stops the run here
     if probe_api:
         reach.probe(settings.api_root)  # nothing there: abort in seconds, not an incomplete night

@@ -32,6 +32,7 @@ from recon.sql import read_sql, sql_statements
 __all__ = [
     "LoadResult",
     "Warehouse",
+    "check_readable",
     "define_load_macros",
     "load_resource",
     "load_run",
@@ -66,6 +67,34 @@ def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
     if not path.exists():
         raise WarehouseError(f"no warehouse at {path}: run `recon nightly` first")
     return _connect(path, read_only=True)
+
+
+def check_readable(path: Path) -> None:
+    """The published warehouse, if there is one, opens and answers (a preflight: a file
+    damaged on disk stops the night before any request, not after the extraction)."""
+    if not path.exists():
+        return
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.Error as exc:
+        raise _unusable(path, exc) from None
+    try:
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
+            con.table(table).aggregate("count(*)").fetchone()
+    except duckdb.Error as exc:
+        raise _unusable(path, exc) from None
+    finally:
+        con.close()
+
+
+def _unusable(path: Path, exc: duckdb.Error) -> WarehouseError:
+    if "lock" in str(exc).lower():  # held by a writer outside recon: not damage
+        return WarehouseError(f"cannot open the warehouse {path}: {exc}")
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return WarehouseError(
+        f"the warehouse {path} is damaged and cannot be read ({first}); nothing was "
+        "fetched: restore it from a backup, or move it aside to start afresh"
+    )
 
 
 @dataclass(frozen=True)

@@ -59,3 +59,34 @@ def test_a_damaged_landed_batch_is_named_and_resume_fetches_it_again(
         )
     finally:
         con.close()
+
+
+def test_a_damaged_warehouse_stops_the_night_before_any_request(
+    hostile_server: Hostile, tmp_path: Path
+) -> None:
+    overrides = overrides_for(tmp_path, hostile_server.url)
+    steps.run_local(overrides)  # a published warehouse
+    db = Path(overrides["db"])
+    with db.open("r+b") as fh:
+        fh.truncate(db.stat().st_size // 2)
+    hostile_server.requests.clear()
+
+    result = CliRunner().invoke(
+        app,
+        [
+            "nightly",
+            "--base-url",
+            hostile_server.url,
+            "--db",
+            str(db),
+            "--landing",
+            overrides["landing"],
+            "--reports",
+            overrides["reports"],
+        ],
+    )
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith(f"recon: aborted: the warehouse {db} is damaged")
+    assert hostile_server.requests == []
