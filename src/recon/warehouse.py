@@ -80,7 +80,7 @@ def check_readable(path: Path) -> None:
         raise _unusable(path, exc) from None
     try:
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
-            con.table(table).aggregate("count(*)").fetchone()
+            con.execute("SELECT count(*) FROM query_table(?)", [table]).fetchone()
     except duckdb.Error as exc:
         raise _unusable(path, exc) from None
     finally:
