@@ -20,6 +20,7 @@ never part of a message.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterable
@@ -39,6 +40,7 @@ __all__ = [
     "RetryAfterTooLongError",
     "TransportError",
     "WarehouseError",
+    "disk_full",
     "redact_url",
     "remember_secret",
     "scrub",
@@ -83,6 +85,14 @@ def scrub(text: str) -> str:
         if value in text:
             text = text.replace(value, "***")
     return _PASSWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether `exc` says a disk (or a quota) is full, from the OS or from DuckDB."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return True
+    text = str(exc).lower()
+    return "no space left" in text or "disk quota" in text or "file too large" in text
 
 
 def redact_url(url: str) -> str:

@@ -262,9 +262,20 @@ def report_step(
 
     settings = settings_for(overrides)
     con = open_readonly(settings.db)
+    unwritten: str | None = None
     try:
         run_id = run_id or _latest_loaded_run(con)
-        paths = render_report(con, run_id=run_id, reports_dir=settings.reports)
+        try:
+            report_dir: Path | None = render_report(
+                con, run_id=run_id, reports_dir=settings.reports
+            ).folder
+        except OSError as exc:  # a full disk, a folder gone: the warehouse stays as published
+            report_dir = None
+            where = exc.filename or settings.reports / run_id
+            unwritten = (
+                f"the report could not be written ({exc.strerror or exc}: {where}); the "
+                f"warehouse is published: `recon report --run {run_id}` writes it again"
+            )
         row = con.execute("SELECT status, reason FROM runs WHERE run_id = ?", [run_id]).fetchone()
         status, reason = (str(row[0]), row[1]) if row else ("failed", "run not in warehouse")
         lines = closing_lines(con, run_id)
@@ -278,7 +289,9 @@ def report_step(
     if errored and status == "complete":  # every list read, but not every check ran
         status = "incomplete"
         reason = f"{len(errored)} check(s) errored and did not run: {', '.join(errored)}"
-    report_dir = paths.folder
+    if unwritten is not None:
+        code = EXIT_ABORTED
+        reason = f"{reason}; {unwritten}" if reason else unwritten
     return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines)
 
 

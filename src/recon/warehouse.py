@@ -22,7 +22,7 @@ from typing import Any
 import duckdb
 import orjson
 
-from recon.errors import WarehouseError
+from recon.errors import WarehouseError, disk_full
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.landing import RunLanding, unreadable
 from recon.published import STORAGE_VERSION, prepare_for_readers
@@ -34,6 +34,7 @@ __all__ = [
     "Warehouse",
     "check_readable",
     "define_load_macros",
+    "disk_full",
     "load_resource",
     "load_run",
     "open_readonly",
@@ -210,6 +211,16 @@ class Warehouse:
                 con.close()
             if publish:
                 self.publish()
+        except (duckdb.Error, OSError) as exc:
+            if publish:
+                self.discard()
+            if not disk_full(exc):
+                raise
+            raise WarehouseError(
+                f"no space left on the disk holding the warehouse ({self.path.parent}, its "
+                f"working copy {self.work_path.name} and DuckDB's spill folder): free some "
+                "and run again; the published warehouse is untouched"
+            ) from None
         except BaseException:
             if publish:
                 self.discard()
@@ -297,6 +308,8 @@ def load_run(
         con.execute("COMMIT")
     except duckdb.Error as exc:
         _rollback(con)
+        if disk_full(exc):
+            raise  # Warehouse.session names the disk that filled up
         raise _load_failure(exc, landing) from None
     except BaseException:
         _rollback(con)
@@ -312,11 +325,9 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _load_failure(exc: duckdb.Error, landing: RunLanding) -> WarehouseError:
-    """One line for a load that failed: a full disk, a landed batch damaged on disk (named,
-    with the way out), or DuckDB's first line."""
+    """One line for a load that failed: a landed batch damaged on disk (named, with the way
+    out), or DuckDB's first line."""
     text = str(exc)
-    if "No space left" in text or "not enough space" in text.lower():
-        return WarehouseError(f"no space left on device while loading run {landing.run_id}")
     for batch in sorted(landing.folder.glob("*/batch-*.parquet")):
         why = unreadable(batch)
         if why is not None:

@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from recon.errors import AuthError, ConfigError, ReconError, scrub
+from recon.errors import AuthError, ConfigError, ReconError, disk_full, scrub
 from recon.findings.cli import app as findings_app
 from recon.sandbox.cli import app as sandbox_app
 
@@ -92,6 +92,11 @@ def guard(fn: Callable[[], T]) -> T:
         raise fail(1, f"aborted: {exc}") from None
     except ReconError as exc:
         raise fail(1, f"aborted: {exc}") from None
+    except OSError as exc:
+        if not disk_full(exc):
+            raise
+        where = f" writing {exc.filename}" if exc.filename else ""
+        raise fail(1, f"aborted: no space left on the device{where}") from None
 
 
 def configure_logging(verbose: bool) -> None:

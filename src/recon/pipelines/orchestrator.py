@@ -8,6 +8,7 @@ on a Dask cluster through `prefect-dask`.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -30,6 +31,25 @@ PREFECT_DEFAULTS = {
 }
 
 
+class _OneLineForReconErrors(logging.Filter):
+    """Prefect logs a failed task or flow with its traceback; for recon's own errors (a full
+    disk, a damaged file, a refused key: one line and an exit code, DESIGN §3) the line
+    without the traceback. Anything else keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from recon.errors import ReconError
+
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, ReconError) or isinstance(getattr(exc, "__cause__", None), ReconError):
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+_ONE_LINE = _OneLineForReconErrors()
+_PREFECT_RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
+
+
 class PrefectOrchestrator:
     """Runs `recon.pipelines.nightly` on a Prefect server (the configured one, or its own)."""
 
@@ -40,6 +60,8 @@ class PrefectOrchestrator:
             os.environ.setdefault(key, value)
         from recon.pipelines.server import prefect_server
 
+        for name in _PREFECT_RUN_LOGGERS:
+            logging.getLogger(name).addFilter(_ONE_LINE)
         with prefect_server(say) as api_url:
             yield api_url
 
