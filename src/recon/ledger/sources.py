@@ -11,6 +11,7 @@ or a missing column stops the run before any request with one line naming it.
 
 from __future__ import annotations
 
+import csv
 import glob
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from urllib.parse import urlsplit
 import duckdb
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+from fastexcel import FastExcelError
 from pydantic import SecretStr
 
 from recon.books import INPUTS, BooksTable
@@ -91,7 +93,7 @@ def resolve_sources(settings: Settings) -> list[BooksSource]:
             if not url.get_secret_value().startswith(_URL_SCHEMES):
                 raise ConfigError(
                     setting,
-                    "is not a postgresql:// URL (its value is a secret: not shown)",
+                    "is set but is not a postgresql:// URL (its value is a secret: not shown)",
                 )
             out.append(
                 BooksSource(name, f"[ledger.{name}] query", mapping, query=mapping.query, url=url)
@@ -148,6 +150,10 @@ def _require(source: BooksSource, where: str, columns: list[str]) -> None:
             )
 
 
+#: What reading a books file may raise: a 0-byte or fake .xlsx is a calamine error.
+_UNREADABLE = (OSError, pl.exceptions.PolarsError, ValueError, FastExcelError)
+
+
 def _file_columns(source: BooksSource, path: Path) -> list[str]:
     try:
         suffix = path.suffix.lower()
@@ -155,9 +161,22 @@ def _file_columns(source: BooksSource, path: Path) -> list[str]:
             return list(pl.read_parquet_schema(path))
         if suffix == ".xlsx":
             return list(_read_xlsx(source, path, header_only=True).columns)
-        return list(_read_csv(source, path, n_rows=0).columns)
-    except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
+        return _csv_header(source, path)
+    except _UNREADABLE as exc:
         raise ConfigError(source.setting, f"cannot read {path}: {_first_line(exc)}") from None
+
+
+def _csv_header(source: BooksSource, path: Path) -> list[str]:
+    """The CSV's header as the reader (DuckDB's read_csv) names it: quotes undone, `""`
+    read as `"`; a column named twice refused, naming it (a reader would rename one)."""
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        header = next(csv.reader(fh, delimiter=source.mapping.delimiter), [])
+    seen: set[str] = set()
+    for name in header:
+        if name in seen:
+            raise ValueError(f"the column {name!r} appears twice in the header")
+        seen.add(name)
+    return header
 
 
 def read_source(source: BooksSource) -> Iterator[tuple[str, pa.Table]]:
@@ -176,8 +195,9 @@ def read_source(source: BooksSource) -> Iterator[tuple[str, pa.Table]]:
             elif suffix == ".xlsx":
                 frame, first = _read_xlsx(source, path), 2
             else:
+                _csv_header(source, path)  # a column named twice is refused
                 (frame, unread), first = _read_csv_rows(source, path), 2
-        except (OSError, pl.exceptions.PolarsError, duckdb.Error, ValueError) as exc:
+        except (*_UNREADABLE, duckdb.Error) as exc:
             raise ConfigError(source.setting, f"cannot read {path}: {_first_line(exc)}") from None
         _require(source, str(path), list(frame.columns))
         yield str(path), _shape(source, frame, first_row=first, unread=unread)
@@ -195,16 +215,6 @@ def book_ids(settings: Settings, name: str, field: str) -> list[str]:
                 if value is not None and value.strip():
                     ids[value.strip()] = None
     return list(ids)
-
-
-def _read_csv(source: BooksSource, path: Path, n_rows: int | None = None) -> pl.DataFrame:
-    return pl.read_csv(
-        path,
-        infer_schema=False,  # every value as text: amounts are converted exactly later
-        separator=source.mapping.delimiter,
-        n_rows=n_rows,
-        encoding="utf8",
-    )
 
 
 def _read_csv_rows(source: BooksSource, path: Path) -> tuple[pl.DataFrame, dict[int, str]]:
