@@ -25,6 +25,7 @@ import orjson
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.landing import RunLanding
+from recon.migrations import apply_migrations
 from recon.published import STORAGE_VERSION, prepare_for_readers
 from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
@@ -137,7 +138,7 @@ class Warehouse:
                 except OSError as exc:
                     raise WarehouseError(f"cannot copy {self.path}: {exc.strerror}") from None
         con = _connect(self.work_path, memory_limit=self.memory_limit)
-        con.execute(read_sql("schema.sql"))
+        apply_migrations(con)
         return con
 
     def publish(self) -> None:
@@ -363,7 +364,6 @@ def _merge(
     v_status, v_amount, v_currency = entry.version
     rendered = read_sql("load/merge.sql").format(
         table=entry.table,
-        cols=", ".join(["id", *cols]),
         lcols=", ".join(f"l.{c}" for c in ["id", *cols]),
         select=_without_comments(read_sql(entry.load_sql)),
         v_status=v_status,

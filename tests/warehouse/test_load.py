@@ -238,11 +238,12 @@ def test_loading_the_same_run_twice_is_a_no_op(tmp_path: Path, land_night) -> No
 
 
 def test_every_api_resource_of_the_catalogue_has_a_table_and_load_sql() -> None:
+    from recon.migrations import apply_migrations
     from recon.resources import api_resources
     from recon.sql import read_sql
 
     con = duckdb.connect()
-    con.execute(read_sql("schema.sql"))
+    apply_migrations(con)
     tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
     for entry in api_resources():
         assert entry.table in tables, entry.name
