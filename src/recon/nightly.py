@@ -1,6 +1,6 @@
 """The nightly run's steps, without Prefect: start → extract → load → check → publish → report.
 
-`recon.pipelines.nightly` wraps each step in a Prefect task with a one-line call; the CLI's
+`pipelines.nightly` wraps each step in a Prefect task with a one-line call; the CLI's
 single-step commands (`recon extract`, `recon load`, …) call them directly. Settings are
 read inside each step from the environment plus the non-secret overrides given, so that
 no secret is ever an argument (Prefect stores arguments).

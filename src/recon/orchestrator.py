@@ -1,6 +1,6 @@
 """How the command line reaches the orchestrator without importing it: one entry point.
 
-recon's library never imports Prefect. Its flows (`recon.pipelines`) register an
+recon's library never imports Prefect. Its flows (`pipelines`) register an
 `Orchestrator` under the `recon.orchestrator` entry point (pyproject.toml); the CLI loads it
 when a command needs it, so Prefect is imported (and pays its start-up) only then, and
 another orchestrator could be installed in its place.

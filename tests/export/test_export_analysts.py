@@ -13,10 +13,10 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from tests.report.synthetic_warehouse import build
 
 from recon.errors import ConfigError
 from recon.export import export, is_personal_column
+from tests.report.synthetic_warehouse import build
 
 RAW = '{"id":"p","customer":{"email":"ann@example.com","name":"Ann Lee"},"card":{"last4":"4242"}}'
 

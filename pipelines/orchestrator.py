@@ -31,21 +31,21 @@ PREFECT_DEFAULTS = {
 
 
 class PrefectOrchestrator:
-    """Runs `recon.pipelines.nightly` on a Prefect server (the configured one, or its own)."""
+    """Runs `pipelines.nightly` on a Prefect server (the configured one, or its own)."""
 
     @contextlib.contextmanager
     def session(self, say: Say) -> Iterator[str]:
         """A Prefect server for this process; Prefect is imported only after it is up."""
         for key, value in PREFECT_DEFAULTS.items():
             os.environ.setdefault(key, value)
-        from recon.pipelines.server import prefect_server
+        from pipelines.server import prefect_server
 
         with prefect_server(say) as api_url:
             yield api_url
 
     def run_nightly(self, overrides: Mapping[str, Any], options: NightlyOptions) -> RunSummary:
         """Run the nightly flow once (inside a `session`)."""
-        from recon.pipelines.nightly import nightly as flow
+        from pipelines.nightly import nightly as flow
 
         params = dict(overrides)
         if options.task_runner == "dask":
@@ -65,7 +65,7 @@ class PrefectOrchestrator:
         """Serve the nightly flow on `plan` (a standing server: it needs the scheduler)."""
         for key, value in PREFECT_DEFAULTS.items():
             os.environ.setdefault(key, value)
-        from recon.pipelines.serve import serve
+        from pipelines.serve import serve
 
         serve(plan, say=say)
 
