@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from recon import reach
 from recon.errors import ConfigError, WarehouseError
@@ -31,7 +32,7 @@ from recon.outcome import (
     exit_code_for,
     worst_failed_severity,
 )
-from recon.sandbox.credentials import sandbox_credentials
+from recon.plugins import CREDENTIALS_GROUP, load_plugin
 from recon.settings import Settings, load_settings
 from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
 
@@ -41,7 +42,9 @@ __all__ = [
     "EXIT_FINDINGS",
     "EXIT_INCOMPLETE",
     "EXIT_USAGE",
+    "LocalSteps",
     "RunSummary",
+    "Steps",
     "check_step",
     "exit_code_for",
     "extract_one_step",
@@ -56,25 +59,30 @@ __all__ = [
     "report_step",
     "resolve_resume",
     "retry_local",
+    "retry_night",
     "retry_start_step",
     "run_local",
+    "run_night",
     "settings_for",
     "start_step",
 ]
 
 log = logging.getLogger("recon")
 
+Overrides = Mapping[str, Any] | None
+
 
 def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
     """Settings from env + recon.toml + these non-secret overrides.
 
     `credentials: "sandbox"` (set by `recon nightly --sandbox`) takes the key and token the
-    bundled sandbox accepts, read in this process: never a secret in the overrides, which
-    an orchestrator stores.
+    bundled sandbox accepts from the provider it registers (`recon.plugins`), read in this
+    process: never a secret in the overrides, which an orchestrator stores.
     """
     values = dict(overrides or {})
-    if values.pop("credentials", None) == "sandbox":
-        key, token = sandbox_credentials()
+    provider = values.pop("credentials", None)
+    if provider:  # a named provider (entry point group recon.credentials), e.g. the sandbox's
+        key, token = load_plugin(CREDENTIALS_GROUP, str(provider), setting="credentials")()
         values.update(api_key=key, bearer_token=token)
     return load_settings(**values)
 
@@ -331,30 +339,162 @@ def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     return status
 
 
+class Steps(Protocol):
+    """The night's steps as one orchestrator runs them (plain calls here, tasks in a flow)."""
+
+    def start(self, overrides: Overrides, resume: str | None, trigger: str) -> str: ...
+
+    def extract(
+        self, overrides: Overrides, run_id: str, payment_methods: bool
+    ) -> list[ResourceOutcome]: ...
+
+    def load(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def check(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def publish(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def report(self, overrides: Overrides, run_id: str, fail_on: str | None) -> RunSummary: ...
+
+    def notify(self, overrides: Overrides, summary: RunSummary) -> str | None: ...
+
+    def retry_start(self, overrides: Overrides, retry: str) -> str: ...
+
+    def refetch(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def reload(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def reported(self, summary: RunSummary, outcomes: list[ResourceOutcome]) -> None:
+        """After the report is written (a flow publishes its artifacts here)."""
+        ...
+
+
+def run_night(
+    steps: Steps,
+    overrides: Overrides,
+    *,
+    resume: str | None = None,
+    trigger: str = "cli",
+    fail_on: str | None = None,
+    payment_methods: bool = False,
+) -> RunSummary:
+    """The night, in order — written once, run by `run_local`, the flows and the retry:
+    start → extract → load → check → publish → report → notify. A failure after the start
+    drops the working copy and the lock; every failure is alerted before it is raised."""
+    try:
+        run_id = steps.start(overrides, resume, trigger)
+    except BaseException as exc:
+        notify_abort(overrides, f"the night did not start: {exc}")
+        raise
+    try:
+        outcomes = steps.extract(overrides, run_id, payment_methods)
+        steps.load(overrides, run_id)
+        steps.check(overrides, run_id)
+        steps.publish(overrides, run_id)
+    except BaseException as exc:
+        abandon_step(overrides)
+        notify_abort(overrides, f"run {run_id} aborted: {exc}")
+        raise
+    return _reported(steps, overrides, run_id, fail_on, outcomes)
+
+
+def retry_night(
+    steps: Steps, overrides: Overrides, retry: str, *, fail_on: str | None = None
+) -> RunSummary:
+    """`--retry-failed`, in order: the run to finish → its failed pages fetched again →
+    reloaded under its id → checked → published → report → notify."""
+    run_id = steps.retry_start(overrides, retry)
+    try:
+        steps.refetch(overrides, run_id)
+        steps.reload(overrides, run_id)
+        steps.check(overrides, run_id)
+        steps.publish(overrides, run_id)
+    except BaseException as exc:
+        abandon_step(overrides)
+        notify_abort(overrides, f"retry of run {run_id} aborted: {exc}")
+        raise
+    return _reported(steps, overrides, run_id, fail_on, [])
+
+
+def _reported(
+    steps: Steps,
+    overrides: Overrides,
+    run_id: str,
+    fail_on: str | None,
+    outcomes: list[ResourceOutcome],
+) -> RunSummary:
+    summary = steps.report(overrides, run_id, fail_on)
+    steps.reported(summary, outcomes)
+    steps.notify(overrides, summary)
+    return summary
+
+
+@dataclass(frozen=True)
+class LocalSteps:
+    """The steps as plain calls in this process, without Prefect (tests, benchmarks)."""
+
+    progress: Progress | None = None
+    transport: Any = None
+
+    def start(self, overrides: Overrides, resume: str | None, trigger: str) -> str:
+        return start_step(
+            overrides, resume=resume, trigger=trigger, probe_api=self.transport is None
+        )
+
+    def extract(
+        self, overrides: Overrides, run_id: str, payment_methods: bool
+    ) -> list[ResourceOutcome]:
+        return extract_step(
+            overrides,
+            run_id,
+            progress=self.progress,
+            payment_methods=payment_methods,
+            transport=self.transport,
+        )
+
+    def load(self, overrides: Overrides, run_id: str) -> LoadResult:
+        return load_step(overrides, run_id, publish=False)
+
+    def check(self, overrides: Overrides, run_id: str) -> list[Any]:
+        return check_step(overrides, run_id, publish=False, fresh=False)
+
+    def publish(self, overrides: Overrides, run_id: str) -> Path:
+        return publish_step(overrides, run_id)
+
+    def report(self, overrides: Overrides, run_id: str, fail_on: str | None) -> RunSummary:
+        return report_step(overrides, run_id, fail_on=fail_on)
+
+    def notify(self, overrides: Overrides, summary: RunSummary) -> str | None:
+        return notify_step(overrides, summary)
+
+    def retry_start(self, overrides: Overrides, retry: str) -> str:
+        return retry_start_step(overrides, retry, probe_api=self.transport is None)
+
+    def refetch(self, overrides: Overrides, run_id: str) -> list[str]:
+        return refetch_step(overrides, run_id, transport=self.transport)
+
+    def reload(self, overrides: Overrides, run_id: str) -> str:
+        return reload_step(overrides, run_id)
+
+    def reported(self, summary: RunSummary, outcomes: list[ResourceOutcome]) -> None:
+        return None
+
+
 def retry_local(
-    overrides: Mapping[str, Any] | None,
+    overrides: Overrides,
     retry: str | None = None,
     *,
     fail_on: str | None = None,
     transport: Any = None,
 ) -> RunSummary:
     """`recon nightly --retry-failed` in this process, without Prefect (tests)."""
-    run_id = retry_start_step(overrides, retry, probe_api=transport is None)
-    try:
-        refetch_step(overrides, run_id, transport=transport)
-        reload_step(overrides, run_id)
-        check_step(overrides, run_id, publish=False, fresh=False)
-        publish_step(overrides, run_id)
-    except BaseException:
-        abandon_step(overrides)
-        raise
-    summary = report_step(overrides, run_id, fail_on=fail_on)
-    notify_step(overrides, summary)
-    return summary
+    return retry_night(
+        LocalSteps(transport=transport), overrides, retry or "latest", fail_on=fail_on
+    )
 
 
 def run_local(
-    overrides: Mapping[str, Any] | None,
+    overrides: Overrides,
     *,
     resume: str | None = None,
     trigger: str = "local",
@@ -363,23 +503,12 @@ def run_local(
     progress: Progress | None = None,
     transport: Any = None,
 ) -> RunSummary:
-    """The flow's steps in order, in this process, without Prefect (tests, benchmarks)."""
-    run_id = start_step(overrides, resume=resume, trigger=trigger, probe_api=transport is None)
-    try:
-        extract_step(
-            overrides,
-            run_id,
-            progress=progress,
-            payment_methods=payment_methods,
-            transport=transport,
-        )
-        load_step(overrides, run_id, publish=False)
-        check_step(overrides, run_id, publish=False, fresh=False)
-        publish_step(overrides, run_id)
-    except BaseException as exc:
-        abandon_step(overrides)
-        notify_abort(overrides, f"run {run_id} aborted: {exc}")
-        raise
-    summary = report_step(overrides, run_id, fail_on=fail_on)
-    notify_step(overrides, summary)
-    return summary
+    """The night's steps in order, in this process, without Prefect (tests, benchmarks)."""
+    return run_night(
+        LocalSteps(progress=progress, transport=transport),
+        overrides,
+        resume=resume,
+        trigger=trigger,
+        fail_on=fail_on,
+        payment_methods=payment_methods,
+    )
