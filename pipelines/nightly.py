@@ -1,6 +1,6 @@
 """The nightly Prefect flow: extract → load → check → publish → report.
 
-Every task is a one-line call into `recon.nightly`, which knows nothing of Prefect. Flow
+Every task is a one-line call into `recon.night.nightly`, which knows nothing of Prefect. Flow
 parameters carry only non-secret overrides (paths, base URL); the API key and token are
 read from the environment inside the tasks, so Prefect never stores them.
 """
@@ -11,10 +11,10 @@ from prefect import flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
-from recon import nightly as steps
-from recon import progress
-from recon.extract import ResourceOutcome, resources_for
-from recon.warehouse import LoadResult
+from recon.night import nightly as steps
+from recon.night import progress
+from recon.night.extract import ResourceOutcome, resources_for
+from recon.night.warehouse import LoadResult
 
 Overrides = steps.Overrides  # non-secret settings only (Prefect stores parameters)
 
@@ -77,7 +77,7 @@ def report(overrides: Overrides, run_id: str, fail_on: str | None) -> steps.RunS
 
 
 class FlowSteps:
-    """The night's steps as this flow's tasks, in the order `recon.nightly.run_night` keeps."""
+    """The night's steps as this flow's tasks, in the order `nightly.run_night` keeps."""
 
     def __init__(self, *, distributed: bool) -> None:
         self.distributed = distributed
@@ -178,8 +178,8 @@ def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> No
 def _failed_calls_artifact(summary: steps.RunSummary) -> None:
     from dataclasses import asdict
 
+    from recon.night.warehouse import open_readonly
     from recon.report.data import failed_calls
-    from recon.warehouse import open_readonly
 
     con = open_readonly(summary.db_path)
     try:

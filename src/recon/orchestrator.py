@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from recon.plugins import load_plugin
 
 if TYPE_CHECKING:
-    from recon.nightly import RunSummary
+    from recon.night.nightly import RunSummary
     from recon.schedule import Plan
 
 __all__ = ["ENTRY_POINT_GROUP", "NightlyOptions", "Orchestrator", "load_orchestrator"]

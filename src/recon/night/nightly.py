@@ -15,13 +15,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from recon import reach
 from recon.errors import ConfigError, WarehouseError
-from recon.extract import Progress, ResourceOutcome, extract_all, extract_resource, resources_for
 from recon.findings.acks import acks_path, load_acks, refresh_acks
-from recon.landing import RunLanding, check_run_id, new_run_id
 from recon.ledger.loading import load_books, validate_books
-from recon.outcome import (
+from recon.night import reach
+from recon.night.extract import (
+    Progress,
+    ResourceOutcome,
+    extract_all,
+    extract_resource,
+    resources_for,
+)
+from recon.night.landing import RunLanding, check_run_id, new_run_id
+from recon.night.outcome import (
     EXIT_ABORTED,
     EXIT_COMPLETE,
     EXIT_FINDINGS,
@@ -32,9 +38,9 @@ from recon.outcome import (
     exit_code_for,
     worst_failed_severity,
 )
+from recon.night.warehouse import LoadResult, Warehouse, load_run, open_readonly
 from recon.plugins import CREDENTIALS_GROUP, load_plugin
 from recon.settings import Settings, load_settings
-from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
 
 __all__ = [
     "EXIT_ABORTED",
@@ -133,7 +139,7 @@ def resolve_resume(settings: Settings, resume: str) -> str:
 
 def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -> Settings:
     """Every check that can fail before a request: settings, credentials, writable paths;
-    with `probe_api`, that something listens at the base URL (`recon.reach`)."""
+    with `probe_api`, that something listens at the base URL (`recon.night.reach`)."""
     settings = settings_for(overrides)
     settings.require_remote_ready()
     _check_writable(settings)
@@ -280,7 +286,7 @@ def report_step(
 
 def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
     """Send the run's alert to RECON_NOTIFY_URL, if set; how it went, in words. Never raises."""
-    from recon.notify import alert_for, send
+    from recon.night.notify import alert_for, send
 
     try:
         settings = settings_for(overrides)
@@ -295,7 +301,7 @@ def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str
 
 def notify_abort(overrides: Mapping[str, Any] | None, problem: str) -> None:
     """Alert that a night was aborted before it could report (best effort, never raises)."""
-    from recon.notify import Alert, send
+    from recon.night.notify import Alert, send
 
     try:
         settings = settings_for(overrides)
@@ -311,7 +317,7 @@ def retry_start_step(
 ) -> str:
     """`--retry-failed`: check settings and the API, then the run to finish (refused with
     the reason when it cannot be: complete, unknown, or a newer run published over it)."""
-    from recon.refetch import resolve_retry
+    from recon.night.refetch import resolve_retry
 
     settings = preflight(overrides, probe_api=probe_api)
     return resolve_retry(settings, retry)
@@ -321,14 +327,14 @@ def refetch_step(
     overrides: Mapping[str, Any] | None, run_id: str, *, transport: Any = None
 ) -> list[str]:
     """Fetch the run's failed pages again into its landing; returns the new request ids."""
-    from recon.refetch import refetch_failed
+    from recon.night.refetch import refetch_failed
 
     return refetch_failed(settings_for(overrides), run_id, transport=transport).request_ids
 
 
 def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     """Load what the retry landed into a fresh working copy under the same run id."""
-    from recon.refetch import reload_run
+    from recon.night.refetch import reload_run
 
     settings = settings_for(overrides)
     status = reload_run(settings, run_id)
