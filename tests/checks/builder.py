@@ -11,9 +11,9 @@ from typing import Any
 import duckdb
 
 from recon.checks import CheckParams, CheckRun, run_checks
+from recon.night.migrations import apply_migrations
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA = REPO / "sql" / "schema.sql"
 RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
 ANCHOR = datetime(2026, 11, 20, 2, 0, tzinfo=UTC)
 
@@ -21,11 +21,11 @@ Finding = tuple[str, str]  # (entity_id, issue_type)
 
 
 class Wh:
-    """A DuckDB file with `sql/schema.sql` and helpers that insert typed rows plus raw JSON."""
+    """A DuckDB file with the migrated schema and helpers inserting typed rows plus raw JSON."""
 
     def __init__(self, path: Path) -> None:
         self.con = duckdb.connect(str(path))
-        self.con.execute(SCHEMA.read_text(encoding="utf-8"))
+        apply_migrations(self.con)
         self.params = CheckParams()
 
     # runs -----------------------------------------------------------------------------

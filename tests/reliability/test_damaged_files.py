@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 from recon.cli import app
 
 from .conftest import overrides_for, read_only

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 from recon.cli.common import guard
 
 from .conftest import overrides_for, read_only

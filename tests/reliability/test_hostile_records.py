@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 
 from .conftest import overrides_for, read_only
 from .hostile import Hostile
@@ -74,7 +74,7 @@ def test_hostile_amounts_are_each_flagged_and_raw_is_exact(
 
 
 def test_an_errored_check_makes_the_exit_code_say_so() -> None:
-    from recon.outcome import exit_code_for
+    from recon.night.outcome import exit_code_for
 
     assert exit_code_for("complete", worst_failed=None, fail_on=None, errored=1) != 0
     assert exit_code_for("complete", worst_failed=None, fail_on=None, errored=0) == 0

@@ -21,11 +21,11 @@ from pathlib import Path
 import duckdb
 import pytest
 from starlette.responses import JSONResponse
-from tests.api.sandbox_support import sandbox_client
 
 from recon.errors import ReconError
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.server import serve_in_thread
+from tests.api.sandbox_support import sandbox_client
 
 from .conftest import scripted_server
 
@@ -184,10 +184,10 @@ def test_secrets_canary_exceptions_never_hold_the_key() -> None:
 def test_a_libpq_keyword_string_is_never_echoed_and_the_alert_says_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.nightly.conftest import webhook
     from typer.testing import CliRunner
 
     from recon.cli import app
+    from tests.nightly.conftest import webhook
 
     from .hostile import hostile_api
 

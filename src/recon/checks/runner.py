@@ -133,7 +133,7 @@ def default_checks_dir() -> Path:
 def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None = None) -> None:
     """Create or refresh `currencies`, `status_values`, `status_transitions`, the
     `recon_money` macro and the `refund_payments` view (idempotent; `sql/reference/*.sql` in
-    name order). Needs the warehouse schema (`sql/schema.sql`) in place."""
+    name order). Needs the warehouse schema (`sql/migrations/`) in place."""
     create_currencies_table(con)
     reference = (sql_dir or default_sql_dir()) / "reference"
     for path in sorted(reference.glob("*.sql")):

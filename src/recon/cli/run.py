@@ -35,7 +35,7 @@ from recon.errors import ConfigError, ReconError
 
 @contextlib.contextmanager
 def _progress_display(enabled: bool) -> Iterator[None]:
-    from recon import progress
+    from recon.night import progress
 
     if enabled and sys.stderr.isatty():
         with progress.RichProgress() as display:
@@ -77,7 +77,7 @@ def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
 
 def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[str, Any]:
     """The sandbox's books beside the warehouse, so that the demo reconciles them too."""
-    from recon.nightly import settings_for
+    from recon.night.nightly import settings_for
     from recon.sandbox.ledger.files import sandbox_ledger
 
     return sandbox_ledger(seed, payments, settings_for(overrides).db.parent)
@@ -86,8 +86,8 @@ def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[
 @contextlib.contextmanager
 def _locked(overrides: dict[str, Any]) -> Iterator[None]:
     """The warehouse's night lock (`recon.nightlock`) around a step command."""
-    from recon.nightlock import night_lock
-    from recon.nightly import settings_for
+    from recon.night.nightlock import night_lock
+    from recon.night.nightly import settings_for
 
     with night_lock(settings_for(overrides).db):
         yield
@@ -153,7 +153,7 @@ def nightly(
     overrides = as_overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
-        from recon.nightly import notify_abort
+        from recon.night.nightly import notify_abort
 
         signal.signal(signal.SIGTERM, _terminated)  # before Prefect: its bridge calls it last
         try:
@@ -173,10 +173,10 @@ def nightly(
 
     def go() -> int:
         nonlocal started
-        from recon.nightlock import night_lock
-        from recon.nightly import preflight, resolve_resume, settings_for
+        from recon.night.nightlock import night_lock
+        from recon.night.nightly import preflight, resolve_resume, settings_for
+        from recon.night.refetch import resolve_retry
         from recon.orchestrator import NightlyOptions, load_orchestrator
-        from recon.refetch import resolve_retry
 
         first = settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         with contextlib.ExitStack() as stack:
@@ -220,7 +220,7 @@ class _Terminated(KeyboardInterrupt):
 def _terminated(signum: int, frame: Any) -> None:
     """SIGTERM: scans land what they hold and stop (recon.extract.STOPPING); the night ends
     within seconds. Prefect's own SIGTERM bridge runs during its flow and calls this last."""
-    from recon.extract import STOPPING
+    from recon.night.extract import STOPPING
 
     STOPPING.set()
     raise _Terminated
@@ -233,8 +233,8 @@ def _stopped(exc: BaseException) -> bool:
 
 def _say_stopped(overrides: dict[str, Any]) -> int:
     """One line for a night stopped by a signal: what was landed is kept for --resume."""
-    from recon.landing import RunLanding
-    from recon.nightly import settings_for
+    from recon.night.landing import RunLanding
+    from recon.night.nightly import settings_for
 
     run_id = RunLanding.latest(settings_for(overrides).landing) or ""
     err.print(
@@ -259,7 +259,7 @@ def _print_summary(summary: Any) -> None:
         folder = Path(summary.report_dir).resolve()
         out.print(f"report:    {folder / 'report.html'}", highlight=False, markup=False)
         out.print(f"summary:   {folder / 'summary.json'}", highlight=False, markup=False)
-    sql = (  # a run id is [0-9TZ-a-f] only (recon.landing.check_run_id)
+    sql = (  # a run id is [0-9TZ-a-f] only (recon.night.landing.check_run_id)
         "SELECT check_name, status, finding_count FROM check_runs "  # noqa: S608
         f"WHERE run_id = '{summary.run_id}' ORDER BY check_name"
     )
@@ -305,7 +305,7 @@ def extract(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
     """Extract and land every resource (no load); prints the run id to load."""
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     configure_logging(verbose)
     overrides = as_overrides(base_url=base_url, landing=landing)
@@ -335,7 +335,7 @@ def load(
     landing: LandingDir = None,
 ) -> None:
     """Load a landed run into the warehouse (one transaction) and publish it."""
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     def go() -> int:
         overrides = as_overrides(db=db, landing=landing)
@@ -350,7 +350,7 @@ def load(
 @app.command()
 def check(run: RunId = None, db: DbPath = None) -> None:
     """Run every sql/checks file for a run and publish the findings."""
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     def go() -> int:
         overrides = as_overrides(db=db)
@@ -374,7 +374,7 @@ def report(
     ] = None,
 ) -> None:
     """Write reports/<run_id>/ from the published warehouse."""
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     def go() -> int:
         summary = steps.report_step(as_overrides(db=db, reports=reports), run, fail_on=fail_on)

@@ -18,7 +18,7 @@ from recon.orchestrator import NightlyOptions, Say
 from recon.schedule import Plan
 
 if TYPE_CHECKING:
-    from recon.nightly import RunSummary
+    from recon.night.nightly import RunSummary
 
 __all__ = ["PrefectOrchestrator"]
 
@@ -51,14 +51,14 @@ _PREFECT_RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
 
 
 class PrefectOrchestrator:
-    """Runs `recon.pipelines.nightly` on a Prefect server (the configured one, or its own)."""
+    """Runs `pipelines.nightly` on a Prefect server (the configured one, or its own)."""
 
     @contextlib.contextmanager
     def session(self, say: Say) -> Iterator[str]:
         """A Prefect server for this process; Prefect is imported only after it is up."""
         for key, value in PREFECT_DEFAULTS.items():
             os.environ.setdefault(key, value)
-        from recon.pipelines.server import prefect_server
+        from pipelines.server import prefect_server
 
         for name in _PREFECT_RUN_LOGGERS:
             logging.getLogger(name).addFilter(_ONE_LINE)
@@ -67,7 +67,7 @@ class PrefectOrchestrator:
 
     def run_nightly(self, overrides: Mapping[str, Any], options: NightlyOptions) -> RunSummary:
         """Run the nightly flow once (inside a `session`)."""
-        from recon.pipelines.nightly import nightly as flow
+        from pipelines.nightly import nightly as flow
 
         params = dict(overrides)
         if options.task_runner == "dask":
@@ -87,7 +87,7 @@ class PrefectOrchestrator:
         """Serve the nightly flow on `plan` (a standing server: it needs the scheduler)."""
         for key, value in PREFECT_DEFAULTS.items():
             os.environ.setdefault(key, value)
-        from recon.pipelines.serve import serve
+        from pipelines.serve import serve
 
         serve(plan, say=say)
 
@@ -96,7 +96,7 @@ def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
     """A DaskTaskRunner whose workers see shared paths (and the run's Prefect server)."""
     from prefect_dask.task_runners import DaskTaskRunner
 
-    from recon.nightly import settings_for
+    from recon.night.nightly import settings_for
 
     # Workers are other processes (other machines, on a real cluster): they need absolute
     # paths, and the Prefect server the run uses (PREFECT_API_URL, set before they start).
