@@ -36,6 +36,7 @@ CATALOGUE = {
     "duplicate_payment_reference": ("warn", ("payments",)),
     "impossible_amounts": ("error", ()),
     "unknown_status": ("warn", ()),
+    "unreadable_timestamps": ("warn", ()),
     "stuck_non_final": ("warn", ()),
     "intent_negative_amount": ("error", ("payment_intents",)),
     "vanished_records": ("warn", ()),

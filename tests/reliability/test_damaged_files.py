@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from recon.night import nightly as steps
 from recon.cli import app
+from recon.night import nightly as steps
 
 from .conftest import overrides_for, read_only
 from .hostile import Hostile

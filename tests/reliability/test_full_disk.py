@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import typer
 
-from recon.night import nightly as steps
 from recon.cli.common import guard
+from recon.night import nightly as steps
 
 from .conftest import overrides_for, read_only
 from .hostile import Hostile

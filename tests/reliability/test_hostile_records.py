@@ -78,3 +78,45 @@ def test_an_errored_check_makes_the_exit_code_say_so() -> None:
 
     assert exit_code_for("complete", worst_failed=None, fail_on=None, errored=1) != 0
     assert exit_code_for("complete", worst_failed=None, fail_on=None, errored=0) == 0
+
+
+HOSTILE_DATES = [
+    '"2026-11-01T10:00:00Z"',  # fine
+    '"2099-01-01T00:00:00Z"',
+    '"9999-12-31T23:59:59Z"',
+    '"not-a-date"',
+    '"2026-13-45T99:99:99Z"',
+    "1700000000",
+    "null",  # no timestamp is not an unreadable one
+]
+
+
+@pytest.mark.parametrize(
+    "hostile_server",
+    [{"mode": "records", "raw_body": _page(["100"] * 7, HOSTILE_DATES)}],
+    indirect=True,
+)
+def test_unreadable_and_far_future_timestamps_are_findings_with_the_value_sent(
+    hostile_server: Hostile, tmp_path: Path
+) -> None:
+    steps.run_local(overrides_for(tmp_path, hostile_server.url))
+    db = tmp_path / "data" / "recon.duckdb"
+    found = dict(
+        (r[0], (r[1], r[2]))
+        for r in _rows(
+            db,
+            "SELECT entity_id, issue_type, detail FROM findings "
+            "WHERE check_name = 'unreadable_timestamps'",
+        )
+    )
+    assert set(found) == {"pay_h01", "pay_h02", "pay_h03", "pay_h04", "pay_h05"}
+    assert found["pay_h01"][0] == "future_timestamp"
+    assert found["pay_h02"] == (
+        "future_timestamp",
+        'payment createdAt lies in the future: "9999-12-31T23:59:59Z"',
+    )
+    assert found["pay_h03"] == (
+        "unreadable_timestamp",
+        'payment createdAt is not a timestamp: "not-a-date"',
+    )
+    assert found["pay_h05"][1].endswith(": 1700000000")
