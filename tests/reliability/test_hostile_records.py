@@ -101,14 +101,14 @@ def test_unreadable_and_far_future_timestamps_are_findings_with_the_value_sent(
 ) -> None:
     steps.run_local(overrides_for(tmp_path, hostile_server.url))
     db = tmp_path / "data" / "recon.duckdb"
-    found = dict(
-        (r[0], (r[1], r[2]))
+    found = {
+        r[0]: (r[1], r[2])
         for r in _rows(
             db,
             "SELECT entity_id, issue_type, detail FROM findings "
             "WHERE check_name = 'unreadable_timestamps'",
         )
-    )
+    }
     assert set(found) == {"pay_h01", "pay_h02", "pay_h03", "pay_h04", "pay_h05"}
     assert found["pay_h01"][0] == "future_timestamp"
     assert found["pay_h02"] == (
