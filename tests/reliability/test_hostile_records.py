@@ -120,3 +120,59 @@ def test_unreadable_and_far_future_timestamps_are_findings_with_the_value_sent(
         'payment createdAt is not a timestamp: "not-a-date"',
     )
     assert found["pay_h05"][1].endswith(": 1700000000")
+
+
+CONTROL = "A\u202eB\x00C\x07D\x1b[31mE"  # right-to-left override, NUL, BEL, an escape sequence
+
+
+def _control_page() -> bytes:
+    import json
+
+    record = {
+        "id": "pay_ctl",
+        "amountMinor": 100,
+        "currency": "EUR",
+        "status": CONTROL,  # an unknown status: a finding whose detail quotes it
+        "reference": CONTROL,
+        "createdAt": "2026-11-01T10:00:00Z",
+    }
+    return json.dumps({"data": [record], "hasMore": False, "nextOffset": None}).encode()
+
+
+def _raw_controls(text: str) -> bool:
+    return any(c in text for c in ("\u202e", "\x00", "\x07", "\x1b"))
+
+
+@pytest.mark.parametrize(
+    "hostile_server", [{"mode": "records", "raw_body": _control_page()}], indirect=True
+)
+def test_control_characters_are_escaped_on_screen_and_in_csv_kept_in_the_warehouse(
+    hostile_server: Hostile, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from recon.cli import app
+
+    summary = steps.run_local(overrides_for(tmp_path, hostile_server.url))
+    db = tmp_path / "data" / "recon.duckdb"
+    assert _rows(db, "SELECT reference, raw->>'$.status' FROM payments") == [(CONTROL, CONTROL)]
+
+    runner = CliRunner()
+    listed = runner.invoke(app, ["findings", "list", "--db", str(db)])
+    assert listed.exit_code == 0, listed.output
+    assert "\\u202e" in listed.stdout
+    assert "\\x00" in listed.stdout
+    assert not _raw_controls(listed.stdout)
+
+    assert summary.report_dir is not None
+    findings_csv = (summary.report_dir / "findings.csv").read_text(encoding="utf-8")
+    assert "\\u202e" in findings_csv
+    assert not _raw_controls(findings_csv)
+
+    for fmt in ("csv", "table"):
+        shown = runner.invoke(
+            app, ["query", "SELECT reference FROM payments", "--format", fmt, "--db", str(db)]
+        )
+        assert shown.exit_code == 0, shown.output
+        assert "A\\u202eB" in shown.stdout  # DuckDB's box writes \\0, \\a, \\e itself
+        assert not _raw_controls(shown.stdout)

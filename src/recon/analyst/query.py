@@ -30,6 +30,7 @@ from recon.analyst.export import open_read_only
 from recon.analyst.spreadsheet import write_csv_stream
 from recon.errors import ConfigError, ReconError
 from recon.settings import ReconSources, Settings
+from recon.visible import visible
 
 __all__ = ["OutputFormat", "QueryError", "read_query_text", "run_query", "warehouse_path"]
 
@@ -113,7 +114,8 @@ def _box(rel: duckdb.DuckDBPyRelation, max_rows: int) -> str:
     text = io.StringIO()
     with contextlib.redirect_stdout(text):  # show() prints through Python's sys.stdout
         rel.limit(max_rows).show(max_rows=max_rows, max_width=shutil.get_terminal_size().columns)
-    return text.getvalue().rstrip("\n") + "\n"
+    # a NUL, BEL or RLO in a value is shown as an escape, not obeyed by the terminal
+    return visible(text.getvalue().rstrip("\n"), keep_breaks=True) + "\n"
 
 
 def _empty(rel: duckdb.DuckDBPyRelation) -> str:

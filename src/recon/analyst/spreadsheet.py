@@ -27,6 +27,7 @@ import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.parquet as pq  # type: ignore[import-untyped,unused-ignore]
 
 from recon.files import atomic_path, atomic_write_bytes, atomic_write_text
+from recon.visible import visible_array
 
 __all__ = [
     "CSV_DATETIME_FORMAT",
@@ -120,7 +121,7 @@ def neutralise_table(table: pa.Table) -> pa.Table:
         elif not (pa.types.is_string(t) or pa.types.is_large_string(t) or csv_native(t)):
             col = as_text(col)
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-            col = _neutralise_array(col)
+            col = _neutralise_array(visible_array(col))  # a NUL, BEL or RLO shown, not obeyed
         columns.append(col)
     return pa.Table.from_arrays(columns, names=table.column_names)
 

@@ -64,6 +64,7 @@ def list_(
 ) -> None:
     """List the latest run's unresolved findings with their state (acknowledged ones too)."""
     from recon.findings.listing import list_findings, parse_age
+    from recon.visible import visible
 
     def go() -> int:
         warehouse, log = _paths(db)
@@ -78,7 +79,7 @@ def list_(
             if f.acknowledged and f.ack is not None:
                 until = f", until {f.ack.until}" if f.ack.until else ""
                 line += f"  [acknowledged by {f.ack.who} {f.ack.at:%Y-%m-%d}{until}: {f.ack.note}]"
-            typer.echo(line)
+            typer.echo(visible(line))  # a NUL, BEL or RLO from the API shown, not obeyed
         acked = sum(f.acknowledged for f in found)
         new = sum(f.work_state == "new" for f in found)
         typer.echo(f"{len(found) - acked:,} open ({new:,} new), {acked:,} acknowledged", err=True)
