@@ -62,8 +62,8 @@ def _take(path: Path, db: Path) -> int:
         holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
         os.close(fd)
         raise WarehouseError(
-            f"another recon run (pid {holder}) is using the warehouse {db}; this one was "
-            "refused before touching it, its landing or Prefect: try again when that run ends"
+            f"another recon run (pid {holder}) is using the warehouse {db.absolute()}; this one "
+            "was refused before touching it, its landing or Prefect: try again when that run ends"
         ) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
