@@ -32,7 +32,7 @@ from recon.outcome import (
     worst_failed_severity,
 )
 from recon.sandbox.credentials import sandbox_credentials
-from recon.settings import Settings, load_settings
+from recon.settings import NotifySettings, Settings, load_settings
 from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
 
 __all__ = [
@@ -290,7 +290,10 @@ def notify_abort(overrides: Mapping[str, Any] | None, problem: str) -> None:
     from recon.notify import Alert, send
 
     try:
-        settings = settings_for(overrides)
+        try:
+            settings: Any = settings_for(overrides)
+        except ConfigError:  # the bad setting itself: the webhook is read on its own
+            settings = NotifySettings()
         if settings.notify_url is not None:
             alert = Alert("(not started)", "aborted", EXIT_ABORTED, problem)
             send(settings.notify_url, alert, budget_s=settings.notify_budget_s)

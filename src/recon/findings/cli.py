@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from recon.errors import ConfigError, ReconError
+from recon.errors import ConfigError, ReconError, UsageError
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -25,6 +25,9 @@ DbPath = Annotated[
 def _guard(fn: Callable[[], int]) -> int:
     try:
         return fn()
+    except UsageError as exc:
+        typer.echo(f"recon: {exc}", err=True)
+        return 2
     except ConfigError as exc:
         typer.echo(f"recon: bad setting {exc}", err=True)
         return 2
@@ -105,10 +108,10 @@ def _known(db: Path, log: Path, keys: Sequence[str]) -> dict[str, object]:
     found = {f.finding_key: f for f in list_findings(db, log, keys=keys)}
     unknown = [k for k in keys if k not in found]
     if unknown:
-        raise ConfigError(
+        raise UsageError(
             "FINDING_KEY",
-            f"{', '.join(unknown)}: not an unresolved finding of the latest run "
-            "(see `recon findings list`)",
+            f"unknown finding key {', '.join(unknown)}: not an unresolved finding of the "
+            "latest run (`recon findings list` shows their keys)",
         )
     return dict(found)
 
@@ -152,7 +155,7 @@ def unack(
         latest = current_acks(AckLog(log).read())
         unknown = [k for k in keys if k not in latest or latest[k].action != "ack"]
         if unknown:
-            raise ConfigError("FINDING_KEY", f"{', '.join(unknown)}: not acknowledged")
+            raise UsageError("FINDING_KEY", f"{', '.join(unknown)}: not acknowledged")
         AckLog(log).append("unack", [(k, None) for k in keys], note=note)
         typer.echo(f"reopened {len(keys)} finding(s); audit trail: {log}")
         return 0
