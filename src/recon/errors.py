@@ -2,7 +2,7 @@
 
     ReconError
     ├── ConfigError (also ValueError)      a setting or argument is wrong; raised before any request
-    │   └── UsageError                     an argument names what does not exist (unknown finding key)
+    │   └── UsageError                     an argument names nothing that exists (a finding key)
     ├── ApiError                           the API answered with an error (or garbage) for good
     │   └── AuthError                      401/403: the key or token was refused; stops the run
     ├── RetryAfterTooLongError             the server asked us to wait longer than the cap
