@@ -28,7 +28,7 @@ from recon.currency import create_currencies_table
 from recon.errors import WarehouseError
 from recon.sql import sql_dir, sql_statements
 
-__all__ = ["STORAGE_VERSION", "prepare_for_readers", "storage_version"]
+__all__ = ["STORAGE_VERSION", "create_views", "prepare_for_readers", "storage_version"]
 
 # The oldest DuckDB storage format recon publishes in; DuckDB >= 1.1.0 opens the file.
 STORAGE_VERSION = "v1.0.0"
@@ -43,12 +43,17 @@ def storage_version(con: duckdb.DuckDBPyConnection, database: str) -> str | None
     return str(row[0]) if row and row[0] is not None else None
 
 
-def _create_views(con: duckdb.DuckDBPyConnection) -> None:
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    """The reference tables and macros, the analysts' views, then the data dictionary's
+    comments (recreating a view drops its comments: they are applied after it)."""
+    from recon.dictionary import apply_dictionary
+
     create_currencies_table(con)
     for folder in ("reference", "views"):
         for path in sorted((sql_dir() / folder).glob("*.sql")):
             for stmt in sql_statements(path.read_text(encoding="utf-8")):
                 con.execute(stmt)
+    apply_dictionary(con)
 
 
 def _rewrite_compatible(path: Path) -> None:
@@ -78,7 +83,7 @@ def prepare_for_readers(path: Path) -> None:
         con = duckdb.connect(str(path))
         try:
             con.execute("SET TimeZone = 'UTC'")
-            _create_views(con)
+            create_views(con)
             con.execute("CHECKPOINT")
             row = con.execute("SELECT current_database()").fetchone()
             current = storage_version(con, str(row[0])) if row else None
