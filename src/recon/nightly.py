@@ -18,6 +18,7 @@ from recon import reach
 from recon.errors import ConfigError, WarehouseError
 from recon.extract import Progress, ResourceOutcome, extract_all, extract_resource, resources_for
 from recon.findings.acks import acks_path, load_acks, refresh_acks
+from recon.fx import load_rates
 from recon.landing import RunLanding, check_run_id, new_run_id
 from recon.ledger.loading import load_books, validate_books
 from recon.outcome import (
@@ -130,6 +131,8 @@ def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -
     settings.require_remote_ready()
     _check_writable(settings)
     validate_books(settings)  # a missing books file or column stops the run here
+    if settings.fx_rates is not None:
+        load_rates(settings.fx_rates)  # a bad rates file too, not the report at the end
     if probe_api:
         reach.probe(settings.api_root)  # nothing there: abort in seconds, not an incomplete night
     return settings
@@ -258,7 +261,8 @@ def report_step(
     con = open_readonly(settings.db)
     try:
         run_id = run_id or _latest_loaded_run(con)
-        paths = render_report(con, run_id=run_id, reports_dir=settings.reports)
+        rates = load_rates(settings.fx_rates) if settings.fx_rates else None
+        paths = render_report(con, run_id=run_id, reports_dir=settings.reports, rates=rates)
         row = con.execute("SELECT status, reason FROM runs WHERE run_id = ?", [run_id]).fetchone()
         status, reason = (str(row[0]), row[1]) if row else ("failed", "run not in warehouse")
         lines = closing_lines(con, run_id)

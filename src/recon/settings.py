@@ -194,6 +194,10 @@ class Settings(ReconSources):
         default=0.5, gt=0, description="Flag a night whose volume moves more than this share"
     )
     fail_on: Literal["error", "warn", "info"] | None = None
+    fx_rates: Path | None = Field(
+        default=None,
+        description="CSV currency,rate,date: orders lists across currencies (never a check)",
+    )
     refund_grace_hours: int = Field(
         default=48, ge=0, description="Pending refunds younger than this are in flight, not errors"
     )

@@ -20,6 +20,7 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
 from recon.errors import ConfigError
+from recon.fx import Rates
 from recon.landing import check_run_id
 from recon.report._money import is_iso_currency
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
@@ -239,6 +240,7 @@ def render_report(
     reports_dir: Path,
     top_n: int = 200,
     explore_max: int = EXPLORE_MAX,
+    rates: Rates | None = None,
 ) -> ReportPaths:
     """Write the report folder of `run_id` under `reports_dir` and refresh the index.
 
@@ -291,7 +293,7 @@ def render_report(
     view["ledger"] = ledger
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None
-    explorer = build_explorer(findings, data.checks, explore_max)
+    explorer = build_explorer(findings, data.checks, explore_max, rates)
     del findings, exported
     html = env.get_template("report.html.j2").render(
         **view, **_explorer_view(explorer), charts=_trend_charts(data), generated_at=generated_at
