@@ -1,5 +1,5 @@
 -- The data dictionary: a comment on every table, view and column of the warehouse, read by
--- `recon describe [TABLE]` and docs/dictionary.md (generated: `python -m recon.dictionary`).
+-- `recon describe [TABLE]` and docs/dictionary.md (`python -m recon.analyst.dictionary`).
 -- Applied after the migrations (working copy) and after the views (publish: recreating a
 -- view drops its comments). One statement per line, grouped by table; a new table or
 -- column adds its lines here (tests/analyst/test_dictionary.py fails on one without).

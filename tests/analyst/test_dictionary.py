@@ -9,13 +9,13 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from recon.cli import app
-from recon.dictionary import (
+from recon.analyst.dictionary import (
     apply_dictionary,
     dictionary_markdown,
     entries,
     reference_warehouse,
 )
+from recon.cli import app
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -58,7 +58,7 @@ def test_every_dictionary_line_names_an_object_that_exists(
 
 def test_docs_dictionary_is_generated_from_the_warehouse(ref: duckdb.DuckDBPyConnection) -> None:
     assert (DOCS / "dictionary.md").read_text() == dictionary_markdown(ref), (
-        "docs/dictionary.md is stale: python -m recon.dictionary > docs/dictionary.md"
+        "docs/dictionary.md is stale: python -m recon.analyst.dictionary > docs/dictionary.md"
     )
 
 

@@ -40,7 +40,7 @@ def query(
     max_rows: Annotated[int, typer.Option(help="Rows to show (table format).", min=1)] = 100,
 ) -> None:
     """Run a read-only query on the published warehouse and print the result."""
-    from recon.query import QueryError, read_query_text, run_query, warehouse_path
+    from recon.analyst.query import QueryError, read_query_text, run_query, warehouse_path
 
     def go() -> int:
         text = read_query_text(sql, file)
@@ -62,9 +62,9 @@ def describe(
 ) -> None:
     """The data dictionary: every table and view with what it holds, or one table's columns,
     their types and what they mean (docs/dictionary.md has all of it)."""
-    from recon.dictionary import describe as describe_text
-    from recon.export import open_read_only
-    from recon.query import warehouse_path
+    from recon.analyst.dictionary import describe as describe_text
+    from recon.analyst.export import open_read_only
+    from recon.analyst.query import warehouse_path
 
     def go() -> int:
         with open_read_only(warehouse_path(db)) as con:
@@ -117,8 +117,8 @@ def export(
     db: DbPath = None,
 ) -> None:
     """Export tables, views or a query to CSV (spreadsheet-safe), Parquet or Excel."""
-    from recon.export import export as do_export
-    from recon.query import warehouse_path
+    from recon.analyst.export import export as do_export
+    from recon.analyst.query import warehouse_path
 
     def go() -> int:
         params: dict[str, object] = {}
