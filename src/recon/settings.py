@@ -194,6 +194,10 @@ class Settings(ReconSources):
         default=0.5, gt=0, description="Flag a night whose volume moves more than this share"
     )
     fail_on: Literal["error", "warn", "info"] | None = None
+    csv_dialect: Literal["excel", "excel-eu"] = Field(
+        default="excel",
+        description="Report and export CSV: excel (comma, decimal point) or excel-eu (;, comma)",
+    )
     fx_rates: Path | None = Field(
         default=None,
         description="CSV currency,rate,date: orders lists across currencies (never a check)",

@@ -37,7 +37,7 @@ import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.analyst.excel import Sheet, write_xlsx
-from recon.analyst.spreadsheet import write_csv_batches, write_parquet_batches
+from recon.analyst.spreadsheet import CsvDialect, write_csv_batches, write_parquet_batches
 from recon.errors import ConfigError, WarehouseError
 from recon.report.privacy import PERSONAL_KEYS, scrub_column
 
@@ -222,6 +222,7 @@ def export(
     fmt: ExportFormat | None = None,
     base_dir: Path | None = None,
     include_raw: bool = False,
+    csv_dialect: CsvDialect = "excel",
 ) -> ExportResult:
     """Export tables or views (`table`, `view`: names of either) or a query to `out`.
 
@@ -253,7 +254,8 @@ def export(
                 sheets = [Sheet(s, _reader(r, include_raw).read_all()) for s, r in shaped]
                 rows = sum(write_xlsx(sheets, target).values())
             elif chosen == "csv":
-                rows = write_csv_batches(_reader(shaped[0][1], include_raw), target)
+                reader = _reader(shaped[0][1], include_raw)
+                rows = write_csv_batches(reader, target, dialect=csv_dialect)
             else:
                 rows = write_parquet_batches(_reader(shaped[0][1], include_raw), target)
         except duckdb.Error as exc:

@@ -114,6 +114,15 @@ def export(
             file_okay=False,
         ),
     ] = None,
+    csv_dialect: Annotated[
+        Literal["excel", "excel-eu"],
+        typer.Option(
+            "--csv-dialect",
+            envvar="RECON_CSV_DIALECT",
+            help="excel (comma, decimal point) or excel-eu (semicolon, decimal comma); "
+            "RECON_CSV_DIALECT.",
+        ),
+    ] = "excel",
     db: DbPath = None,
 ) -> None:
     """Export tables, views or a query to CSV (spreadsheet-safe), Parquet or Excel."""
@@ -137,6 +146,7 @@ def export(
             fmt=fmt,
             base_dir=root,
             include_raw=include_raw,
+            csv_dialect=csv_dialect,
         )
         out.print(f"wrote {result.rows:,} rows to {result.path}", highlight=False)
         if result.left_out:

@@ -276,7 +276,13 @@ def report_step(
     try:
         run_id = run_id or _latest_loaded_run(con)
         rates = load_rates(settings.fx_rates) if settings.fx_rates else None
-        paths = render_report(con, run_id=run_id, reports_dir=settings.reports, rates=rates)
+        paths = render_report(
+            con,
+            run_id=run_id,
+            reports_dir=settings.reports,
+            rates=rates,
+            csv_dialect=settings.csv_dialect,
+        )
         row = con.execute("SELECT status, reason FROM runs WHERE run_id = ?", [run_id]).fetchone()
         status, reason = (str(row[0]), row[1]) if row else ("failed", "run not in warehouse")
         lines = closing_lines(con, run_id)

@@ -19,12 +19,17 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
-from recon.analyst.spreadsheet import atomic_write_bytes, atomic_write_text, write_csv
+from recon.analyst.spreadsheet import (
+    CsvDialect,
+    atomic_write_bytes,
+    atomic_write_text,
+    write_csv,
+)
 from recon.analyst.spreadsheet import write_parquet as write_parquet_file
 from recon.errors import ConfigError
 from recon.fx import Rates
 from recon.night.landing import check_run_id
-from recon.report._money import is_iso_currency
+from recon.report._money import is_iso_currency, with_major_amount
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
 from recon.report.explore import EXPLORE_MAX, NO_CURRENCY, Explorer, build_explorer, script
@@ -241,6 +246,7 @@ def render_report(
     top_n: int = 200,
     explore_max: int = EXPLORE_MAX,
     rates: Rates | None = None,
+    csv_dialect: CsvDialect = "excel",
 ) -> ReportPaths:
     """Write the report folder of `run_id` under `reports_dir` and refresh the index.
 
@@ -280,12 +286,12 @@ def render_report(
         latest=reports_dir / "latest",
     )
     rows: dict[str, int | None] = {}
-    exported = findings.select(list(FINDINGS_COLUMNS))
+    exported = with_major_amount(findings.select(list(FINDINGS_COLUMNS)))
     rows["findings.parquet"] = write_parquet_file(exported, paths.findings_parquet)
-    rows["findings.csv"] = write_csv(exported, paths.findings_csv)
-    rows["failed_calls.csv"] = write_csv(calls, paths.failed_calls_csv)
+    rows["findings.csv"] = write_csv(exported, paths.findings_csv, dialect=csv_dialect)
+    rows["failed_calls.csv"] = write_csv(calls, paths.failed_calls_csv, dialect=csv_dialect)
 
-    ledger = build_ledger_section(con, run_id, folder)  # Books vs provider
+    ledger = build_ledger_section(con, run_id, folder, csv_dialect)  # Books vs provider
     rows.update(ledger.files)
     summary = build_summary(data, generated_at, ledger)
     env = environment()
