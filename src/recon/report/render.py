@@ -120,6 +120,11 @@ def _headline(data: ReportData) -> str:
             + ". Checks that need the missing data were not evaluated; "
             "quote the request ids below to the payments provider."
         )
+    elif run.status == "failed" and read_nothing(data):
+        parts.append(
+            "The run failed before it read anything from the API: below are its failed "
+            "calls and what it did not fetch, and no figure of an earlier night."
+        )
     elif run.status == "failed":
         parts.append("The run failed; the results below are partial.")
     else:
@@ -175,6 +180,11 @@ def _trend_charts(data: ReportData) -> list[Markup]:
     return [findings, moves, records]
 
 
+def read_nothing(data: ReportData) -> bool:
+    """A night that failed before a single page came: every figure would be an older one."""
+    return data.run.status == "failed" and not any(r.pages for r in data.resources)
+
+
 def _view(data: ReportData, summary: dict[str, Any], top_n: int) -> dict[str, Any]:
     currencies = data.currencies
     amounts = [
@@ -199,6 +209,7 @@ def _view(data: ReportData, summary: dict[str, Any], top_n: int) -> dict[str, An
         )
     incomplete_resources = [r for r in data.resources if r.status != "complete"]
     return {
+        "read_nothing": read_nothing(data),
         "data": data,
         "run": data.run,
         "summary": summary,
