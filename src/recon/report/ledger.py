@@ -57,7 +57,8 @@ class LargestBreak:
     amount_minor: int | None
     issue_type: str
     detail: str | None
-    age_days: int | None
+    item_age_days: int | None  # the item's own age (NULL: it has no date)
+    known_days: int | None  # how long recon has known the break
     acknowledged: bool
 
 
