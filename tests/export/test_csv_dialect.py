@@ -13,9 +13,9 @@ import pyarrow as pa
 import pytest
 from typer.testing import CliRunner
 
-from recon.analyst.spreadsheet import write_csv
 from recon.cli import app
 from recon.report._money import with_major_amount
+from recon.spreadsheet import write_csv
 
 TABLE = pa.table(
     {

@@ -1,79 +1,31 @@
 """The data dictionary: what every table, view, column and macro of the warehouse means.
 
 The words live in one file, `sql/dictionary.sql` (`COMMENT ON …`, one statement a line,
-grouped by table), applied after the migrations on the working copy and after the views at
-publish: recreating a view drops its comments. DuckDB keeps them in its catalog, so any
-client sees them (`duckdb_columns().comment`); `recon describe [TABLE]` prints them and
-`docs/dictionary.md` is generated from them (`python -m recon.analyst.dictionary`).
+grouped by table), applied by `recon.dictionary` after the migrations on the working copy
+and after the views at publish: recreating a view drops its comments. DuckDB keeps them in
+its catalog, so any client sees them (`duckdb_columns().comment`); `recon describe [TABLE]`
+prints them and `docs/dictionary.md` is generated from them
+(`python -m recon.analyst.dictionary`).
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass
 
 import duckdb
 
-from recon.errors import WarehouseError
+from recon.dictionary import apply_dictionary
 from recon.sql import read_sql, sql_statements
 
 __all__ = [
     "Column",
     "Entry",
-    "apply_dictionary",
     "describe",
     "dictionary_markdown",
     "entries",
     "reference_warehouse",
 ]
-
-
-def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) -> list[str]:
-    """Run `sql/dictionary.sql` on `con` in one transaction; returns the statements whose
-    object does not exist (skipped, e.g. a view on a working copy not yet published), or
-    raises a WarehouseError naming the first of them when `strict`."""
-    objects = {
-        (kind, name)
-        for kind, name in con.execute(
-            "SELECT 'TABLE', table_name FROM duckdb_tables() WHERE database_name = "
-            "current_database() AND schema_name = 'main' UNION ALL SELECT 'VIEW', view_name "
-            "FROM duckdb_views() WHERE database_name = current_database() AND schema_name = "
-            "'main' UNION ALL SELECT CASE function_type WHEN 'table_macro' THEN 'MACRO TABLE' "
-            "ELSE 'MACRO' END, function_name FROM duckdb_functions() WHERE database_name = "
-            "current_database() AND schema_name = 'main' AND function_type LIKE '%macro'"
-        ).fetchall()
-    }
-    columns = {
-        (t, c)
-        for t, c in con.execute(
-            "SELECT table_name, column_name FROM duckdb_columns() "
-            "WHERE database_name = current_database() AND schema_name = 'main'"
-        ).fetchall()
-    }
-    run: list[str] = []
-    skipped: list[str] = []
-    for stmt in sql_statements(read_sql("dictionary.sql")):
-        target = _TARGET.match(stmt)
-        if target is None:
-            raise WarehouseError(f"sql/dictionary.sql: not a COMMENT ON statement: {stmt[:60]}")
-        kind, name, column = target.groups()
-        exists = (name, column) in columns if kind == "COLUMN" else (kind, name) in objects
-        (run if exists else skipped).append(stmt)
-    if strict and skipped:
-        raise WarehouseError(f"sql/dictionary.sql: no such object: {skipped[0][:80]}")
-    con.execute("BEGIN TRANSACTION")
-    try:
-        for stmt in run:
-            con.execute(stmt)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    return skipped
-
-
-_TARGET = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN|MACRO TABLE|MACRO) (\w+)(?:\.(\w+))? IS ")
 
 
 @dataclass(frozen=True)

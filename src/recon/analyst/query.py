@@ -9,7 +9,7 @@
 - `table` prints a box table when every column fits the terminal, else one line per field
   (psql's expanded display): no column is ever hidden. A DECIMAL amount beside a currency
   column shows that currency's digits (JPY 725161, EUR 12.34, BHD 1.234); `csv` is
-  spreadsheet-safe CSV (`recon.analyst.spreadsheet`); `json` is an array of objects (polars),
+  spreadsheet-safe CSV (`recon.spreadsheet`); `json` is an array of objects (polars),
   DECIMAL amounts as exact strings.
 """
 
@@ -29,10 +29,10 @@ from pydantic_settings import (
 )
 
 from recon.analyst.export import open_read_only
-from recon.analyst.spreadsheet import write_csv_stream
 from recon.currency import currency_exponent, is_iso4217
 from recon.errors import ConfigError, ReconError
 from recon.settings import ReconSources, Settings
+from recon.spreadsheet import write_csv_stream
 
 __all__ = ["OutputFormat", "QueryError", "read_query_text", "run_query", "warehouse_path"]
 
