@@ -88,3 +88,16 @@ def test_the_command_says_what_it_left_out(
     assert "left out as personal data: l4 (raw $.card.last4) (--include-raw keeps them)" in (
         result.stderr
     )
+
+
+def test_a_personal_value_named_in_a_cte_or_subquery_is_recognised(
+    db: Path, tmp_path: Path
+) -> None:
+    sql = (
+        "WITH x AS (SELECT id, raw->>'$.card.last4' AS l4 FROM payments) "
+        "SELECT x.id, x.l4 AS digits, (SELECT e FROM (SELECT raw->>'$.customer.email' AS e "
+        "FROM payments) LIMIT 1) AS who FROM x"
+    )
+    result = export(db, query=sql, out=tmp_path / "pii.csv")
+    assert result.left_out == ("digits (raw $.card.last4)", "who (raw $.customer.email)")
+    assert "4242" not in (tmp_path / "pii.csv").read_text()

@@ -234,6 +234,33 @@ def _reads_personal_raw(node: Any) -> str | None:
     return None
 
 
+def _selects(node: Any) -> Iterator[dict[str, Any]]:
+    """Every SELECT node of a serialized query tree (CTEs and subqueries included)."""
+    if isinstance(node, dict):
+        if "select_list" in node:
+            yield node
+        for value in node.values():
+            yield from _selects(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _selects(value)
+
+
+def _names_inner(node: Any, inner: Mapping[str, str]) -> str | None:
+    """The personal path behind a column reference to one of `inner`'s names, if any."""
+    if isinstance(node, dict):
+        if node.get("class") == "COLUMN_REF":
+            return inner.get(str(node.get("column_names", [""])[-1]).lower())
+        for value in node.values():
+            if found := _names_inner(value, inner):
+                return found
+    elif isinstance(node, list):
+        for value in node:
+            if found := _names_inner(value, inner):
+                return found
+    return None
+
+
 def personal_from_raw(
     con: duckdb.DuckDBPyConnection, sql: str, columns: list[str]
 ) -> dict[str, str]:
@@ -249,11 +276,21 @@ def personal_from_raw(
     statements = tree.get("statements") or []
     if tree.get("error") or len(statements) != 1:
         return {}
-    select_list = statements[0].get("node", {}).get("select_list") or []
+    node = statements[0].get("node", {})
+    # names given, in a CTE or subquery, to values read from a personal path: a column of
+    # the result that only names one of them carries it too
+    inner = {
+        alias.lower(): path
+        for select in _selects(node)
+        if select is not node
+        for e in select.get("select_list") or []
+        if (alias := e.get("alias")) and (path := _reads_personal_raw(e))
+    }
+    select_list = node.get("select_list") or []
     starred = any(e.get("class") == "STAR" for e in select_list)
     found: dict[str, str] = {}
     for position, expression in enumerate(select_list):
-        path = _reads_personal_raw(expression)
+        path = _reads_personal_raw(expression) or _names_inner(expression, inner)
         if path is None:
             continue
         alias = expression.get("alias")
