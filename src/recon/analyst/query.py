@@ -138,7 +138,7 @@ def _grid(columns: list[str], types: list[str], cells: list[list[str]], widths: 
             parts.append(f" {v:>{w}} " if right else f" {v:<{w}} ")
         return "│" + "│".join(parts) + "│"
 
-    numeric = [t.startswith(_NUMERIC) for t in types]
+    numeric = [t.upper().startswith(_NUMERIC) for t in types]
     out = [line("┌", "┬", "┐"), row([c.center(w) for c, w in zip(columns, widths, strict=True)])]
     out.append(row([t.center(w) for t, w in zip(types, widths, strict=True)]))
     out.append(line("├", "┼", "┤"))
