@@ -119,12 +119,13 @@ def _box(rel: duckdb.DuckDBPyRelation, max_rows: int) -> str:
     cells = [[_text(v) for v in row] for row in _with_currency_digits(columns, types, rows)]
     width = shutil.get_terminal_size().columns
     widths = [
-        max([len(c), len(t)] + [len(line) for r in cells for line in r[i].splitlines() or [""]])
+        max([len(c), len(t)] + [len(r[i]) for r in cells])
         for i, (c, t) in enumerate(zip(columns, types, strict=True))
     ]
-    if sum(widths) + 3 * len(widths) + 1 <= width:
+    multiline = any("\n" in v for r in cells for v in r)
+    if not multiline and sum(widths) + 3 * len(widths) + 1 <= width:
         return _grid(columns, [t.lower() for t in types], cells, widths)
-    return _records(columns, cells, width)
+    return _records(columns, cells, width, multiline)
 
 
 def _grid(columns: list[str], types: list[str], cells: list[list[str]], widths: list[int]) -> str:
@@ -143,12 +144,12 @@ def _grid(columns: list[str], types: list[str], cells: list[list[str]], widths: 
     out.append(row([t.center(w) for t, w in zip(types, widths, strict=True)]))
     out.append(line("├", "┼", "┤"))
     for r in cells:
-        out.append(row([v.replace("\n", " ") for v in r], numeric))
+        out.append(row(r, numeric))
     out.append(line("└", "┴", "┘"))
     return "\n".join(out) + "\n"
 
 
-def _records(columns: list[str], cells: list[list[str]], width: int) -> str:
+def _records(columns: list[str], cells: list[list[str]], width: int, multiline: bool) -> str:
     """One line per field, a header per row (psql's expanded display)."""
     name_width = max(len(c) for c in columns)
     out = []
@@ -158,9 +159,13 @@ def _records(columns: list[str], cells: list[list[str]], width: int) -> str:
             lines = v.splitlines() or [""]
             out.append(f"{c:<{name_width}} │ {lines[0]}")
             out += [f"{'':<{name_width}} │ {extra}" for extra in lines[1:]]
+    why = (
+        "a value spans several lines"
+        if multiline
+        else f"{len(columns)} columns do not fit {width} characters side by side"
+    )
     out.append(
-        f"({len(columns)} columns do not fit {width} characters side by side: one line per "
-        "field; --format csv or json gives every column of a row on one line)"
+        f"({why}: one line per field; --format csv or json gives every column of a row on one line)"
     )
     return "\n".join(out) + "\n"
 
