@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import acks_path, load_acks, refresh_acks
+from recon.fx import load_rates
 from recon.ledger.loading import load_books, validate_books
 from recon.night import reach
 from recon.night.extract import (
@@ -44,7 +45,7 @@ from recon.night.outcome import (
 from recon.night.warehouse import LoadResult, Warehouse, check_readable, load_run
 from recon.plugins import CREDENTIALS_GROUP, load_plugin
 from recon.runid import check_run_id, new_run_id
-from recon.settings import Settings, load_settings
+from recon.settings import NotifySettings, Settings, load_settings
 
 __all__ = [
     "EXIT_ABORTED",
@@ -149,6 +150,8 @@ def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -
     _check_writable(settings)
     check_readable(settings.db)  # a damaged warehouse stops the night here, not after it
     validate_books(settings)  # a missing books file or column stops the run here
+    if settings.fx_rates is not None:
+        load_rates(settings.fx_rates)  # a bad rates file too, not the report at the end
     if probe_api:
         reach.probe(settings.api_root)  # nothing there: abort in seconds, not an incomplete night
     return settings
@@ -281,9 +284,14 @@ def report_step(
     unwritten: str | None = None
     try:
         run_id = run_id or _latest_loaded_run(con)
+        rates = load_rates(settings.fx_rates) if settings.fx_rates else None
         try:
             report_dir: Path | None = render_report(
-                con, run_id=run_id, reports_dir=settings.reports
+                con,
+                run_id=run_id,
+                reports_dir=settings.reports,
+                rates=rates,
+                csv_dialect=settings.csv_dialect,
             ).folder
         except OSError as exc:  # a full disk, a folder gone: the warehouse stays as published
             report_dir = None
@@ -334,7 +342,10 @@ def notify_abort(
     from recon.night.notify import Alert, send
 
     try:
-        settings = settings_for(overrides)
+        try:
+            settings: Any = settings_for(overrides)
+        except ConfigError:  # the bad setting itself: the webhook is read on its own
+            settings = NotifySettings()
         if settings.notify_url is not None:
             alert = Alert("(not started)", "aborted", exit_code, problem)
             send(settings.notify_url, alert, budget_s=settings.notify_budget_s)
