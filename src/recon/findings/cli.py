@@ -125,7 +125,7 @@ def _confirm(verb: str, count: int, filters: Filters, yes: bool) -> None:
         return
     try:
         agreed = typer.confirm(f"Change {count:,} findings?", default=False, err=True)
-    except click.exceptions.Abort:  # no answer (stdin closed or not a terminal)
+    except (click.exceptions.Abort, typer.Abort):  # no answer (stdin closed or not a terminal)
         raise ConfigError("--yes", f"{count:,} findings would change: confirm with --yes") from None
     if not agreed:
         raise ReconError("nothing changed")
