@@ -11,6 +11,8 @@ import pytest
 from tests.ledger.support import warehouse
 
 NOW = datetime.now(UTC)
+R0 = "20261101T020000Z-000000"  # a run ten days before the latest
+R1 = "20261125T020000Z-000001"  # the latest run
 KEY_A = "ledger_amount_mismatch:ORD-1:provider_short"
 KEY_B = "ledger_payment_missing_from_books:pay_2:not_in_books"
 KEY_C = "over_refunded:pay_3:over_refunded"
@@ -51,13 +53,13 @@ def db(tmp_path: Path) -> Path:
     con = warehouse(path)
     con.execute(
         "INSERT INTO runs (run_id, started_at, status, loaded_at) VALUES "
-        "('r0', ?, 'complete', ?), ('r1', ?, 'complete', ?)",
-        [NOW - timedelta(days=10), NOW, NOW, NOW],
+        "(?, ?, 'complete', ?), (?, ?, 'complete', ?)",
+        [R0, NOW - timedelta(days=10), NOW, R1, NOW, NOW],
     )
     con.close()
     add_findings(
         path,
-        "r1",
+        R1,
         [
             (
                 KEY_A,
@@ -67,11 +69,11 @@ def db(tmp_path: Path) -> Path:
                 "EUR",
                 150,
                 "books EUR 10.00, provider EUR 8.50",
-                "r1",
+                R1,
             ),
-            (KEY_B, "open", "payment", "pay_2", "EUR", 900, "provider confirmed EUR 9.00", "r0"),
-            (KEY_C, "open", "payment", "pay_3", "USD", 50, "refunds 3 days old", "r0"),
-            (KEY_D, "open", "payment", "pay_4", "JPY", 700, '=HYPERLINK("http://x")', "r0"),
+            (KEY_B, "open", "payment", "pay_2", "EUR", 900, "provider confirmed EUR 9.00", R0),
+            (KEY_C, "open", "payment", "pay_3", "USD", 50, "refunds 3 days old", R0),
+            (KEY_D, "open", "payment", "pay_4", "JPY", 700, '=HYPERLINK("http://x")', R0),
         ],
     )
     return path

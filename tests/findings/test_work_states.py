@@ -16,7 +16,7 @@ from recon.cli import app
 from recon.findings.acks import acks_path, load_acks
 from recon.findings.listing import list_findings
 
-from .conftest import KEY_A, KEY_B, KEY_C, KEY_D, add_findings
+from .conftest import KEY_A, KEY_B, KEY_C, KEY_D, R0, R1, add_findings
 
 
 def _run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
@@ -110,10 +110,10 @@ def test_every_action_takes_the_list_filters(db: Path) -> None:
 
 def test_more_than_100_asks_first_unless_yes(db: Path) -> None:
     rows = [
-        (f"stuck_non_final:pay_x{i}:stuck", "open", "payment", f"pay_x{i}", "GBP", i, "d", "r0")
+        (f"stuck_non_final:pay_x{i}:stuck", "open", "payment", f"pay_x{i}", "GBP", i, "d", R0)
         for i in range(101)
     ]
-    add_findings(db, "r1", rows)
+    add_findings(db, R1, rows)
     code, _, err = _run("ack", "--currency", "GBP", "--note", "n", "--db", str(db), stdin="n\n")
     assert code == 1
     assert "acknowledging 101 finding(s)" in err
@@ -142,7 +142,8 @@ def test_the_warehouse_views_agree_with_the_listing(db: Path) -> None:
         r[0]: (r[1], r[2], r[3])
         for r in con.execute(
             "SELECT finding_key, work_state, owner, lapsed_reason FROM finding_states "
-            "WHERE run_id = 'r1'"
+            "WHERE run_id = ?",
+            [R1],
         ).fetchall()
     }
     con.close()

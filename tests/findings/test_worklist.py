@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from recon.cli import app
 from recon.findings.acks import acks_path
 
-from .conftest import KEY_A, KEY_B, KEY_C, KEY_D, add_findings
+from .conftest import KEY_A, KEY_B, KEY_C, KEY_D, R0, R1, add_findings
 
 KEY_E = "stuck_non_final:pay_5:stuck"
 KEY_F = "stuck_non_final:pay_6:stuck"
@@ -70,9 +70,9 @@ def test_round_trip_applies_valid_rows_and_refuses_stale_and_malformed(
 ) -> None:
     add_findings(
         db,
-        "r1",
+        R1,
         [
-            (k, "open", "payment", k.split(":")[1], "EUR", 100, "d", "r0")
+            (k, "open", "payment", k.split(":")[1], "EUR", 100, "d", R0)
             for k in (KEY_E, KEY_F, KEY_G)
         ],
     )
