@@ -97,7 +97,7 @@ def _summary(figures: PeriodFigures, cover: dict[str, Any]) -> pa.Table:
     cutoff = figures.cutoff
     items.append(("cut-off run", cutoff.run_id if cutoff else "none"))
     items.append(("runs in period", str(len(figures.in_period))))
-    items.append(("days without a run", ", ".join(str(d) for d in figures.missing_days) or "none"))
+    items.append(("days without a run", figures.missing_ranges or "none"))
     for r in figures.incomplete:
         items.append(("INCOMPLETE night (accepted)", f"{r.run_id}: {r.status} — {r.reason or ''}"))
     for row in figures.rollforward.to_pylist():

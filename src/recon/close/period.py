@@ -116,6 +116,17 @@ class PeriodFigures:
         return inside[-1] if inside else None
 
     @property
+    def missing_ranges(self) -> str:
+        """The days without a run as ranges: `2026-10-02 to 2026-10-14, 2026-10-16`."""
+        spans: list[list[date]] = []
+        for day in self.missing_days:
+            if spans and (day - spans[-1][-1]).days == 1:
+                spans[-1].append(day)
+            else:
+                spans.append([day])
+        return ", ".join(str(s[0]) if len(s) == 1 else f"{s[0]} to {s[-1]}" for s in spans)
+
+    @property
     def incomplete(self) -> list[RunRow]:
         return [r for r in self.in_period if r.status != "complete"]
 
