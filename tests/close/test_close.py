@@ -126,7 +126,7 @@ def test_the_pack_opens_with_openpyxl_and_its_totals_equal_a_direct_query(
     log.append(
         "assign", [(key, None)], note=None, owner="ann", at=datetime(2026, 10, 20, tzinfo=UTC)
     )
-    log.append("assign", [(key, None)], note=None, owner="bo")  # after the period: not shown
+    log.append("assign", [(key, None)], note=None, owner="bo")  # while closing: shown
     code, out, err = _close("2026-10", "--db", str(db), "--reports", str(tmp_path / "reports"))
     assert code == 0, err
     assert "refunds      EUR  open 2 + new 1 - resolved 2 = 1  ties" in out
@@ -159,7 +159,7 @@ def test_the_pack_opens_with_openpyxl_and_its_totals_equal_a_direct_query(
         k for k, v in FINDINGS.items() if O31 in v
     }
     work = {r["finding_key"]: (r["work_state"], r["owner"]) for r in rows("Open at cut-off")}
-    assert work[key] == ("investigating", "ann")
+    assert work[key] == ("investigating", "bo")
     provider = {r["currency"]: r for r in rows("Provider activity")}
     assert provider["EUR"]["net"] == 10.0
     summary = {r["item"]: r["value"] for r in rows("Summary")}

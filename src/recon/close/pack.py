@@ -197,7 +197,7 @@ def close_period(
     con = open_readonly(db)
     try:
         kwargs = {"failed_statuses": failed_statuses} if failed_statuses else {}
-        figures = compute_period(con, period, trail, **kwargs)
+        figures = compute_period(con, period, trail, now=now, **kwargs)
     except duckdb.Error as exc:
         raise ReconError(f"cannot read the warehouse for {period.name}: {exc}") from None
     finally:

@@ -196,16 +196,17 @@ def _rollforward(con: duckdb.DuckDBPyConnection, items: pa.Table) -> pa.Table:
         con.unregister("close_items")
 
 
-def _with_work(table: pa.Table, events: list[AckEvent], period: Period) -> pa.Table:
-    """`table` (open findings) with what the team had decided on each by the period's end."""
-    before = [e for e in events if e.at < period.end]
-    works = work_events(before)
+def _with_work(table: pa.Table, events: list[AckEvent], today: date) -> pa.Table:
+    """`table` (the findings open at cut-off) with what the team has decided on each when the
+    pack is written: a close is prepared in the days after the period, and the explanations
+    given by then belong in it (each still bound to the amounts the finding had at cut-off)."""
+    works = work_events(events)
     rows = table.to_pylist()
     states, owners, notes, reasons, lapsed = [], [], [], [], []
     for r in rows:
         work = works.get(r["finding_key"])
         amounts = amounts_of(r["check_name"], r["currency"], r["amount_minor"], r["detail"])
-        state, why = judge(work, amounts, period.last_day)
+        state, why = judge(work, amounts, today)
         event = work.event if work else None
         states.append(state)
         owners.append(work.owner if work else None)
@@ -245,6 +246,7 @@ def compute_period(
     trail: Path,
     *,
     failed_statuses: tuple[str, ...] = DEFAULT_FAILED,
+    now: datetime | None = None,
 ) -> PeriodFigures:
     """Read every figure of `period` through `con` (the published warehouse, read-only)."""
     params: dict[str, Any] = {"period_start": period.start, "period_end": period.end}
@@ -279,7 +281,7 @@ def compute_period(
         rule = "m.rule" if _has_column(con, "ledger_matches", "rule") else "'exact'"
         matched = _arrow(con, read_sql("close/matched_by_rule.sql").replace("{rule}", rule), params)
     events = AckLog(trail).read()
-    open_items = _with_work(open_items, events, period)
+    open_items = _with_work(open_items, events, (now or datetime.now(UTC)).date())
     seen_days = {r.started_at.astimezone(UTC).date() for r in runs if not r.opening}
     missing = [d for d in period.days if d not in seen_days]
     return PeriodFigures(

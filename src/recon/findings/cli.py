@@ -126,6 +126,7 @@ def _confirm(verb: str, count: int, filters: Filters, yes: bool) -> None:
     try:
         agreed = typer.confirm(f"Change {count:,} findings?", default=False, err=True)
     except (click.exceptions.Abort, typer.Abort):  # no answer (stdin closed or not a terminal)
+        typer.echo("", err=True)
         raise ConfigError("--yes", f"{count:,} findings would change: confirm with --yes") from None
     if not agreed:
         raise ReconError("nothing changed")
