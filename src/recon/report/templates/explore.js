@@ -189,15 +189,6 @@
       span(cell(tr, "", ""), sev, "sev " + sev);
       const st = D.states[C.state[i]];
       span(cell(tr, "", ""), st, st === "new" ? "state-new" : "state");
-      const wk = cell(tr, C.work[i] === null ? "—" : D.works[C.work[i]].replace("_", " "), "work");
-      if (C.owner[i] !== null) {
-        wk.appendChild(document.createElement("br"));
-        span(wk, D.owners[C.owner[i]], "owner");
-      }
-      if (C.lapsed[i]) {
-        wk.appendChild(document.createElement("br"));
-        span(wk, "lapsed: " + C.lapsed[i], "muted");
-      }
       const id = cell(tr, C.id[i], "id");
       id.appendChild(document.createElement("br"));
       span(id, D.entities[C.entity[i]], "muted");
@@ -208,6 +199,15 @@
         : fmt.format(a) + (a === 1 ? " day" : " days"), "n");
       if (C.first[i] !== null) age.title = "first seen in run " + D.firstSeen[C.first[i]];
       cell(tr, C.detail[i] || "", "detail");
+      const wk = cell(tr, C.work[i] === null ? "—" : D.works[C.work[i]].replace("_", " "), "work");
+      if (C.owner[i] !== null) {
+        wk.appendChild(document.createElement("br"));
+        span(wk, D.owners[C.owner[i]], "owner");
+      }
+      if (C.lapsed[i]) {
+        wk.appendChild(document.createElement("br"));
+        span(wk, "lapsed: " + C.lapsed[i], "muted");
+      }
       frag.appendChild(tr);
     }
     el.body.replaceChildren(frag);
