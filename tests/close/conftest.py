@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+
 from tests.ledger.support import warehouse
 
 

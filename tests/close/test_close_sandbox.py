@@ -14,11 +14,11 @@ from typing import Any
 
 import duckdb
 import pytest
-from tests.ledger.support import RESOURCES, land_and_load, warehouse
 
 from recon.checks import CheckParams, run_checks
 from recon.close import compute_period, parse_period
 from recon.sandbox.data import Dataset
+from tests.ledger.support import RESOURCES, land_and_load, warehouse
 
 NIGHTS = {
     "20260928T020000Z-000001": datetime(2026, 9, 28, 2, tzinfo=UTC),

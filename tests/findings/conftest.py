@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+
 from tests.ledger.support import warehouse
 
 NOW = datetime.now(UTC)

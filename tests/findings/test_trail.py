@@ -8,11 +8,11 @@ import itertools
 from pathlib import Path
 
 import orjson
-from tests.ledger.support import warehouse
 from typer.testing import CliRunner
 
 from recon.cli import app
 from recon.findings.acks import GENESIS, AckLog, acks_path, line_hash, load_acks, verify_trail
+from tests.ledger.support import warehouse
 
 from .conftest import KEY_A, KEY_B, KEY_C
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import duckdb
 import orjson
 import pyarrow.parquet as pq
-from tests.ledger.support import warehouse
 from typer.testing import CliRunner
 
 from recon.cli import app
 from recon.findings.acks import acks_path, load_acks
-from recon.published import prepare_for_readers
+from recon.night.published import prepare_for_readers
 from recon.report import render_report
+from tests.ledger.support import warehouse
 
 from .conftest import KEY_A, KEY_B, KEY_C, KEY_D, R1
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import duckdb
 import orjson
-from tests.ledger.support import warehouse
 from typer.testing import CliRunner
 
 from recon.cli import app
 from recon.findings.acks import acks_path, load_acks
 from recon.findings.listing import list_findings
+from tests.ledger.support import warehouse
 
 from .conftest import KEY_A, KEY_B, KEY_C, KEY_D, R0, R1, add_findings
 

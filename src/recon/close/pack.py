@@ -19,13 +19,13 @@ from typing import Any
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
+from recon.analyst.excel import Sheet, write_xlsx
 from recon.close.period import Period, PeriodFigures, compute_period, manual_resolutions
+from recon.database import open_readonly
 from recon.errors import ConfigError, ReconError
-from recon.excel import Sheet, write_xlsx
 from recon.files import atomic_write_text
 from recon.findings.acks import AckEvent, AckLog, NewEvent
 from recon.report._money import format_amount
-from recon.warehouse import open_readonly
 
 __all__ = ["ClosePaths", "ClosedError", "SignOff", "close_period", "period_key", "period_status"]
 

@@ -375,7 +375,7 @@ def _recorded(warehouse: Path) -> dict[int, str]:
     """The (line, hash) pairs the published warehouse copied at its last load."""
     import duckdb
 
-    from recon.warehouse import open_readonly
+    from recon.database import open_readonly
 
     if not warehouse.exists():
         return {}

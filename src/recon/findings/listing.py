@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, Amounts, Work, amounts_of, judge, work_events
-from recon.warehouse import open_readonly
 
 __all__ = ["STATES", "Filters", "Finding", "list_findings", "parse_age"]
 

@@ -27,8 +27,8 @@ from typing import Any
 
 import xlsxwriter  # type: ignore[import-untyped,unused-ignore]
 
+from recon.analyst.excel import WORKBOOK_OPTIONS, major_units, number_format
 from recon.errors import ConfigError
-from recon.excel import WORKBOOK_OPTIONS, major_units, number_format
 from recon.files import atomic_path
 from recon.findings.acks import REASONS, WORK_ACTIONS, AckLog, NewEvent
 from recon.findings.listing import Finding, list_findings

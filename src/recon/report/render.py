@@ -20,7 +20,6 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
 from recon.errors import ConfigError
-from recon.landing import check_run_id
 from recon.report._money import is_iso_currency
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
@@ -30,6 +29,7 @@ from recon.report.ledger import build_ledger_section
 from recon.report.privacy import scrub_table
 from recon.report.summary import SCHEMA_VERSION, build_summary
 from recon.report.templating import environment
+from recon.runid import check_run_id
 from recon.spreadsheet import atomic_write_bytes, atomic_write_text, write_csv
 from recon.spreadsheet import write_parquet as write_parquet_file
 from recon.sql import read_sql
@@ -253,7 +253,7 @@ def render_report(
     and lists the `top_n` largest per check and currency. Raises ConfigError for a run id
     that is unknown or unusable as a folder name.
     """
-    check_run_id(run_id)  # the one run-id rule (recon.landing): it names a folder
+    check_run_id(run_id)  # the one run-id rule (recon.night.landing): it names a folder
     if top_n < 1:
         raise ConfigError("top_n", f"must be at least 1, got {top_n}")
     data = load_report_data(con, run_id, top_n, drill_down_above=explore_max)

@@ -12,7 +12,7 @@ rename, so the file analysts open
   default for a new file is its newest format ("version number 999" to a 1.x reader).
 
 A file keeps the storage version it was created with. recon creates its working copies in
-STORAGE_VERSION (`recon.warehouse`), so only a warehouse published before that is still in
+STORAGE_VERSION (`recon.night.warehouse`), so only a warehouse published before that is still in
 the newest format: it is copied once into a v1.0.0 file (`COPY FROM DATABASE`); later nights
 start from the compatible published copy and pay nothing for it.
 """
@@ -25,13 +25,11 @@ from pathlib import Path
 import duckdb
 
 from recon.currency import create_currencies_table
+from recon.database import STORAGE_VERSION
 from recon.errors import WarehouseError
 from recon.sql import sql_dir, sql_statements
 
-__all__ = ["STORAGE_VERSION", "prepare_for_readers", "storage_version"]
-
-# The oldest DuckDB storage format recon publishes in; DuckDB >= 1.1.0 opens the file.
-STORAGE_VERSION = "v1.0.0"
+__all__ = ["prepare_for_readers", "storage_version"]
 
 
 def storage_version(con: duckdb.DuckDBPyConnection, database: str) -> str | None:
