@@ -224,3 +224,28 @@ def test_a_period_without_a_run_or_a_bad_month_is_refused(db: Path) -> None:
     assert code == 1
     assert "no loaded run started in 2025-01: nothing to close" in err
     assert N01  # the November run exists but is outside every October figure
+
+
+def test_the_pack_holds_no_personal_data_from_notes_or_details(db: Path, tmp_path: Path) -> None:
+    key = "ledger_amount_mismatch:ORD-D:provider_short"
+    AckLog(acks_path(db)).append(
+        "ack", [(key, None)], note="customer jane.doe@example.com says paid", who="ana"
+    )
+    con = duckdb.connect(str(db))
+    con.execute(
+        "UPDATE findings SET detail = 'card 4242 4242 4242 4242 declined' WHERE finding_key = ?",
+        [key],
+    )
+    con.close()
+    assert _close("2026-10", "--db", str(db), "--reports", str(tmp_path / "r"))[0] == 0
+    folder = tmp_path / "r" / "close-2026-10"
+    html = (folder / "close.html").read_text()
+    assert "jane.doe@example.com" not in html
+    assert "4242 4242 4242 4242" not in html
+    assert "[personal data removed]" in html
+    wb = openpyxl.load_workbook(folder / "close.xlsx")
+    text = " ".join(
+        str(v) for ws in wb.worksheets for row in ws.iter_rows(values_only=True) for v in row if v
+    )
+    assert "jane.doe@example.com" not in text
+    assert "4242 4242 4242 4242" not in text

@@ -143,3 +143,18 @@ def test_a_file_that_is_no_worklist_is_refused_whole(db: Path, tmp_path: Path) -
     assert code == 2
     assert "junk.xlsx cannot be read as .xlsx" in err
     assert "Traceback" not in err
+
+
+def test_the_worklist_holds_no_personal_data(db: Path, tmp_path: Path) -> None:
+    con = duckdb.connect(str(db))
+    con.execute(
+        "UPDATE findings SET detail = 'paid by jane.doe@example.com' WHERE finding_key = ?",
+        [KEY_B],
+    )
+    con.close()
+    out = tmp_path / "worklist.xlsx"
+    assert _run("export", str(out), "--db", str(db))[0] == 0
+    ws = openpyxl.load_workbook(out)["Worklist"]
+    details = [r[7] for r in ws.iter_rows(min_row=2, values_only=True)]
+    assert "paid by [personal data removed]" in details
+    assert not any("jane.doe" in str(d) for d in details)

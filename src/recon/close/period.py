@@ -28,6 +28,7 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, amounts_of, judge, work_events
+from recon.report.privacy import personal_values, scrub_table, scrub_text
 from recon.sql import read_sql, sql_dir
 
 __all__ = ["Period", "PeriodFigures", "compute_period", "parse_period"]
@@ -231,7 +232,7 @@ def _manual_resolutions(events: list[AckEvent], period: Period) -> list[dict[str
             "who": e.who,
             "at": e.at,
             "reason": e.reason,
-            "note": e.note,
+            "note": scrub_text(e.note, ()) if e.note else None,
             "currency": e.amounts.currency if e.amounts else None,
             "amount_minor": e.amounts.amount_minor if e.amounts else None,
         }
@@ -282,6 +283,13 @@ def compute_period(
         matched = _arrow(con, read_sql("close/matched_by_rule.sql").replace("{rule}", rule), params)
     events = AckLog(trail).read()
     open_items = _with_work(open_items, events, (now or datetime.now(UTC)).date())
+    # The pack sits beside the reports and keeps their promise: no personal data in it.
+    personal: dict[str, list[str]] = {}
+    for r in runs:
+        for key, values in personal_values(con, r.run_id).items():
+            personal.setdefault(key, []).extend(values)
+    open_items = scrub_table(open_items, ("detail", "work_note", "lapsed_reason"), personal)
+    resolved = scrub_table(resolved, ("detail",), personal)
     seen_days = {r.started_at.astimezone(UTC).date() for r in runs if not r.opening}
     missing = [d for d in period.days if d not in seen_days]
     return PeriodFigures(

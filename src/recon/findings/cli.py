@@ -371,6 +371,20 @@ def verify(db: DbPath = None) -> None:
     raise typer.Exit(_guard(go))
 
 
+def _personal(warehouse: Path, found: Sequence[Finding]) -> dict[str, list[str]]:
+    """The personal values the findings' details quote (removed from the worklist)."""
+    from recon.database import open_readonly
+    from recon.report.privacy import personal_values
+
+    if not found:
+        return {}
+    con = open_readonly(warehouse)
+    try:
+        return personal_values(con, found[0].run_id)
+    finally:
+        con.close()
+
+
 def _recorded(warehouse: Path) -> dict[int, str]:
     """The (line, hash) pairs the published warehouse copied at its last load."""
     import duckdb
@@ -415,7 +429,7 @@ def export_(
         warehouse, log = _paths(db)
         filters = _filters(check, currency, older_than, state, owner)
         found = list_findings(warehouse, log, filters=filters)
-        write_worklist(found, out, filters=filters.describe())
+        write_worklist(found, out, filters=filters.describe(), personal=_personal(warehouse, found))
         typer.echo(f"wrote {len(found):,} finding(s) to {out}")
         return 0
 

@@ -19,7 +19,7 @@ as one append to the audit trail.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -32,6 +32,7 @@ from recon.errors import ConfigError
 from recon.files import atomic_path
 from recon.findings.acks import REASONS, WORK_ACTIONS, AckLog, NewEvent
 from recon.findings.listing import Finding, list_findings
+from recon.report.privacy import scrub_text
 
 __all__ = ["SHEET", "ImportResult", "apply_worklist", "row_version", "write_worklist"]
 
@@ -66,18 +67,28 @@ def row_version(f: Finding) -> str:
     return f"{seq}:{money[:16]}"
 
 
-def write_worklist(findings: Sequence[Finding], out: Path, *, filters: str = "") -> int:
-    """Write the worklist for `findings` to `out` (atomically); the number of rows."""
+def write_worklist(
+    findings: Sequence[Finding],
+    out: Path,
+    *,
+    filters: str = "",
+    personal: Mapping[str, list[str]] | None = None,
+) -> int:
+    """Write the worklist for `findings` to `out` (atomically); the number of rows. Details
+    pass through recon.report.privacy like the reports' (`personal`: per finding key, the
+    personal values of its record that its detail quotes)."""
     with atomic_path(out) as tmp:
         wb = xlsxwriter.Workbook(str(tmp), WORKBOOK_OPTIONS)
         try:
-            _write(wb, findings, filters)
+            _write(wb, findings, filters, personal or {})
         finally:
             wb.close()
     return len(findings)
 
 
-def _write(wb: Any, findings: Sequence[Finding], filters: str) -> None:
+def _write(
+    wb: Any, findings: Sequence[Finding], filters: str, personal: Mapping[str, list[str]]
+) -> None:
     ws = wb.add_worksheet(SHEET)
     head = wb.add_format({"bold": True, "bg_color": "#E7ECF2", "border": 1})
     edit_head = wb.add_format({"bold": True, "bg_color": "#FFF2CC", "border": 1})
@@ -104,7 +115,7 @@ def _write(wb: Any, findings: Sequence[Finding], filters: str) -> None:
             ws.write_number(row, 5, float(amount), money[key])
         if f.first_seen_at is not None:
             ws.write_datetime(row, 6, f.first_seen_at.astimezone(UTC).replace(tzinfo=None), day)
-        ws.write_string(row, 7, f.detail or "")
+        ws.write_string(row, 7, scrub_text(f.detail, personal.get(f.finding_key, ())) or "")
         ws.write_string(row, 8, f.lapsed or "")
         for col in range(first_edit, first_edit + len(EDITABLE)):
             ws.write_blank(row, col, None, edit_date if col == version_col - 1 else editable)
