@@ -97,3 +97,23 @@ def test_report_files_and_explorer_carry_the_work_state(db: Path, tmp_path: Path
     assert set(data["works"]) == {"open", "investigating", "acknowledged", "resolved_manually"}
     assert data["owners"] == ["ann"]
     assert sum(1 for x in data["col"]["lapsed"] if x) == 1
+
+
+def test_an_xlsx_export_of_findings_current_carries_the_work_state(
+    db: Path, tmp_path: Path
+) -> None:
+    import openpyxl
+
+    _decide(db)
+    result = CliRunner().invoke(
+        app, ["export", "findings.xlsx", "--table", "findings_current", "--db", str(db)]
+    )
+    assert result.exit_code == 0, result.stderr
+    ws = openpyxl.load_workbook(tmp_path / "findings.xlsx").worksheets[0]
+    values = list(ws.iter_rows(values_only=True))
+    header = list(values[0])
+    got = {
+        r[header.index("finding_key")]: (r[header.index("work_state")], r[header.index("owner")])
+        for r in values[1:]
+    }
+    assert got == {k: (v[0], v[1]) for k, v in WANT.items()}
