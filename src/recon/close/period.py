@@ -166,33 +166,10 @@ def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool
     return bool(rows[0][0])
 
 
-ROLLFORWARD_SUMS = (
-    "open_start_count",
-    "open_start_minor",
-    "new_count",
-    "new_minor",
-    "resolved_count",
-    "resolved_minor",
-    "change_minor",
-    "open_end_count",
-    "open_end_minor",
-)
-
-
 def _rollforward(con: duckdb.DuckDBPyConnection, items: pa.Table) -> pa.Table:
     con.register("close_items", items)
     try:
-        sums = ", ".join(f"CAST(sum({c}) AS BIGINT) AS {c}" for c in ROLLFORWARD_SUMS)
-        rel = con.sql(
-            f"SELECT family, currency, CAST(count(*) AS BIGINT) AS findings, {sums}, "  # noqa: S608
-            "sum(open_start_minor) + sum(new_minor) - sum(resolved_minor) + sum(change_minor) "
-            "= sum(open_end_minor) AND sum(open_start_count) + sum(new_count) "
-            "- sum(resolved_count) = sum(open_end_count) AS ties "
-            "FROM close_items GROUP BY family, currency ORDER BY family, currency NULLS LAST"
-        )
-        assert rel is not None
-        table: pa.Table = rel.to_arrow_table()
-        return table
+        return _arrow(con, read_sql("close/rollforward.sql"), {})
     finally:
         con.unregister("close_items")
 
