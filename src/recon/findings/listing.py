@@ -65,7 +65,9 @@ class Filters:
             if value is not None
         ]
         if self.older_than is not None:
-            parts.append(f"--older-than {self.older_than}")
+            hours = int(self.older_than.total_seconds()) // 3600
+            age = f"{hours // 24}d" if hours % 24 == 0 else f"{hours}h"
+            parts.append(f"--older-than {age}")
         return " ".join(parts) or "no filter"
 
     def keeps(self, f: Finding, now: datetime) -> bool:
