@@ -249,3 +249,13 @@ def test_the_pack_holds_no_personal_data_from_notes_or_details(db: Path, tmp_pat
     )
     assert "jane.doe@example.com" not in text
     assert "4242 4242 4242 4242" not in text
+
+
+def test_matched_by_rule_reads_the_rule_column_when_matching_records_it(db: Path) -> None:
+    con = duckdb.connect(str(db))
+    con.execute("ALTER TABLE ledger_matches ADD COLUMN rule VARCHAR")
+    con.execute("UPDATE ledger_matches SET rule = 'within_tolerance' WHERE entity_id = 'ORD-1'")
+    con.close()
+    assert _figures(db).matched_by_rule.to_pylist() == [
+        {"rule": "within_tolerance", "currency": "EUR", "matches": 1, "amount_minor": 1000}
+    ]
