@@ -27,7 +27,8 @@ import duckdb
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.errors import ConfigError, WarehouseError
-from recon.findings.acks import AckEvent, AckLog, amounts_of, judge, work_events
+from recon.findings.acks import AckEvent, AckLog, amounts_of
+from recon.findings.work import judge, work_events
 from recon.report.privacy import personal_values, scrub_table, scrub_text
 from recon.sql import read_sql, sql_dir
 

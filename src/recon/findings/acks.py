@@ -7,7 +7,7 @@ is audited (other writers add `match`, `unmatch`, `accept_books`, `close`, …),
 who (the OS user), when, the note, and the finding's amounts at that moment — appended
 under an exclusive lock, flushed and fsync'd before the command says it is done. Runs copy
 it into `finding_acks` at load and once more just before publish; a finding's state is
-always decided when read. Readers ignore actions they do not know.
+always decided when read (recon.findings.work). Readers ignore actions they do not know.
 
 **Tamper evidence.** Every line carries `prev`, the SHA-256 (hex) of the line before it
 (its bytes without the newline; the first line: of nothing). A line edited, removed or
@@ -15,18 +15,8 @@ moved breaks the chain at the next line, which `verify_trail` names. Lines writt
 the trail was chained (no `prev`) may only stand at its start; the first chained line then
 carries the SHA-256 of every byte before it, so they are covered too. A line cut by a crash
 (it does not parse) stays in the chain: the next line vouches for its bytes. What no chain
-can show is lines cut off the end; `verify_trail` compares the trail with the copy the
-warehouse took at its last load (`finding_acks.line_hash`) for that.
-
-Work states (decided by the latest `ack`/`unack`/`assign`/`resolve` of a finding key):
-
-    open               nothing holds (never worked, `unack`ed, or a lapsed ack/resolution)
-    investigating      `assign --to NAME`: someone looks at it (the owner)
-    acknowledged       `ack`: explained, still listed; holds while the finding keeps the
-                       amounts it was acknowledged with and `until` has not passed
-    resolved_manually  `resolve --reason CODE`: settled by hand; holds while the amounts hold
-
-The owner is the latest `assign`'s, whatever the state after it.
+can show is lines cut off the end; `recon.findings.verify` also compares the trail with the
+copy the warehouse took at its last load (`finding_acks.line_hash`) for that.
 """
 
 from __future__ import annotations
@@ -50,32 +40,22 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 __all__ = [
     "GENESIS",
-    "REASONS",
-    "WORK_ACTIONS",
-    "WORK_STATES",
     "AckEvent",
     "AckLog",
     "Amounts",
     "NewEvent",
-    "TrailReport",
-    "Work",
     "acks_path",
     "amounts_of",
     "current_acks",
     "is_acknowledged",
-    "judge",
     "line_hash",
     "load_acks",
     "refresh_acks",
-    "verify_trail",
-    "work_events",
+    "split_lines",
 ]
 
 log = logging.getLogger("recon")
 
-WORK_ACTIONS = ("ack", "unack", "assign", "resolve")
-WORK_STATES = ("open", "investigating", "acknowledged", "resolved_manually")
-REASONS = ("timing", "provider_error", "books_error", "written_off", "duplicate", "other")
 GENESIS = hashlib.sha256(b"").hexdigest()  # `prev` of the first line
 _ACTION = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
@@ -148,7 +128,8 @@ def acks_path(db: Path) -> Path:
     return db.with_name(f"{db.stem}.acks.jsonl")
 
 
-def _physical_lines(raw: bytes) -> list[bytes]:
+def split_lines(raw: bytes) -> list[bytes]:
+    """The trail's lines, without their newlines (a cut last line included)."""
     lines = raw.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()  # the newline that ends the last line
@@ -207,7 +188,7 @@ class AckLog:
         last = os.pread(fd, end - start, start)
         chained = _has_prev(last)
         if chained is None and start > 0:  # a cut line: chained if anything before was
-            earlier = _physical_lines(os.pread(fd, start, 0))
+            earlier = split_lines(os.pread(fd, start, 0))
             chained = any(_has_prev(x) for x in earlier)
         if chained:
             return line_hash(last), cut
@@ -291,7 +272,7 @@ class AckLog:
         except FileNotFoundError:
             return []
         events: list[AckEvent] = []
-        for seq, line in enumerate(_physical_lines(raw), start=1):
+        for seq, line in enumerate(split_lines(raw), start=1):
             if not line.strip():
                 continue
             try:
@@ -323,51 +304,6 @@ def _event(seq: int, data: Mapping[str, Any], digest: str) -> AckEvent:
     )
 
 
-# -- work states ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Work:
-    """What the trail says of one finding key: its latest state event and its owner."""
-
-    event: AckEvent | None  # the latest ack/unack/assign/resolve
-    owner: str | None
-
-    def state(self, amounts: Amounts, today: date) -> tuple[str, str | None]:
-        """(work state, why an acknowledgement or manual resolution lapsed, if it did)."""
-        return judge(self, amounts, today)
-
-
-def work_events(events: Iterable[AckEvent]) -> dict[str, Work]:
-    """Per finding key: its latest work event and owner (other actions are ignored)."""
-    latest: dict[str, AckEvent] = {}
-    owners: dict[str, str | None] = {}
-    for event in events:
-        if event.action not in WORK_ACTIONS:
-            continue
-        latest[event.finding_key] = event
-        if event.action == "assign":
-            owners[event.finding_key] = event.owner or None
-    return {k: Work(e, owners.get(k)) for k, e in latest.items()}
-
-
-def judge(work: Work | None, amounts: Amounts, today: date) -> tuple[str, str | None]:
-    """The work state of a finding now holding `amounts`, and why a decision lapsed."""
-    event = work.event if work else None
-    if event is None or event.action == "unack":
-        return "open", None
-    if event.action == "assign":
-        return ("investigating", None) if event.owner else ("open", None)
-    verb = "acknowledged" if event.action == "ack" else "resolved manually"
-    if event.amounts != amounts:
-        return "open", f"amount changed since {verb} by {event.who} on {event.at:%Y-%m-%d}"
-    if event.action == "ack":
-        if event.until is not None and event.until < today:
-            return "open", f"acknowledged until {event.until}, which has passed"
-        return "acknowledged", None
-    return "resolved_manually", None
-
-
 def current_acks(events: Iterable[AckEvent]) -> dict[str, AckEvent]:
     """The latest ack/unack event per finding key."""
     latest: dict[str, AckEvent] = {}
@@ -383,101 +319,6 @@ def is_acknowledged(
     """True if the finding `key`, which now has `amounts`, is acknowledged today."""
     event = latest.get(key)
     return event is not None and event.holds(amounts, today or datetime.now(UTC).date())
-
-
-# -- verification --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TrailReport:
-    """What `verify_trail` found: intact or the first broken line, and what it noticed."""
-
-    lines: int
-    broken_line: int | None  # the first line that was edited, removed or moved (1-based)
-    problem: str | None
-    notes: tuple[str, ...] = ()
-
-    @property
-    def intact(self) -> bool:
-        return self.broken_line is None
-
-
-def verify_trail(path: Path, recorded: Mapping[int, str] | None = None) -> TrailReport:
-    """Check the chain of the trail at `path`; `recorded` (seq -> line hash, the copy a
-    warehouse took) also catches lines cut off its end or edited before a publish."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raw = b""
-    lines = _physical_lines(raw)
-    hashes = [line_hash(x) for x in lines]
-    notes: list[str] = []
-    parsed: list[dict[str, Any] | None] = []
-    for line in lines:
-        try:
-            data = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            data = None
-        parsed.append(data if isinstance(data, dict) else None)
-
-    def broken(n: int, why: str) -> TrailReport:
-        return TrailReport(len(lines), n, why, tuple(notes))
-
-    first = next((i for i, d in enumerate(parsed) if d is not None and "prev" in d), None)
-    if first is None and lines:
-        notes.append(f"none of its {len(lines)} line(s) is chained (written before chaining)")
-    if first is not None:
-        expected = (
-            GENESIS
-            if first == 0
-            else hashlib.sha256(b"".join(x + b"\n" for x in lines[:first])).hexdigest()
-        )
-        if parsed[first]["prev"] != expected:  # type: ignore[index]
-            if first == 0:
-                return broken(1, "line 1 does not start the trail: a line before it was removed")
-            return broken(first, f"lines 1-{first} (before the chain began) were edited or removed")
-        if first:
-            notes.append(
-                f"lines 1-{first} were written before chaining; line {first + 1} seals them"
-            )
-        by_hash = {h: i for i, h in enumerate(hashes)}
-        for i in range(first + 1, len(lines)):
-            data = parsed[i]
-            if data is None:
-                if i == len(lines) - 1:
-                    notes.append(f"line {i + 1} is incomplete (a write cut short)")
-                else:
-                    notes.append(
-                        f"line {i + 1} is a write cut short by a crash (kept in the chain)"
-                    )
-                continue
-            if data.get("prev") == hashes[i - 1]:
-                continue
-            n = i + 1
-            where = by_hash.get(str(data.get("prev")))
-            if "prev" not in data:
-                return broken(n, f"line {n} carries no hash of the line before it (edited)")
-            if where is not None and where > i - 1:
-                return broken(n, f"lines reordered: line {n} was written after line {where + 1}")
-            if where is not None and where < i - 1:
-                return broken(
-                    where + 2,
-                    f"lines {where + 2}-{i} were inserted or moved: "
-                    f"line {n} follows line {where + 1}",
-                )
-            return broken(
-                i, f"line {i} was edited or a line after it removed (line {n} does not follow it)"
-            )
-    for seq, digest in sorted((recorded or {}).items()):
-        if seq > len(lines):
-            return broken(
-                seq,
-                f"line {seq} is missing: the warehouse's copy holds it, the trail ends at "
-                f"line {len(lines)} (lines removed from its end)",
-            )
-        if hashes[seq - 1] != digest:
-            return broken(seq, f"line {seq} differs from the copy the warehouse took (edited)")
-    return TrailReport(len(lines), None, None, tuple(notes))
 
 
 # -- the warehouse's copy ------------------------------------------------------------------

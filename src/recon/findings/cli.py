@@ -286,7 +286,8 @@ def resolve(
 ) -> None:
     """Resolve findings by hand with a reason code and a note (audited); they reopen if
     their amounts change."""
-    from recon.findings.acks import REASONS, AckLog
+    from recon.findings.acks import AckLog
+    from recon.findings.work import REASONS
 
     def go() -> int:
         if reason not in REASONS:
@@ -318,7 +319,8 @@ def unack(
     db: DbPath = None,
 ) -> None:
     """Withdraw acknowledgements, assignments or manual resolutions: open again (audited)."""
-    from recon.findings.acks import AckLog, work_events
+    from recon.findings.acks import AckLog
+    from recon.findings.work import work_events
 
     def go() -> int:
         warehouse, log = _paths(db)
@@ -355,7 +357,7 @@ def unack(
 def verify(db: DbPath = None) -> None:
     """Check the audit trail's hash chain: exit 0 if intact, 1 naming the first line that
     was edited, removed or reordered."""
-    from recon.findings.acks import verify_trail
+    from recon.findings.verify import verify_trail
 
     def go() -> int:
         warehouse, log = _paths(db)
@@ -369,20 +371,6 @@ def verify(db: DbPath = None) -> None:
         return 0
 
     raise typer.Exit(_guard(go))
-
-
-def _personal(warehouse: Path, found: Sequence[Finding]) -> dict[str, list[str]]:
-    """The personal values the findings' details quote (removed from the worklist)."""
-    from recon.database import open_readonly
-    from recon.report.privacy import personal_values
-
-    if not found:
-        return {}
-    con = open_readonly(warehouse)
-    try:
-        return personal_values(con, found[0].run_id)
-    finally:
-        con.close()
 
 
 def _recorded(warehouse: Path) -> dict[int, str]:
@@ -408,48 +396,5 @@ def _recorded(warehouse: Path) -> dict[int, str]:
     return {int(seq): str(digest) for seq, digest in rows}
 
 
-@app.command("export")
-def export_(
-    out: Annotated[Path, typer.Argument(help="The worklist to write (.xlsx).", dir_okay=False)],
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    owner: Owner = None,
-    db: DbPath = None,
-) -> None:
-    """Write a worklist (.xlsx) of the findings the filters keep: fill in action, owner,
-    reason, note and until, then `recon findings import` it."""
-    from recon.findings.listing import list_findings
-    from recon.findings.worklist import write_worklist
-
-    def go() -> int:
-        if out.suffix.lower() != ".xlsx":
-            raise ConfigError("OUT", f"{out.name}: a worklist is an .xlsx file")
-        warehouse, log = _paths(db)
-        filters = _filters(check, currency, older_than, state, owner)
-        found = list_findings(warehouse, log, filters=filters)
-        write_worklist(found, out, filters=filters.describe(), personal=_personal(warehouse, found))
-        typer.echo(f"wrote {len(found):,} finding(s) to {out}")
-        return 0
-
-    raise typer.Exit(_guard(go))
-
-
-@app.command("import")
-def import_(
-    worklist: Annotated[Path, typer.Argument(help="A filled-in worklist (.xlsx).", dir_okay=False)],
-    db: DbPath = None,
-) -> None:
-    """Apply the filled rows of a worklist; a row that cannot be applied is refused with its
-    row number and reason, the rest applied."""
-    from recon.findings.worklist import apply_worklist
-
-    def go() -> int:
-        warehouse, log = _paths(db)
-        result = apply_worklist(worklist, warehouse, log)
-        for line in result.lines():
-            typer.echo(line)
-        return 1 if result.refused else 0
-
-    raise typer.Exit(_guard(go))
+# The worklist commands live beside these; importing them registers them on `app`.
+from recon.findings import cli_worklist  # noqa: E402, F401

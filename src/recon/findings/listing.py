@@ -22,7 +22,8 @@ from pathlib import Path
 
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
-from recon.findings.acks import AckEvent, AckLog, Amounts, Work, amounts_of, judge, work_events
+from recon.findings.acks import AckEvent, AckLog, Amounts, amounts_of
+from recon.findings.work import Work, judge, work_events
 
 __all__ = ["STATES", "Filters", "Finding", "list_findings", "parse_age"]
 

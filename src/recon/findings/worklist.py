@@ -30,8 +30,9 @@ import xlsxwriter  # type: ignore[import-untyped,unused-ignore]
 from recon.analyst.excel import WORKBOOK_OPTIONS, major_units, number_format
 from recon.errors import ConfigError
 from recon.files import atomic_path
-from recon.findings.acks import REASONS, WORK_ACTIONS, AckLog, NewEvent
+from recon.findings.acks import AckLog, NewEvent
 from recon.findings.listing import Finding, list_findings
+from recon.findings.work import REASONS, WORK_ACTIONS
 from recon.report.privacy import scrub_text
 
 __all__ = ["SHEET", "ImportResult", "apply_worklist", "row_version", "write_worklist"]
