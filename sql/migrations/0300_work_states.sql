@@ -27,7 +27,7 @@ SELECT l.finding_key, l.action, l.who, l.acted_at, l.note, l.until, l.reason,
        l.currency, l.amount_minor, l.sides, o.owner
 FROM latest AS l LEFT JOIN owners AS o USING (finding_key);
 
--- Every finding row with its work state as the trail decides it (recon.findings.acks.judge
+-- Every finding row with its work state as the trail decides it (recon.findings.work.judge
 -- says the same in Python): open, investigating, acknowledged, resolved_manually; NULL for
 -- a finding the checks resolved. lapsed_reason says why an acknowledgement or a manual
 -- resolution no longer holds.
