@@ -15,7 +15,7 @@ from recon.findings.acks import GENESIS, AckLog, acks_path, line_hash, load_acks
 from recon.findings.verify import verify_trail
 from tests.ledger.support import warehouse
 
-from .conftest import KEY_A, KEY_B, KEY_C
+from .conftest import KEY_A, KEY_B, KEY_C, KEY_D
 
 
 def _run(*args: str) -> tuple[int, str, str]:
@@ -140,3 +140,31 @@ def test_a_trail_from_before_chaining_is_sealed_by_its_first_chained_line(db: Pa
         2,
         "lines 1-2 (before the chain began) were edited or removed",
     )
+
+
+def test_lines_of_other_writers_are_chained_too(db: Path) -> None:
+    log = AckLog(acks_path(db))
+    _run("ack", KEY_A, "--note", "first", "--db", str(db))
+    written = log.record("match", {"order": "ORD-7", "payments": ["pay_1"]}, note="by hand")
+    log.record("accept_books", {"input": "orders"}, note="short file, known")
+    _run("assign", KEY_B, "--to", "ann", "--db", str(db))
+    lines = log.path.read_bytes().splitlines()
+    assert [orjson.loads(x)["prev"] for x in lines[1:]] == [line_hash(x) for x in lines[:-1]]
+    got = log.records(["match"])
+    assert [(r["order"], r["payments"], r["note"]) for r in got] == [
+        ("ORD-7", ["pay_1"], "by hand")
+    ]
+    assert "prev" not in got[0]
+    assert written["action"] == "match"
+    assert verify_trail(log.path).intact
+    assert _states(db) == {
+        KEY_A: "acknowledged",
+        KEY_B: "investigating",
+        KEY_C: "open",
+        KEY_D: "open",
+    }
+
+
+def _states(db: Path) -> dict[str, str]:
+    _, out, _ = _run("list", "--db", str(db))
+    return {line.split()[1]: line.split()[0] for line in out.splitlines()}

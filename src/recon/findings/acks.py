@@ -58,6 +58,7 @@ log = logging.getLogger("recon")
 
 GENESIS = hashlib.sha256(b"").hexdigest()  # `prev` of the first line
 _ACTION = re.compile(r"[a-z][a-z0-9_]{0,39}")
+WORK_ACTIONS = ("ack", "unack", "assign", "resolve")  # recon.findings.work decides from them
 
 
 def line_hash(line: bytes) -> str:
@@ -208,32 +209,83 @@ class AckLog:
         when = (at or datetime.now(UTC)).astimezone(UTC)
         user = who or getpass.getuser()
         stamp = when.isoformat().replace("+00:00", "Z")
+        bodies: list[dict[str, Any]] = []
+        for event in events:
+            body: dict[str, Any] = {
+                "action": event.action,
+                "finding_key": event.finding_key,
+                "who": user,
+                "at": stamp,
+                "note": event.note,
+                "until": event.until.isoformat() if event.until else None,
+                "amounts": asdict(event.amounts) if event.amounts is not None else None,
+            }
+            if event.owner is not None or event.action == "assign":
+                body["owner"] = event.owner
+            if event.reason is not None:
+                body["reason"] = event.reason
+            for name, value in event.fields.items():
+                body.setdefault(name, value)
+            bodies.append(body)
+        self._append_bodies(bodies)
+        return len(events)
+
+    def _append_bodies(self, bodies: Sequence[dict[str, Any]]) -> None:
+        """Write `bodies` as chained lines (each gets `prev`), in one write, fsync'd."""
         with self._locked() as fd:
             prev, cut = self._prev(fd, os.fstat(fd).st_size)
             out = [b"\n"] if cut else []  # end a line cut by a crash, so that it stays alone
-            for event in events:
-                body: dict[str, Any] = {
-                    "action": event.action,
-                    "finding_key": event.finding_key,
-                    "who": user,
-                    "at": stamp,
-                    "note": event.note,
-                    "until": event.until.isoformat() if event.until else None,
-                    "amounts": asdict(event.amounts) if event.amounts is not None else None,
-                }
-                if event.owner is not None or event.action == "assign":
-                    body["owner"] = event.owner
-                if event.reason is not None:
-                    body["reason"] = event.reason
-                for name, value in event.fields.items():
-                    body.setdefault(name, value)
-                body["prev"] = prev
-                line = orjson.dumps(body)
+            for body in bodies:
+                line = orjson.dumps({**body, "prev": prev})
                 prev = line_hash(line)
                 out.append(line + b"\n")
             os.write(fd, b"".join(out))  # one write: lines of concurrent writers never mix
             os.fsync(fd)
-        return len(events)
+
+    def record(
+        self,
+        action: str,
+        fields: Mapping[str, Any],
+        *,
+        note: str | None,
+        who: str | None = None,
+        at: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Append one line that is not about one finding (a manual match, an accepted books
+        input: `action` names it, `fields` say what), with who, when and the note, chained
+        like every line; fsync'd before returning. Returns the line as written."""
+        if not _ACTION.fullmatch(action) or action in WORK_ACTIONS:
+            raise ValueError(f"{action!r}: work actions are appended with append()")
+        when = (at or datetime.now(UTC)).astimezone(UTC)
+        line: dict[str, Any] = {
+            **fields,
+            "action": action,
+            "who": who or getpass.getuser(),
+            "at": when.isoformat().replace("+00:00", "Z"),
+            "note": note,
+        }
+        self._append_bodies([line])
+        return line
+
+    def records(self, actions: Iterable[str]) -> list[dict[str, Any]]:
+        """Every line whose action is one of `actions`, in order (with `at` as a datetime,
+        without the chain's `prev`); a line that does not parse is skipped, as by read()."""
+        wanted = set(actions)
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        out: list[dict[str, Any]] = []
+        for line in split_lines(raw):
+            try:
+                data = orjson.loads(line)
+                if isinstance(data, dict) and data.get("action") in wanted:
+                    data.pop("prev", None)
+                    data["at"] = datetime.fromisoformat(str(data["at"]).replace("Z", "+00:00"))
+                    out.append(data)
+            except (orjson.JSONDecodeError, KeyError, ValueError):
+                continue
+        return out
 
     def append(
         self,

@@ -19,11 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from recon.findings.acks import AckEvent, Amounts
+from recon.findings.acks import WORK_ACTIONS, AckEvent, Amounts
 
 __all__ = ["REASONS", "WORK_ACTIONS", "WORK_STATES", "Work", "judge", "work_events"]
 
-WORK_ACTIONS = ("ack", "unack", "assign", "resolve")
 WORK_STATES = ("open", "investigating", "acknowledged", "resolved_manually")
 REASONS = ("timing", "provider_error", "books_error", "written_off", "duplicate", "other")
 
