@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Annotated
 import click
 import typer
 
-from recon.errors import ConfigError, ReconError
+from recon.errors import ConfigError, ReconError, UsageError
 
 if TYPE_CHECKING:
     from recon.findings.listing import Filters, Finding
+    from recon.fx import Rates
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -55,6 +56,9 @@ Yes = Annotated[bool, typer.Option("--yes", help="Change more than 100 without a
 def _guard(fn: Callable[[], int]) -> int:
     try:
         return fn()
+    except UsageError as exc:
+        typer.echo(f"recon: {exc}", err=True)
+        return 2
     except ConfigError as exc:
         typer.echo(f"recon: bad setting {exc}", err=True)
         return 2
@@ -72,6 +76,14 @@ def _paths(db: Path | None) -> tuple[Path, Path]:
 
     settings = load_settings(**({"db": str(db)} if db else {}))
     return settings.db, acks_path(settings.db)
+
+
+def _rates(db: Path | None) -> Rates | None:
+    from recon.fx import load_rates
+    from recon.settings import load_settings
+
+    path = load_settings(**({"db": str(db)} if db else {})).fx_rates
+    return load_rates(path) if path is not None else None
 
 
 def _money(amount: int | None, currency: str | None) -> str:
@@ -109,10 +121,10 @@ def _select(db: Path, log: Path, keys: Sequence[str], filters: Filters) -> list[
     found = {f.finding_key: f for f in list_findings(db, log, keys=keys)}
     unknown = [k for k in keys if k not in found]
     if unknown:
-        raise ConfigError(
+        raise UsageError(
             "FINDING_KEY",
-            f"{', '.join(unknown)}: not an unresolved finding of the latest run "
-            "(see `recon findings list`)",
+            f"unknown finding key {', '.join(unknown)}: not an unresolved finding of the "
+            "latest run (`recon findings list` shows their keys)",
         )
     now = datetime.now(UTC)
     return [found[k] for k in dict.fromkeys(keys) if filters.keeps(found[k], now)]
@@ -145,20 +157,30 @@ def list_(
     state: State = None,
     older_than: OlderThan = None,
     owner: Owner = None,
+    sort: Annotated[
+        str,
+        typer.Option(
+            help="severity (then oldest first), amount (per currency, largest first) or "
+            "converted (largest first across currencies, with RECON_FX_RATES).",
+        ),
+    ] = "severity",
     db: DbPath = None,
 ) -> None:
     """List the latest run's unresolved findings with their work state and owner."""
     from recon.findings.listing import list_findings
+    from recon.findings.order import sort_findings
 
     def go() -> int:
         warehouse, log = _paths(db)
+        rates = _rates(db)
         filters = _filters(check, currency, older_than, state, owner)
         found = list_findings(warehouse, log, filters=filters)
-        for f in found:
+        for f in sort_findings(found, sort, rates):
             seen = f.first_seen_at.date().isoformat() if f.first_seen_at else "?"
+            converted = rates.label(f.amount_minor, f.currency) if rates else None
             line = (
-                f"{f.work_state:<12} {f.finding_key}  {_money(f.amount_minor, f.currency)}  "
-                f"since {seen}  {f.detail or ''}"
+                f"{f.work_state:<12} {f.finding_key}  {_money(f.amount_minor, f.currency)}"
+                f"{f' ({converted})' if converted else ''}  since {seen}  {f.detail or ''}"
             )
             event = f.ack
             if f.owner:
@@ -334,7 +356,7 @@ def unack(
         if keys and not filters.any:
             unknown = [k for k in keys if not worked(k)]
             if unknown:
-                raise ConfigError(
+                raise UsageError(
                     "FINDING_KEY",
                     f"{', '.join(unknown)}: not acknowledged, assigned or resolved",
                 )
