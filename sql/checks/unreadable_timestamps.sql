@@ -1,5 +1,5 @@
 -- name: unreadable_timestamps
--- description: A record whose createdAt (or the field mapped to it) is there but is no timestamp recon can read (not a date, an impossible one, an epoch number), or lies more than a day after the run; the value is shown as sent.
+-- description: A record whose createdAt (or the field mapped to it) is there but is no timestamp recon can read (not a date, an impossible one, an epoch number), or lies more than a year after the run (2099, 9999-12-31); the value is shown as sent.
 -- severity: warn
 -- requires: []
 -- per_resource: [payments, refunds, invoices, disputes, payment_intents, subscriptions]
@@ -25,7 +25,7 @@ suspect AS (
     SELECT s.entity, s.id, s.created_at,
            json_extract(s.raw, coalesce(p.path, '$.createdAt')) AS sent
     FROM stamps AS s LEFT JOIN paths AS p USING (resource)
-    WHERE s.created_at IS NULL OR s.created_at > $as_of + INTERVAL 1 DAY
+    WHERE s.created_at IS NULL OR s.created_at > $as_of + INTERVAL 1 YEAR
 )
 SELECT
     s.entity,
