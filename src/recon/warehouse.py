@@ -10,8 +10,8 @@ run never fails because somebody is reading. A lock file keeps two runs apart.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
-import re
 import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -25,6 +25,7 @@ import orjson
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.landing import RunLanding
+from recon.memory import duckdb_config, parse_size, release
 from recon.migrations import apply_migrations
 from recon.published import STORAGE_VERSION, prepare_for_readers
 from recon.resources import CATALOGUE, Resource
@@ -40,6 +41,8 @@ __all__ = [
     "run_status",
 ]
 
+log = logging.getLogger("recon")
+
 #: Records per insert slice; 0: from DuckDB's memory limit (`_slice_records`).
 _SLICE_RECORDS = 0
 
@@ -49,8 +52,10 @@ _BOOKKEEPING = {"id", "raw", "content_hash", "first_seen_run", "last_seen_run", 
 def _connect(
     path: Path, *, read_only: bool = False, memory_limit: str | None = None
 ) -> duckdb.DuckDBPyConnection:
-    config: dict[str, str | bool | int | float | list[str]] = (
-        {"memory_limit": memory_limit} if memory_limit else {}
+    # Sized from the machine ("auto", recon.memory) unless a size is set: read-only
+    # connections too (the report of a 1M-payment night peaked at 730 MB without it).
+    config: dict[str, str | bool | int | float | list[str]] = dict(
+        duckdb_config(memory_limit, read_only=read_only)
     )
     if not read_only:  # a file created now is one DuckDB 1.1+ reads (recon.published)
         config["storage_compatibility_version"] = STORAGE_VERSION
@@ -174,6 +179,7 @@ class Warehouse:
                 con.execute("CHECKPOINT")
             finally:
                 con.close()
+                release()  # DuckDB's buffers, freed by the close: back to the OS
             if publish:
                 self.publish()
         except BaseException:
@@ -242,8 +248,47 @@ def load_run(
     meta = landing.meta()
     states = landing.states()
     status, reason = run_status(states)
-    per_resource: dict[str, dict[str, Any]] = {}
     define_load_macros(con)
+    # The inserts need no order (ids are keys): without it DuckDB streams them in less
+    # memory, and a 1M-payment load fits the "auto" limit (recon.memory) without running out.
+    con.execute("SET preserve_insertion_order = false")
+    for attempt in range(_OOM_RETRIES + 1):
+        try:
+            per_resource = _load_transaction(con, landing, meta, states, status, reason, fields)
+            break
+        except duckdb.OutOfMemoryException:
+            # Rolled back whole: nothing half-loaded. A limit too small for one statement
+            # (DuckDB cannot spill everything) is doubled, once, rather than failing the night.
+            if attempt == _OOM_RETRIES:
+                raise
+            limit = _double_memory_limit(con)
+            log.warning("load of %s ran out of DuckDB memory: again under %s", run_id, limit)
+    return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
+
+
+_OOM_RETRIES = 1
+
+
+def _double_memory_limit(con: duckdb.DuckDBPyConnection) -> str:
+    row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    limit = parse_size(str(row[0] if row else "")) or 2**30
+    value = f"{2 * limit // 2**20}MiB"
+    con.execute(f"SET memory_limit = '{value}'")
+    return value
+
+
+def _load_transaction(
+    con: duckdb.DuckDBPyConnection,
+    landing: RunLanding,
+    meta: Mapping[str, Any],
+    states: Mapping[str, Any],
+    status: str,
+    reason: str | None,
+    fields: FieldMap | None,
+) -> dict[str, dict[str, Any]]:
+    """Every resource of the run, in one transaction (rolled back whole on any failure)."""
+    run_id = landing.run_id
+    per_resource: dict[str, dict[str, Any]] = {}
     con.execute("BEGIN TRANSACTION")
     try:
         start = {
@@ -264,7 +309,7 @@ def load_run(
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
+    return per_resource
 
 
 def load_resource(
@@ -384,17 +429,14 @@ def _merge(
 #: bounded by DuckDB's memory limit, never by the merchant's size.
 _BYTES_PER_RECORD = 2_000
 _MIN_SLICE_RECORDS = 50_000
-_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
-_UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 
 
 def _slice_records(con: duckdb.DuckDBPyConnection) -> int:
     """Records per insert slice under the connection's memory limit."""
     row = con.execute("SELECT current_setting('memory_limit')").fetchone()
-    match = re.fullmatch(r"\s*([0-9.]+)\s*([a-zA-Z]*)\s*", str(row[0] if row else ""))
-    if not match or match.group(2).lower() not in _UNITS:
+    limit = parse_size(str(row[0] if row else ""))
+    if limit is None:
         return _MIN_SLICE_RECORDS
-    limit = float(match.group(1)) * _UNITS[match.group(2).lower()]
     return max(_MIN_SLICE_RECORDS, int(limit / _BYTES_PER_RECORD))
 
 
