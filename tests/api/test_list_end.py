@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from recon.api import ApiClient
-from recon.extract import _previous_length
-from recon.landing import ResourceState, RunLanding
+from recon.night.extract import _previous_length
+from recon.night.landing import ResourceState, RunLanding
 
 from .conftest import Harness
 from .test_parallel_paging import Server

@@ -11,7 +11,7 @@ import pytest
 
 from recon import files, spreadsheet
 from recon.errors import ConfigError
-from recon.landing import check_run_id
+from recon.runid import check_run_id
 
 
 def test_spreadsheet_and_reports_share_the_one_helper() -> None:

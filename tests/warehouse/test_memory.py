@@ -8,9 +8,9 @@ from typing import Any
 import duckdb
 import pytest
 
-from recon import memory
-from recon import warehouse as wh_module
+from recon import database, memory
 from recon.memory import AUTO_LIMIT_MAX, duckdb_config, parse_size, release
+from recon.night import warehouse as wh_module
 
 
 def test_auto_is_bounded_and_a_set_size_is_kept() -> None:
@@ -46,7 +46,7 @@ def test_release_runs_anywhere() -> None:
 
 
 def test_a_connection_gets_the_auto_limit(tmp_path: Path) -> None:
-    con = wh_module._connect(tmp_path / "w.duckdb", memory_limit="auto")
+    con = database.connect(tmp_path / "w.duckdb", memory_limit="auto")
     value = con.execute("SELECT current_setting('memory_limit')").fetchone()
     con.close()
     assert value is not None
@@ -68,12 +68,12 @@ def test_a_load_that_runs_out_of_memory_is_tried_again_under_twice_the_limit(
         return real(con, *args)
 
     monkeypatch.setattr(wh_module, "_load_transaction", flaky)
-    from recon.landing import RunLanding
+    from recon.night.landing import RunLanding
 
     landing = RunLanding(tmp_path / "landing", "20261123T020000Z-abcdef")
     landing.create({"started_at": "2026-11-23T02:00:00+00:00"})
-    con = wh_module._connect(tmp_path / "w.duckdb", memory_limit="100MiB")
-    from recon.migrations import apply_migrations
+    con = database.connect(tmp_path / "w.duckdb", memory_limit="100MiB")
+    from recon.night.migrations import apply_migrations
 
     apply_migrations(con)
     result = wh_module.load_run(con, landing)

@@ -20,9 +20,9 @@ import pyarrow.parquet as pq
 
 from recon.api import ApiClient, CallRecord, ClientConfig
 from recon.errors import AuthError, ConfigError, TransportError
-from recon.landing import CallBuffer, ResourceLanding, ResourceState, RunLanding
 from recon.ledger.sources import book_ids
 from recon.memory import release
+from recon.night.landing import CallBuffer, ResourceLanding, ResourceState, RunLanding
 from recon.resources import api_list, api_resources, nightly_resources
 from recon.settings import Settings
 
