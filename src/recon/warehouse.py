@@ -22,6 +22,7 @@ from typing import Any
 import duckdb
 import orjson
 
+from recon.catalogue_views import create_catalogue_objects
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.landing import RunLanding
@@ -138,6 +139,7 @@ class Warehouse:
                     raise WarehouseError(f"cannot copy {self.path}: {exc.strerror}") from None
         con = _connect(self.work_path, memory_limit=self.memory_limit)
         con.execute(read_sql("schema.sql"))
+        create_catalogue_objects(con)  # live_records & co., where the checks run
         return con
 
     def publish(self) -> None:

@@ -22,6 +22,8 @@ import duckdb
 import httpx
 from tests.nightly.conftest import KEY, TOKEN, _env, overrides_for, sandbox, truth_of
 
+from recon.resources import nightly_resources
+
 __all__ = [
     "KEY",
     "TABLES",
@@ -38,7 +40,7 @@ __all__ = [
     "truth_of",
 ]
 
-TABLES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+TABLES = tuple(r.table for r in nightly_resources())  # the catalogue's
 
 
 def read_only(db: Path | str) -> duckdb.DuckDBPyConnection:
