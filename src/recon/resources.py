@@ -68,7 +68,7 @@ class ApiList:
     paginator: type[BasePaginator]
     model: type[ApiModel]
     # A client setting (`ClientConfig` field) whose value replaces `path`; empty there means
-    # the provider does not offer the list (DESIGN.md §1: the assumed lists).
+    # the provider does not offer the list (docs/design.md: the assumed lists).
     path_setting: str | None = None
     by_id: str | None = None  # path of one record, `{id}` quoted in, e.g. "/invoices/{id}"
     by_id_auth: Auth = "key"

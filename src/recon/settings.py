@@ -1,7 +1,8 @@
 """recon's settings: environment (`RECON_*`), an optional `recon.toml`, then CLI flags.
 
-Every open point of the API spec has a documented default here (DESIGN.md §1). Secrets
-are `SecretStr`: they print as `**********` and are read with `.get_secret_value()` only
+Every open point of the API spec has a documented default here (docs/design.md, "The
+API's open points"). Secrets are `SecretStr`: they print as `**********` and are read with
+`.get_secret_value()` only
 where a request header is built.
 """
 
@@ -78,7 +79,7 @@ class ReconSources(BaseSettings):
 
 
 class Settings(ReconSources):
-    """Every knob of recon, with the defaults DESIGN.md §1 settles."""
+    """Every knob of recon, with the defaults docs/design.md settles."""
 
     model_config = SettingsConfigDict(
         env_prefix="RECON_",

@@ -1,8 +1,9 @@
 """The DuckDB warehouse: a private working copy, one load transaction, publish by rename.
 
 DuckDB lets one process open a file read-write, and a reader holding it read-only makes a
-read-write open fail (FACTS.md). So a run never opens the published file for writing: it
-copies it to a working file next to it, works there, checkpoints, and renames the working
+read-write open fail (docs/facts.md "DuckDB"). So a run never opens the published file for
+writing: it copies it to a working file next to it, works there, checkpoints, and renames the
+working
 file over the published one. A reader keeps the snapshot it opened until it reconnects; a
 run never fails because somebody is reading. A lock file keeps two runs apart.
 """

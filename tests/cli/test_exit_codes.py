@@ -1,4 +1,5 @@
-"""Exit codes of `recon nightly` (DESIGN §3): findings alone never change them without --fail-on."""
+"""Exit codes of `recon nightly` (docs/design.md): findings alone never change them without
+--fail-on."""
 
 from __future__ import annotations
 
