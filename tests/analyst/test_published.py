@@ -22,7 +22,7 @@ import pytest
 from recon.published import STORAGE_VERSION, storage_version
 from recon.warehouse import Warehouse
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("sandbox_warehouse")]
 OLD_DUCKDB = "1.1.0"
 
 READ_ALL = textwrap.dedent(
