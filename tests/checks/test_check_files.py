@@ -39,13 +39,12 @@ def test_the_runner_loads_every_check_file() -> None:
     assert len(CHECK_NAMES) >= 34  # 21 on the provider's data, 13 on the books
 
 
-@pytest.mark.parametrize("path", CHECK_FILES, ids=lambda p: p.stem)
-def test_every_check_is_documented(path: Path) -> None:
+def test_every_check_is_documented() -> None:
     """docs/checks.md lists every check (its catalogue, or the books' table it points to)."""
     docs = DOCS.read_text(encoding="utf-8") + (REPO / "docs" / "ledger.md").read_text(
         encoding="utf-8"
     )
-    assert f"`{path.stem}`" in docs
+    assert [name for name in sorted(CHECK_NAMES) if f"`{name}`" not in docs] == []
 
 
 @pytest.mark.parametrize("path", CHECK_FILES, ids=lambda p: p.stem)
