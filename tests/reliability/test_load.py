@@ -1,8 +1,8 @@
 """Load: a large run under the `flaky` profile completes with every record and bounded memory.
 
-Scale tests (`scale`): `make test-scale` runs them, beside `make test` in CI, never
-`make test`. 200k payments (~430k records over six lists), and with RECON_RELIABILITY_LOAD=1
-(which `make test-scale` sets) the 1M-payment run (~2.2M records), which takes minutes.
+`make test` runs 200k payments (~430k records over six lists). The 1M-payment run (~2.2M
+records) takes minutes: it is a scale test (marker `scale`, and RECON_RELIABILITY_LOAD=1),
+run by `make test-scale`, which CI runs beside `make test`.
 The run is `run_local` in its own process (its peak RSS is measured there, the sandbox lives
 in the test process); figures are printed and recorded in docs/reliability.md.
 """
@@ -23,12 +23,7 @@ from recon.sandbox.server import serve_in_thread
 
 from .conftest import KEY, TABLES, TOKEN, overrides_for, read_only, truth_of
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.slow,
-    pytest.mark.scale,
-    pytest.mark.xdist_group("load"),
-]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.xdist_group("load")]
 
 RUNNER = """
 import json, resource, sys
@@ -51,9 +46,12 @@ SIZES = {200_000: 2_560, 1_000_000: 2_560}
         200_000,
         pytest.param(
             1_000_000,
-            marks=pytest.mark.skipif(
-                not FULL, reason="set RECON_RELIABILITY_LOAD=1 (minutes; make test-scale does)"
-            ),
+            marks=[
+                pytest.mark.scale,
+                pytest.mark.skipif(
+                    not FULL, reason="set RECON_RELIABILITY_LOAD=1 (minutes; make test-scale does)"
+                ),
+            ],
         ),
     ],
 )
