@@ -56,14 +56,14 @@ test-deps: ## Install Chromium and PostgreSQL for the browser and database tests
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 
-lint: setup ## ruff (lint + format check) and mypy --strict on src/
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
-	$(BIN)/mypy src
+lint: setup ## ruff (lint + format check) and mypy --strict on src/ and pipelines/
+	$(BIN)/ruff check src pipelines tests benchmarks
+	$(BIN)/ruff format --check src pipelines tests benchmarks
+	$(BIN)/mypy src pipelines
 
 format: setup ## Apply ruff's formatting and safe fixes
-	$(BIN)/ruff check --fix src tests benchmarks
-	$(BIN)/ruff format src tests benchmarks
+	$(BIN)/ruff check --fix src pipelines tests benchmarks
+	$(BIN)/ruff format src pipelines tests benchmarks
 
 bench: setup ## Benchmarks: ceiling vs recon vs dlt (dlt only after `uv sync --locked --group bench`)
 	$(BIN)/python -m benchmarks.run

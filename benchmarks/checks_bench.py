@@ -28,7 +28,8 @@ from typing import Any
 
 import duckdb
 
-from benchmarks._common import RESULTS, ROOT
+from benchmarks._common import RESULTS
+from recon.night.migrations import apply_migrations
 
 GENERATOR_VERSION = 4
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
@@ -355,7 +356,7 @@ def generate(path: Path, scale: float, *, say: Any = print) -> dict[str, Any]:
     started = time.perf_counter()
     con = duckdb.connect(str(tmp))
     try:
-        con.execute((ROOT / "sql" / "schema.sql").read_text(encoding="utf-8"))
+        apply_migrations(con)
         con.execute(_MACROS.format(**fmt))
         for table, sql in (
             ("payments", _payments_sql(sizes)),

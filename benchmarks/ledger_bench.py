@@ -29,6 +29,7 @@ from typing import Any
 import duckdb
 
 from benchmarks._common import ROOT
+from recon.night.migrations import apply_migrations
 
 ANCHOR = datetime(2026, 11, 20, 2, tzinfo=UTC)
 TARGET_S = 10.0
@@ -37,7 +38,7 @@ CURRENCIES = "['EUR', 'EUR', 'EUR', 'USD', 'USD', 'GBP', 'JPY', 'BHD']"
 
 def _generate(con: duckdb.DuckDBPyConnection, folder: Path, n: int) -> dict[str, Path]:
     """Payments and refunds in the warehouse; the books as CSV files (default columns)."""
-    con.execute((ROOT / "sql" / "schema.sql").read_text(encoding="utf-8"))
+    apply_migrations(con)
     con.execute(
         "INSERT INTO runs (run_id, started_at, status, loaded_at) VALUES ('r1', ?, 'complete', ?)",
         [ANCHOR, ANCHOR],

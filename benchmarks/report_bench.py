@@ -28,7 +28,7 @@ from typing import Any
 
 import duckdb
 
-from benchmarks._common import ROOT
+from recon.night.migrations import apply_migrations
 
 NIGHTS = 10
 CHROMIUM = "/usr/bin/chromium"
@@ -79,7 +79,7 @@ def build(path: Path, findings: int) -> float:
     t0 = time.perf_counter()
     con = duckdb.connect(str(path))
     try:
-        con.execute((ROOT / "sql" / "schema.sql").read_text(encoding="utf-8"))
+        apply_migrations(con)
         con.execute(
             "CREATE TEMP TABLE checks (k INTEGER, check_name VARCHAR, severity VARCHAR, "
             "entity VARCHAR, issue_types VARCHAR[], share INTEGER, lo INTEGER, hi INTEGER)"

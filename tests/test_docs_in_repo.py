@@ -10,7 +10,7 @@ _OUTSIDE = re.compile(r"\b(?:DESIGN|FACTS)(?:\.md)?\s*§|\b(?:DESIGN|FACTS)\.md\
 _FILES = [
     *sorted(
         p
-        for folder in ("src", "tests", "docs", "benchmarks", "sql")
+        for folder in ("src", "pipelines", "tests", "docs", "benchmarks", "sql")
         for p in (REPO / folder).rglob("*")
         if p.suffix in {".py", ".md", ".sql", ".toml", ".yaml"} and p != Path(__file__).resolve()
     ),

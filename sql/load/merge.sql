@@ -1,5 +1,5 @@
 -- Merge one staged resource into its current-state table and the version history.
--- Rendered by recon.warehouse with allow-listed identifiers only (the table name, its typed
+-- Rendered by recon.night.warehouse with allow-listed identifiers only (the table name, its typed
 -- columns, the resource's sql/load/<resource>.sql as the inner SELECT and the record_versions
 -- expressions over the table's columns). The run comes from the one-row temp table
 -- load_ctx(run_id, complete); `stage` (stage.sql) holds each landed id once, narrow.
@@ -34,9 +34,10 @@ DELETE FROM {table} WHERE id IN (SELECT id FROM carried);
 
 -- The records themselves are read here, once: only the landed rows that changed are kept.
 -- Run once per slice of the batch files ($files, the first of them $first_file in the list
--- stage.sql read), a slice as large as the memory limit allows (recon.warehouse._slices).
-INSERT INTO {table} ({cols}, raw, content_hash, first_seen_run, last_seen_run, gone_in_run)
-SELECT {lcols}, l.raw, c.content_hash, coalesce(k.first_seen_run, ctx.run_id), ctx.run_id, NULL
+-- stage.sql read), a slice as large as the memory limit allows (recon.night.warehouse._slices).
+INSERT INTO {table} BY NAME
+SELECT {lcols}, l.raw, c.content_hash, coalesce(k.first_seen_run, ctx.run_id) AS first_seen_run,
+       ctx.run_id AS last_seen_run, NULL AS gone_in_run
 FROM ({select}) l
 JOIN (SELECT * FROM changes
       WHERE landed_row >= landed_row($first_file, 0)
@@ -44,9 +45,10 @@ JOIN (SELECT * FROM changes
 LEFT JOIN carried k ON k.id = c.id
 CROSS JOIN load_ctx ctx;
 
-INSERT INTO record_versions
-SELECT '{table}', c.id, coalesce(v.version, 0) + 1, ctx.run_id, c.change,
-       {v_status}, {v_amount}, {v_currency}, c.content_hash, NULL
+INSERT INTO record_versions BY NAME
+SELECT '{table}' AS entity, c.id, coalesce(v.version, 0) + 1 AS version, ctx.run_id, c.change,
+       {v_status} AS status, {v_amount} AS amount_minor, {v_currency} AS currency, c.content_hash,
+       NULL AS raw
 FROM changes c
 JOIN {table} t USING (id)
 LEFT JOIN version_base v USING (id)
@@ -67,10 +69,12 @@ FROM {table} t
 WHERE record_versions.entity = '{table}' AND record_versions.id = t.id
   AND t.id IN (SELECT id FROM gone) AND record_versions.raw IS NULL;
 
-INSERT INTO record_versions
-SELECT '{table}', g.id,
-       (SELECT max(version) FROM record_versions r WHERE r.entity = '{table}' AND r.id = g.id) + 1,
-       ctx.run_id, 'gone', NULL, NULL, NULL, NULL, NULL
+INSERT INTO record_versions BY NAME
+SELECT '{table}' AS entity, g.id,
+       (SELECT max(version) FROM record_versions r WHERE r.entity = '{table}' AND r.id = g.id) + 1
+           AS version,
+       ctx.run_id, 'gone' AS change, NULL AS status, NULL AS amount_minor, NULL AS currency,
+       NULL AS content_hash, NULL AS raw
 FROM gone g CROSS JOIN load_ctx ctx;
 
 UPDATE {table} SET gone_in_run = ctx.run_id

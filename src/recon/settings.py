@@ -99,7 +99,7 @@ class Settings(ReconSources):
         default=False, description="Allow plain http:// to a host other than loopback"
     )
 
-    # Alerts (recon.notify)
+    # Alerts (recon.night.notify)
     notify_url: SecretStr | None = Field(
         default=None,
         description="Webhook that gets one message per run (Slack-compatible; secret)",

@@ -14,10 +14,10 @@ __all__ = ["read_sql", "sql_dir", "sql_statements"]
 
 @functools.cache
 def sql_dir() -> Path:
-    """The folder holding schema.sql, load/, reference/ and checks/."""
+    """The folder holding migrations/, load/, reference/ and checks/."""
     here = Path(__file__).resolve().parent
     for candidate in (here / "sql", here.parent.parent / "sql"):
-        if (candidate / "schema.sql").is_file():
+        if (candidate / "migrate.sql").is_file():
             return candidate
     raise FileNotFoundError("recon's sql/ folder is missing from this installation")
 

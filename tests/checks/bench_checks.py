@@ -19,11 +19,11 @@ from pathlib import Path
 import duckdb
 
 from recon.checks import CheckParams, run_checks
+from recon.night.migrations import apply_migrations
 from recon.resources import nightly_resources
 
 RESOURCES = tuple(r.name for r in nightly_resources())
 
-SCHEMA = Path(__file__).resolve().parents[2] / "sql" / "schema.sql"
 CUR = "['EUR','USD','GBP','JPY','BHD']"
 RAW = '\'{"id": "x"}\''
 BOOK = f"{RAW}, 'h', 'r1', 'r1', NULL"
@@ -31,7 +31,7 @@ BOOK = f"{RAW}, 'h', 'r1', 'r1', NULL"
 
 def build(con: duckdb.DuckDBPyConnection, n: int) -> None:
     """Fill the warehouse with `n` payments and proportional other resources."""
-    con.execute(SCHEMA.read_text(encoding="utf-8"))
+    apply_migrations(con)
     statements = [
         f"""INSERT INTO payments SELECT 'pay_' || i, (hash(i) % 100000)::BIGINT + 1,
             {CUR}[(i % 5) + 1],

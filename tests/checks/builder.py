@@ -11,10 +11,10 @@ from typing import Any
 import duckdb
 
 from recon.checks import CheckParams, CheckRun, run_checks
+from recon.night.migrations import apply_migrations
 from recon.resources import nightly_resources
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA = REPO / "sql" / "schema.sql"
 # The lists a nightly run reads, from the catalogue (tests/checks/test_catalogue.py checks it).
 RESOURCES = tuple(r.name for r in nightly_resources())
 ANCHOR = datetime(2026, 11, 20, 2, 0, tzinfo=UTC)
@@ -23,11 +23,11 @@ Finding = tuple[str, str]  # (entity_id, issue_type)
 
 
 class Wh:
-    """A DuckDB file with `sql/schema.sql` and helpers that insert typed rows plus raw JSON."""
+    """A DuckDB file with the migrated schema and helpers inserting typed rows plus raw JSON."""
 
     def __init__(self, path: Path) -> None:
         self.con = duckdb.connect(str(path))
-        self.con.execute(SCHEMA.read_text(encoding="utf-8"))
+        apply_migrations(self.con)
         self.params = CheckParams()
 
     # runs -----------------------------------------------------------------------------

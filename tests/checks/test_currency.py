@@ -7,8 +7,7 @@ import pytest
 
 from recon.checks import ensure_reference_tables
 from recon.currency import create_currencies_table, currency_exponent, format_minor, is_iso4217
-
-from .builder import SCHEMA
+from recon.night.migrations import apply_migrations
 
 
 @pytest.mark.parametrize(
@@ -56,7 +55,7 @@ def test_iso_table() -> None:
 
 def test_sql_macro_agrees_with_format_minor() -> None:
     con = duckdb.connect()
-    con.execute(SCHEMA.read_text(encoding="utf-8"))
+    apply_migrations(con)
     ensure_reference_tables(con)
     ensure_reference_tables(con)  # idempotent
     cases = [

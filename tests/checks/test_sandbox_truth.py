@@ -12,13 +12,14 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from tests.ledger.support import RUN, land_and_load
 
 from recon.checks import CheckParams, run_checks
+from recon.night.migrations import apply_migrations
 from recon.sandbox import data as data_module
 from recon.sandbox import truth as truth_module
+from tests.ledger.support import RUN, land_and_load
 
-from .builder import RESOURCES, SCHEMA
+from .builder import RESOURCES
 
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
 ORACLE_CHECKS = frozenset(
@@ -61,7 +62,7 @@ def test_findings_equal_the_sandbox_truth(tmp_path: Path, seed: int, payments: i
     assert truth["as_of"] == as_of.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     con = duckdb.connect(str(tmp_path / "recon.duckdb"))
-    con.execute(SCHEMA.read_text(encoding="utf-8"))
+    apply_migrations(con)
     # landed and loaded by recon's own loader, every list complete
     land_and_load(con, tmp_path, RUN, as_of, {r: list(dataset.iter_records(r)) for r in RESOURCES})
     runs = run_checks(

@@ -9,9 +9,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from recon import files, spreadsheet
+from recon import files
+from recon.analyst import spreadsheet
 from recon.errors import ConfigError
-from recon.landing import check_run_id
+from recon.night.landing import check_run_id
 
 
 def test_spreadsheet_and_reports_share_the_one_helper() -> None:
@@ -53,9 +54,8 @@ def test_a_failed_write_leaves_the_previous_file_and_no_temporary(tmp_path: Path
 
 
 def test_the_report_accepts_only_what_landing_calls_a_run_id(tmp_path: Path) -> None:
-    from tests.report.synthetic_warehouse import build
-
     from recon.report.render import render_report
+    from tests.report.synthetic_warehouse import build
 
     con = build(tmp_path / "w.duckdb")
     con.execute(

@@ -11,12 +11,12 @@ from typing import Any
 import duckdb
 
 from recon.checks import CheckParams, run_checks
-from recon.landing import RunLanding
+from recon.night.landing import RunLanding
+from recon.night.migrations import apply_migrations
+from recon.night.warehouse import load_run
 from recon.sandbox.data import Dataset
-from recon.warehouse import load_run
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA = REPO / "sql" / "schema.sql"
 RUN = "20261120T120000Z-000001"  # the run the helpers load
 RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
 
@@ -27,7 +27,7 @@ def warehouse(path: Path) -> duckdb.DuckDBPyConnection:
     """A DuckDB file with the real schema, in UTC."""
     con = duckdb.connect(str(path))
     con.execute("SET TimeZone = 'UTC'")
-    con.execute(SCHEMA.read_text(encoding="utf-8"))
+    apply_migrations(con)
     return con
 
 

@@ -20,9 +20,9 @@ from typing import Any
 
 import duckdb
 import httpx
-from tests.nightly.conftest import KEY, TOKEN, _env, overrides_for, sandbox, truth_of
 
 from recon.resources import nightly_resources
+from tests.nightly.conftest import KEY, TOKEN, _env, overrides_for, sandbox, truth_of
 
 __all__ = [
     "KEY",

@@ -1,4 +1,4 @@
-"""A synthetic warehouse for report and export tests: sql/schema.sql plus hand-made rows.
+"""A synthetic warehouse for report and export tests: the migrated schema plus hand-made rows.
 
 Ten nights, one run each (`20261111T020000Z-000011` … `20261120T020000Z-000020`).
 The last night is incomplete
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import duckdb
 
+from recon.night.migrations import apply_migrations
 from recon.resources import nightly_resources
 
-SCHEMA = Path(__file__).resolve().parents[2] / "sql" / "schema.sql"
 # The lists a nightly run reads, from the catalogue (tests/checks/test_catalogue.py checks it).
 RESOURCES = tuple(r.name for r in nightly_resources())
 NIGHTS = [f"202611{d:02d}T020000Z-0000{d:02d}" for d in range(11, 21)]
@@ -158,14 +158,15 @@ CHECK_RUNS_COLUMNS = (
 )
 
 
-def schema_sql() -> str:
-    return SCHEMA.read_text()
+def create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """The warehouse schema, through the migrations a real warehouse takes."""
+    apply_migrations(con)
 
 
 def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
     """Create the warehouse at `path`; return an open read-write connection."""
     con = duckdb.connect(str(path))
-    con.execute(schema_sql())
+    create_schema(con)
     start = datetime(2026, 11, 11, 2, 0, tzinfo=UTC)
     for i, run_id in enumerate(NIGHTS):
         started = start + timedelta(days=i)

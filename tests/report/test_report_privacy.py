@@ -25,7 +25,7 @@ from recon.currency import create_currencies_table
 from recon.report import render_report
 from recon.report.privacy import REMOVED, scrub_text
 
-from .synthetic_warehouse import RESOURCES, schema_sql
+from .synthetic_warehouse import RESOURCES, create_schema
 
 RUN = "20261121T020000Z-0000aa"
 STARTED = datetime(2026, 11, 20, 2, 0, tzinfo=UTC)
@@ -80,7 +80,7 @@ def report_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Every file of the run's report folder, as text (Parquet: its values, one per line)."""
     root = tmp_path_factory.mktemp("privacy")
     con = duckdb.connect(str(root / "w.duckdb"))
-    con.execute(schema_sql())
+    create_schema(con)
     create_currencies_table(con)
     con.execute(
         "INSERT INTO runs (run_id, started_at, finished_at, status, reason) VALUES "

@@ -135,7 +135,7 @@ def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None
     """Create or refresh `currencies`, the `recon_money` macro and the `refund_payments` view
     (idempotent; `sql/reference/*.sql` in name order), then what the catalogue generates:
     `live_records`, `status_values`, `status_transitions` (recon.catalogue_views). Needs the
-    warehouse schema (`sql/schema.sql`) in place."""
+    warehouse schema (`sql/migrations/`) in place."""
     create_currencies_table(con)
     reference = (sql_dir or default_sql_dir()) / "reference"
     for path in sorted(reference.glob("*.sql")):

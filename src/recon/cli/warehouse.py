@@ -39,7 +39,7 @@ def query(
     max_rows: Annotated[int, typer.Option(help="Rows to show (table format).", min=1)] = 100,
 ) -> None:
     """Run a read-only query on the published warehouse and print the result."""
-    from recon.query import QueryError, read_query_text, run_query, warehouse_path
+    from recon.analyst.query import QueryError, read_query_text, run_query, warehouse_path
 
     def go() -> int:
         text = read_query_text(sql, file)
@@ -89,8 +89,8 @@ def export(
     db: DbPath = None,
 ) -> None:
     """Export tables, views or a query to CSV (spreadsheet-safe), Parquet or Excel."""
-    from recon.export import export as do_export
-    from recon.query import warehouse_path
+    from recon.analyst.export import export as do_export
+    from recon.analyst.query import warehouse_path
 
     def go() -> int:
         params: dict[str, object] = {}

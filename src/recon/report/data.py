@@ -1,4 +1,4 @@
-"""What a report says, read from the warehouse tables only (sql/schema.sql).
+"""What a report says, read from the warehouse tables only (sql/migrations/).
 
 Every query binds its values (`$run_id`, …); no value is ever formatted into SQL. Sums of
 BIGINT are HUGEINT in DuckDB and are cast back to BIGINT; amounts are grouped by currency
