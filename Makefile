@@ -33,15 +33,17 @@ TEST_DEPS_PACKAGES := chromium postgresql
 # `make test` and `make test-fast` leave out the scale tests; `make test-fast` also everything
 # that starts a server, a browser, a database or a full nightly.
 FAST_MARKERS := not slow and not integration and not browser and not database and not scale
+# Extra pytest options for the test targets, e.g. `make test-fast PYTEST_ARGS=--durations=40`.
+PYTEST_ARGS ?=
 
 test: setup lint test-deps ## Lint, then run every test but the scale ones (unit, contract, integration, slow, browser, database)
-	$(BIN)/pytest -n 2 --dist loadgroup -m "not scale"
+	$(BIN)/pytest -n 2 --dist loadgroup -m "not scale" $(PYTEST_ARGS)
 
 test-fast: setup ## The fast tests only (no server, browser, database, full nightly or scale test; < 90 s)
-	$(BIN)/pytest -n 2 -m "$(FAST_MARKERS)"
+	$(BIN)/pytest -n 2 -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 test-scale: setup ## The heavy scale tests: the 1M-payment load run (minutes; CI runs it beside `make test`)
-	RECON_RELIABILITY_LOAD=1 $(BIN)/pytest -m scale
+	RECON_RELIABILITY_LOAD=1 $(BIN)/pytest -m scale $(PYTEST_ARGS)
 
 test-deps: ## Install Chromium and PostgreSQL for the browser and database tests (apt-get, as root; once)
 	@missing=""; \
