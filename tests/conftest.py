@@ -1,4 +1,4 @@
-"""Fixtures shared across test folders."""
+"""Fixtures and hooks shared across test folders."""
 
 from __future__ import annotations
 
@@ -8,6 +8,28 @@ from pathlib import Path
 import pytest
 
 from recon.night import nightly as steps
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep `xdist_group` working under `--dist loadgroup` (`make test`): pytest-xdist 3.8
+    marks a grouped test by setting `item._nodeid`, which pytest 9.2 no longer reads (a node's
+    id is `item._id`), so every group was silently spread over the workers: the Prefect
+    harness, the load run and the shared warehouse were built once per worker. This sets the
+    `@group` suffix xdist's scheduler reads on the id pytest 9.2 uses."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    try:
+        from _pytest.nodeid import coerce_node_id
+    except ImportError:  # an older pytest: xdist's own suffix works there
+        return
+    for item in items:
+        names = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+        if names and not item.nodeid.endswith("@" + "_".join(sorted(names))):
+            item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(names))}")  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="session")
