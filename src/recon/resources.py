@@ -52,6 +52,7 @@ __all__ = [
     "api_list",
     "api_resources",
     "nightly_resources",
+    "personal_paths",
     "record_resources",
     "resource",
     "resources_with",
@@ -146,6 +147,9 @@ class Resource:
     # (dots reach into nested objects). The defaults of `Settings.fields`; the load SQL binds
     # each as `$path_<name>` (recon.fields).
     fields: Mapping[str, str] = field(default_factory=dict)
+    # JSON paths in `raw` whose values are personal data (dots between keys): `recon export`
+    # leaves out a column a query reads from one of them, or from an object holding one.
+    personal: tuple[str, ...] = ()
 
     @property
     def table(self) -> str:
@@ -340,6 +344,16 @@ CATALOGUE: Mapping[str, Resource] = {
             ),
             records=_PAYMENT,
             fields=_CREATED,
+            personal=(
+                "customer.email",
+                "customer.name",
+                "customerDetails.email",
+                "card.last4",
+                "card.expMonth",
+                "card.expYear",
+                "bankAccount.last4",
+                "billingDetails",
+            ),
         ),
         Resource(
             "refunds",
@@ -403,6 +417,13 @@ CATALOGUE: Mapping[str, Resource] = {
             ),
             nightly=False,
             records=_PAYMENT_METHOD,
+            personal=(
+                "card.last4",
+                "card.expMonth",
+                "card.expYear",
+                "bankAccount.last4",
+                "billingDetails",
+            ),
         ),
         # The merchant's books (recon.ledger): loaded from their files or database, not paged.
         Resource("ledger_orders", None, nightly=False),
@@ -410,6 +431,15 @@ CATALOGUE: Mapping[str, Resource] = {
         Resource("ledger_invoices", None, nightly=False),
     )
 }
+
+
+def personal_paths() -> frozenset[tuple[str, ...]]:
+    """Every JSON path the catalogue marks personal, as lower-case key tuples."""
+    return frozenset(
+        tuple(key.lower() for key in path.split("."))
+        for entry in CATALOGUE.values()
+        for path in entry.personal
+    )
 
 
 def resource(name: str) -> Resource:

@@ -25,6 +25,7 @@ import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
 from recon.currency import currency_exponent
+from recon.fx import Rates
 from recon.report._money import format_amounts, is_iso_currency
 from recon.report.data import CheckRow
 
@@ -38,6 +39,8 @@ _SCRIPT = Path(__file__).parent / "templates" / "explore.js"
 _STATES = ("new", "open", "resolved")
 NO_CURRENCY = "-"  # the currency filter's value for findings without a currency
 _SEVERITIES = ("error", "warn", "info")
+_WORK = ("open", "investigating", "acknowledged", "resolved_manually")
+NO_OWNER = "-"  # the owner filter's value for findings nobody is assigned
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,14 @@ class Option:
 
 
 @dataclass(frozen=True)
+class FxView:
+    """The exchange rates the page may order by: their base currency and day."""
+
+    base: str
+    day: str
+
+
+@dataclass(frozen=True)
 class Explorer:
     """What report.html needs to show the explorer (or to say why it is not there)."""
 
@@ -57,6 +68,7 @@ class Explorer:
     limit: int
     data: Markup | None  # None when the run has more than `limit` findings
     options: dict[str, list[Option]]
+    fx: FxView | None = None  # the user's exchange rates, when given (RECON_FX_RATES)
 
     @property
     def embedded(self) -> bool:
@@ -104,16 +116,21 @@ def _ordered(values: list[str], first: tuple[str, ...]) -> list[str]:
 
 
 def build_explorer(
-    findings: pa.Table, checks: list[CheckRow], limit: int = EXPLORE_MAX
+    findings: pa.Table,
+    checks: list[CheckRow],
+    limit: int = EXPLORE_MAX,
+    rates: Rates | None = None,
 ) -> Explorer:
-    """The explorer's data from the run's findings (already scrubbed of personal data)."""
+    """The explorer's data from the run's findings (already scrubbed of personal data);
+    with `rates`, the page may also order by amounts converted to their base (labelled)."""
     total = findings.num_rows
     by_check = {c.check_name: c for c in checks}
     counts: dict[str, dict[str, int]] = {}
-    for name in ("check_name", "severity", "state", "currency"):
+    for name in ("check_name", "severity", "state", "currency", "work_state", "owner"):
         vc = pc.value_counts(findings.column(name)).to_pylist() if total else []
-        # a finding without a currency is filtered as NO_CURRENCY
+        # a finding without a currency (an owner) is filtered as NO_CURRENCY (NO_OWNER)
         counts[name] = {d["values"] or NO_CURRENCY: d["counts"] for d in vc}
+    counts["work_state"].pop(NO_CURRENCY, None)  # resolved by the checks: no work state
     currencies = counts["currency"]
     options = {
         "check": [Option(c, c, n) for c, n in sorted(counts["check_name"].items())],
@@ -127,6 +144,14 @@ def build_explorer(
         "currency": [
             Option(c, "no currency" if c == NO_CURRENCY else c, currencies[c])
             for c in sorted(currencies, key=lambda c: (c == NO_CURRENCY, c))
+        ],
+        "work": [
+            Option(w, w.replace("_", " "), counts["work_state"][w])
+            for w in _ordered(list(counts["work_state"]), _WORK)
+        ],
+        "owner": [
+            Option(o, "nobody" if o == NO_CURRENCY else o, counts["owner"][o])
+            for o in sorted(counts["owner"], key=lambda o: (o == NO_CURRENCY, o))
         ],
     }
     if total > limit:
@@ -142,6 +167,8 @@ def build_explorer(
         ("issue_type", "issue"),
         ("currency", "cur"),
         ("first_seen_run", "first"),
+        ("work_state", "work"),
+        ("owner", "owner"),
     ):
         dictionaries[name], columns[key] = _encode(findings.column(name))
     codes = dictionaries["currency"]
@@ -162,6 +189,7 @@ def build_explorer(
     columns["text"] = text
     columns["age"] = findings.column("age_days").to_pylist()
     columns["detail"] = findings.column("detail").to_pylist()
+    columns["lapsed"] = findings.column("lapsed_reason").to_pylist()
     notes = []
     for name in dictionaries["check_name"]:
         check = by_check.get(name)
@@ -181,7 +209,19 @@ def build_explorer(
         "currencies": codes,
         "exponents": [_exponent(c) for c in codes],
         "firstSeen": dictionaries["first_seen_run"],
+        "works": dictionaries["work_state"],
+        "owners": dictionaries["owner"],
         "n": total,
         "col": columns,
     }
-    return Explorer(total=total, limit=limit, data=json_for_script(payload), options=options)
+    fx = None
+    if rates is not None:
+        day = max(d for _, d in rates.rates.values()).isoformat()
+        fx = FxView(rates.base, day)
+        payload["fx"] = {
+            "base": rates.base,
+            "digits": currency_exponent(rates.base) or 0,
+            # display and ordering only: a float is fine here, never for money kept
+            "rates": [float(rates.rates[c][0]) if c in rates.rates else None for c in codes],
+        }
+    return Explorer(total=total, limit=limit, data=json_for_script(payload), options=options, fx=fx)

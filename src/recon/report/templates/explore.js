@@ -17,11 +17,14 @@
   const el = {
     form: $("explore-form"), q: $("f-q"), check: $("f-check"), severity: $("f-severity"),
     currency: $("f-currency"), state: $("f-state"), sort: $("f-sort"), size: $("f-size"),
+    work: $("f-work"), owner: $("f-owner"),
     status: $("explore-status"), hint: $("explore-hint"), body: $("explore-rows"),
     prev: $("explore-prev"), next: $("explore-next"), page: $("explore-page"),
     filters: $("explore-filters"),
   };
   const fmt = new Intl.NumberFormat("en-US");
+  const fx = new Intl.NumberFormat("en-US", { maximumFractionDigits: D.fx ? D.fx.digits : 2,
+    minimumFractionDigits: D.fx ? D.fx.digits : 2 });
 
   let hay = null; // lower-cased search text per row, built on the first search
   const haystack = () => {
@@ -32,6 +35,7 @@
           D.checks[C.check[i]], D.entities[C.entity[i]], C.id[i], D.issues[C.issue[i]],
           C.cur[i] === null ? "" : D.currencies[C.cur[i]], C.text[i],
           C.first[i] === null ? "" : D.firstSeen[C.first[i]], C.detail[i] || "",
+          C.owner[i] === null ? "" : D.owners[C.owner[i]],
         ].join("\u0001").toLowerCase();
       }
     }
@@ -63,9 +67,16 @@
     return keys;
   };
   const LIMIT = 2 ** 53;
+  // Amounts compare within a currency only: currency first (none last), then the amount.
+  const curName = (i) => (C.cur[i] === null ? null : D.currencies[C.cur[i]]);
   const byAmount = (dir) => {
     const k = amountKeys();
     return (a, b) => {
+      const ca = curName(a), cb = curName(b);
+      if (ca !== cb) {
+        if (ca === null || cb === null) return ca === null ? 1 : -1;
+        return ca < cb ? -1 : 1;
+      }
       const x = k[a], y = k[b];
       if (Number.isNaN(x) || Number.isNaN(y)) {
         if (Number.isNaN(x) && Number.isNaN(y)) return a - b;
@@ -95,10 +106,29 @@
     if (C.id[a] !== C.id[b]) return C.id[a] < C.id[b] ? -1 : 1;
     return a - b;
   };
+  const SEVERITY = { error: 0, warn: 1, info: 2 };
+  const bySeverity = (a, b) => {
+    const x = SEVERITY[D.severities[C.sev[a]]] ?? 9, y = SEVERITY[D.severities[C.sev[b]]] ?? 9;
+    if (x !== y) return x - y;
+    const byAge = nullsLast(C.age[a], C.age[b], -1, a, b); // the oldest first
+    return C.age[a] === C.age[b] ? byName(a, b) : byAge;
+  };
+  // With the user's exchange rates only (D.fx, RECON_FX_RATES): the amount converted to
+  // the base currency, for ordering; the page labels every converted figure.
+  const converted = (i) => {
+    const rate = D.fx && C.cur[i] !== null ? D.fx.rates[C.cur[i]] : null;
+    if (rate === null || rate === undefined || C.minor[i] === null) return null;
+    return Number(C.minor[i]) * 10 ** -D.exponents[C.cur[i]] * rate;
+  };
   const order = (sort) => {
     if (!orders[sort]) {
       const idx = Array.from({ length: n }, (_, i) => i);
-      if (sort === "amount-desc" || sort === "amount-asc") {
+      if (sort === "severity") {
+        idx.sort(bySeverity);
+      } else if (sort === "converted-desc" && D.fx) {
+        const v = idx.map(converted);
+        idx.sort((a, b) => nullsLast(v[a], v[b], -1, a, b));
+      } else if (sort === "amount-desc" || sort === "amount-asc") {
         idx.sort(byAmount(sort === "amount-desc" ? -1 : 1));
       } else if (sort === "age-desc" || sort === "age-asc") {
         const dir = sort === "age-desc" ? -1 : 1;
@@ -124,6 +154,9 @@
     const sv = el.state.value;
     const unresolved = sv === "unresolved";
     const state = unresolved ? D.states.indexOf("resolved") : pick(sv, D.states);
+    const work = pick(el.work.value, D.works);
+    const ov = el.owner.value;
+    const owner = ov === "" ? ANY : ov === "-" ? null : D.owners.indexOf(ov);
     const h = terms.length ? haystack() : null;
     const idx = order(el.sort.value);
     const out = [];
@@ -133,6 +166,8 @@
       if (sev !== ANY && C.sev[i] !== sev) continue;
       if (cur !== ANY && C.cur[i] !== cur) continue;
       if (unresolved ? C.state[i] === state : state !== ANY && C.state[i] !== state) continue;
+      if (work !== ANY && C.work[i] !== work) continue;
+      if (owner !== ANY && C.owner[i] !== owner) continue;
       if (h !== null && !terms.every((t) => h[i].includes(t))) continue;
       out.push(i);
     }
@@ -186,12 +221,26 @@
       id.appendChild(document.createElement("br"));
       span(id, D.entities[C.entity[i]], "muted");
       cell(tr, D.issues[C.issue[i]], "");
-      cell(tr, C.text[i] || "—", "amt");
+      const amt = cell(tr, C.text[i] || "—", "amt");
+      const cv = el.sort.value === "converted-desc" ? converted(i) : null;
+      if (cv !== null && C.cur[i] !== null && D.currencies[C.cur[i]] !== D.fx.base) {
+        amt.appendChild(document.createElement("br"));
+        span(amt, "≈ " + D.fx.base + " " + fx.format(cv) + " converted", "muted");
+      }
       const a = C.age[i];
       const age = cell(tr, a === null ? "—" : a === 0 ? "tonight"
         : fmt.format(a) + (a === 1 ? " day" : " days"), "n");
       if (C.first[i] !== null) age.title = "first seen in run " + D.firstSeen[C.first[i]];
       cell(tr, C.detail[i] || "", "detail");
+      const wk = cell(tr, C.work[i] === null ? "—" : D.works[C.work[i]].replace("_", " "), "work");
+      if (C.owner[i] !== null) {
+        wk.appendChild(document.createElement("br"));
+        span(wk, D.owners[C.owner[i]], "owner");
+      }
+      if (C.lapsed[i]) {
+        wk.appendChild(document.createElement("br"));
+        span(wk, "lapsed: " + C.lapsed[i], "muted");
+      }
       frag.appendChild(tr);
     }
     el.body.replaceChildren(frag);
@@ -203,7 +252,7 @@
     el.page.textContent = `Page ${fmt.format(page + 1)} of ${fmt.format(pages)}`;
     // printed pages lose the controls: say which filters made these rows
     const chosen = [el.q.value.trim() ? `search "${el.q.value.trim()}"` : ""];
-    for (const s of [el.check, el.severity, el.currency, el.state]) {
+    for (const s of [el.check, el.severity, el.currency, el.state, el.work, el.owner]) {
       if (s.value !== "") chosen.push(s.labels[0].textContent + ": " + s.selectedOptions[0].text);
     }
     chosen.push("sorted by " + el.sort.selectedOptions[0].text.toLowerCase());
@@ -211,8 +260,8 @@
     el.filters.textContent = "Filters: " + chosen.filter(Boolean).join("; ") + ".";
     el.prev.disabled = page === 0;
     el.next.disabled = page >= pages - 1;
-    el.hint.hidden = !(el.sort.value.startsWith("amount") && el.currency.value === ""
-      && D.currencies.length > 1);
+    el.hint.hidden = !((el.sort.value.startsWith("amount") || el.sort.value.startsWith("converted"))
+      && el.currency.value === "" && D.currencies.length > 1);
   };
 
   let timer = 0;
@@ -220,7 +269,7 @@
     clearTimeout(timer);
     timer = setTimeout(filter, 120);
   });
-  for (const s of [el.check, el.severity, el.currency, el.state, el.sort]) {
+  for (const s of [el.check, el.severity, el.currency, el.state, el.work, el.owner, el.sort]) {
     s.addEventListener("change", filter);
   }
   el.size.addEventListener("change", () => { page = 0; render(); });
