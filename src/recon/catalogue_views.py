@@ -77,14 +77,15 @@ def live_records_sql(resources: Iterable[Resource] | None = None, *, temp: bool 
     return head + "\nUNION ALL\n".join(branches)
 
 
-def ensure_live_records(con: duckdb.DuckDBPyConnection) -> None:
-    """Make sure `live_records` can be read on `con`, read-only or not: a warehouse published
-    before the view existed gets it as a TEMP view for this connection."""
+def ensure_live_records(con: duckdb.DuckDBPyConnection, *, temp: bool = True) -> None:
+    """Make sure `live_records` can be read on `con`: created when missing, as a TEMP view
+    when `temp` (what a read-only connection, e.g. on a warehouse published before the view
+    existed, may create)."""
     found = con.execute(
         "SELECT count(*) FROM duckdb_views() WHERE view_name = 'live_records'"
     ).fetchall()
     if not found[0][0]:
-        con.execute(live_records_sql(temp=True))
+        con.execute(live_records_sql(temp=temp))
 
 
 def status_rows(resources: Iterable[Resource] | None = None) -> dict[str, list[dict[str, Any]]]:

@@ -23,7 +23,7 @@ from typing import Any
 import duckdb
 import orjson
 
-from recon.catalogue_views import create_catalogue_objects
+from recon.catalogue_views import ensure_live_records
 from recon.database import connect
 from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError
@@ -120,7 +120,7 @@ class Warehouse:
         con = connect(self.work_path, memory_limit=self.memory_limit)
         if apply_migrations(con):  # new tables or columns: their comments (views: at publish)
             apply_dictionary(con)
-        create_catalogue_objects(con)  # live_records & co., where the checks run
+        ensure_live_records(con, temp=False)  # where the checks run (the rest: run_checks)
         return con
 
     def publish(self) -> None:
