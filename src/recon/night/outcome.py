@@ -1,5 +1,6 @@
-"""How a run ended, for people and for the shell: the exit codes (DESIGN.md §3), the run's
-summary and the closing lines `recon nightly` prints, read from the published warehouse.
+"""How a run ended, for people and for the shell: the exit codes (docs/design.md, "Exit
+codes"), the run's summary and the closing lines `recon nightly` prints, read from the published
+warehouse.
 """
 
 from __future__ import annotations
@@ -46,10 +47,9 @@ class RunSummary:
 def exit_code_for(
     status: str, *, worst_failed: str | None, fail_on: str | None, errored: int = 0
 ) -> int:
-    """DESIGN §3: 0 complete, 3 incomplete, 1 failed; `--fail-on` turns findings into 4.
-
-    A check that errored did not look at the night: the night is not known good, so it
-    is never 0 (3, as for a list that could not be read)."""
+    """docs/design.md, "Exit codes": 0 complete, 3 incomplete, 1 failed; `--fail-on` turns
+    findings into 4. A check that errored did not look at the night: the night is not known
+    good, so it is never 0 (3, as for a list that could not be read)."""
     if status == "failed":
         return EXIT_ABORTED
     if status != "complete" or errored:
