@@ -27,14 +27,15 @@ def _damage(path: Path, at: float = 0.5, size: int = 2000) -> None:
     path.write_bytes(bytes(data))
 
 
+@pytest.mark.parametrize("hostile_server", [{"count": 5000}], indirect=True)
 def test_a_damaged_landed_batch_is_named_and_resume_fetches_it_again(
     hostile_server: Hostile, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("RECON_LANDING_BATCH_RECORDS", "100")
+    monkeypatch.setenv("RECON_LANDING_BATCH_RECORDS", "2000")  # payments: 3 batches
     overrides = overrides_for(tmp_path, hostile_server.url)
     run_id = steps.start_step(overrides)
     steps.extract_step(overrides, run_id)
-    batch = tmp_path / "data" / "landing" / run_id / "payments" / "batch-000002.parquet"
+    batch = tmp_path / "data" / "landing" / run_id / "payments" / "batch-000001.parquet"
     _damage(batch)
 
     result = CliRunner().invoke(
@@ -54,8 +55,8 @@ def test_a_damaged_landed_batch_is_named_and_resume_fetches_it_again(
     con = read_only(overrides["db"])
     try:
         assert con.execute("SELECT count(DISTINCT id), count(*) FROM payments").fetchone() == (
-            450,
-            450,
+            5000,
+            5000,
         )
     finally:
         con.close()
