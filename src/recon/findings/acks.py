@@ -162,10 +162,64 @@ class AckLog:
             if not line.strip():
                 continue
             try:
-                events.append(_event(seq, orjson.loads(line)))
+                data = orjson.loads(line)
+                if isinstance(data, dict) and data.get("action") not in ("ack", "unack"):
+                    continue  # another kind of line of the trail (a manual match, …)
+                events.append(_event(seq, data))
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
                 log.warning("%s line %d is not an acknowledgement; skipped", self.path, seq)
         return events
+
+
+    def record(
+        self,
+        action: str,
+        fields: Mapping[str, Any],
+        *,
+        note: str | None,
+        who: str | None = None,
+        at: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Append one line of another kind than ack/unack (a manual match, an accepted books
+        input: `action` names it, `fields` say what), with who, when and the note; fsync'd
+        before returning. Readers of acknowledgements skip it. Returns the line as written."""
+        if action in ("ack", "unack"):
+            raise ValueError("acknowledgements are appended with append()")
+        when = (at or datetime.now(UTC)).astimezone(UTC)
+        line: dict[str, Any] = {
+            **fields,
+            "action": action,
+            "who": who or getpass.getuser(),
+            "at": when.isoformat().replace("+00:00", "Z"),
+            "note": note,
+        }
+        data = orjson.dumps(line) + b"\n"
+        with self._locked() as fd:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # end a line cut by a crash, so that it stays alone
+            os.write(fd, data)
+            os.fsync(fd)
+        return line
+
+    def records(self, actions: Iterable[str]) -> list[dict[str, Any]]:
+        """Every line whose action is one of `actions`, in order (with `at` as a datetime);
+        a line that does not parse is skipped, as by read()."""
+        wanted = set(actions)
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        out: list[dict[str, Any]] = []
+        for line in raw.splitlines():
+            try:
+                data = orjson.loads(line)
+                if isinstance(data, dict) and data.get("action") in wanted:
+                    data["at"] = datetime.fromisoformat(str(data["at"]).replace("Z", "+00:00"))
+                    out.append(data)
+            except (orjson.JSONDecodeError, KeyError, ValueError):
+                continue
+        return out
 
 
 def _event(seq: int, data: Mapping[str, Any]) -> AckEvent:

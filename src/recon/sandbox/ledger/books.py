@@ -168,7 +168,7 @@ def _malformed(g: Generator) -> None:
     bad_orders: list[Row] = [
         {
             "reference": "",
-            "order_id": "SO-BAD1",
+            "order_id": "",  # neither: the order cannot be known
             "amount_minor": 100,
             "currency": "EUR",
             "status": "confirmed",
