@@ -39,7 +39,15 @@ INVOICE_STATUSES = frozenset({"draft", "open", "paid", "void", "uncollectible"})
 CURRENCIES = ("EUR", "USD", "GBP", "JPY", "BHD")
 DAY = timedelta(days=1)
 
-ORDER_COLUMNS = ("reference", "order_id", "amount_minor", "currency", "status", "created_at")
+ORDER_COLUMNS = (
+    "reference",
+    "order_id",
+    "payment_reference",
+    "amount_minor",
+    "currency",
+    "status",
+    "created_at",
+)
 REFUND_COLUMNS = ("refund_id", "payment_id", "reference", "amount_minor", "currency", "created_at")
 INVOICE_COLUMNS = ("invoice_id", "customer_id", "amount_minor", "currency", "status")
 
@@ -56,6 +64,7 @@ class Books:
     planted: list[Planted] = field(default_factory=list)
     rejects: dict[str, int] = field(default_factory=dict)  # malformed rows per table
     splits: list[str] = field(default_factory=list)  # orders paid in several payments (matched)
+    cases: list[dict[str, Any]] = field(default_factory=list)  # matching cases (ledger.matching)
 
     def plant(self, kind: str, check: str, entity: str, entity_id: str, issue: str) -> None:
         self.planted.append(Planted(kind, check, entity, entity_id, issue))
