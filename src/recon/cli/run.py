@@ -75,11 +75,21 @@ def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
 
 
 def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[str, Any]:
-    """The sandbox's books beside the warehouse, so that the demo reconciles them too."""
+    """The sandbox's books beside the warehouse, so that the demo reconciles them too; but
+    the user's own books (RECON_LEDGER_*, `[ledger.*]` in recon.toml) win, and it says so."""
+    from recon.ledger.sources import resolve_sources
     from recon.nightly import settings_for
     from recon.sandbox.ledger.files import sandbox_ledger
 
-    return sandbox_ledger(seed, payments, settings_for(overrides).db.parent)
+    settings = settings_for(overrides)
+    own = resolve_sources(settings)
+    if own:
+        say(
+            "sandbox: reconciling your books (" + ", ".join(s.setting for s in own) + "), "
+            "not the sandbox's"
+        )
+        return {}
+    return sandbox_ledger(seed, payments, settings.db.parent)
 
 
 @app.command()
@@ -130,6 +140,17 @@ def nightly(
         str | None,
         typer.Option(help="Dask scheduler address (default: a local cluster)."),
     ] = None,
+    accept_books: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept-books",
+            help="Accept a books input (orders, refunds, invoices) that holds far fewer rows "
+            "than last night for this night; needs --note (kept in the audit trail).",
+        ),
+    ] = None,
+    note: Annotated[
+        str | None, typer.Option("--note", help="Why the books input is accepted (audited).")
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
     """Run the whole nightly job: extract, land, load, check, report.
@@ -160,12 +181,19 @@ def nightly(
         from recon.refetch import resolve_retry
 
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
+        if note is not None and not accept_books:
+            raise ConfigError("--note", "goes with --accept-books INPUT")
         with contextlib.ExitStack() as stack:
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides.update(base_url=url, credentials="sandbox")
                 overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
             settings = preflight(overrides, probe_api=True)  # before Prefect starts
+            if accept_books:
+                from recon.ledger.loading import accept_books as accept
+
+                trail = accept(settings, accept_books, note)
+                say(f"accepted books {', '.join(accept_books)} for this night (audit: {trail[0]})")
             if resume and retry_failed:
                 raise ConfigError("--retry-failed", "cannot be combined with --resume")
             if retry_failed:  # refused here, before Prefect starts, when it cannot be done

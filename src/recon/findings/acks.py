@@ -170,7 +170,6 @@ class AckLog:
                 log.warning("%s line %d is not an acknowledgement; skipped", self.path, seq)
         return events
 
-
     def record(
         self,
         action: str,

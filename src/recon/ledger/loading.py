@@ -30,6 +30,7 @@ import duckdb
 
 from recon.books import INPUTS
 from recon.currency import create_currencies_table
+from recon.errors import ConfigError
 from recon.findings.acks import AckLog, acks_path
 from recon.ledger.matching import apply_rules, drop_rule_tables
 from recon.ledger.sources import (
@@ -42,7 +43,7 @@ from recon.ledger.sources import (
 from recon.settings import Settings
 from recon.sql import read_sql, sql_statements
 
-__all__ = ["BooksLoad", "InputLoad", "load_books", "validate_books"]
+__all__ = ["BooksLoad", "InputLoad", "accept_books", "load_books", "validate_books"]
 
 log = logging.getLogger("recon")
 
@@ -85,6 +86,24 @@ def validate_books(settings: Settings) -> list[BooksSource]:
     for source in sources:
         check_columns(source)
     return sources
+
+
+def accept_books(settings: Settings, inputs: list[str], note: str | None) -> list[str]:
+    """`recon nightly --accept-books INPUT --note …`: accept a legitimately smaller books
+    input for the next night, as an `accept_books` line of the audit trail (who, when, note).
+    A ConfigError for an unknown or unconfigured input or an empty note."""
+    if not note or not note.strip():
+        raise ConfigError("--note", "must say why the smaller books input is right")
+    configured = {s.input for s in resolve_sources(settings)}
+    for name in inputs:
+        if name not in INPUTS:
+            raise ConfigError("--accept-books", f"{name!r} is not one of {', '.join(INPUTS)}")
+        if name not in configured:
+            raise ConfigError("--accept-books", f"the books' {name} are not configured")
+    trail = AckLog(acks_path(settings.db))
+    for name in inputs:
+        trail.record("accept_books", {"input": name}, note=note.strip())
+    return [str(trail.path)]
 
 
 def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) -> BooksLoad:
@@ -261,8 +280,10 @@ def _suspect(
 
 def _accepted(con: duckdb.DuckDBPyConnection, trail: AckLog, name: str, run_id: str) -> str | None:
     """Who accepted input `name` for this night, and why: an `accept_books` line written
-    after the last earlier night that read the books started (None: not accepted)."""
-    row = con.execute("SELECT max(as_of) FROM ledger_loads WHERE run_id <> ?", [run_id]).fetchone()
+    after the last earlier night read the books (None: not accepted)."""
+    row = con.execute(
+        "SELECT max(loaded_at) FROM ledger_loads WHERE run_id <> ?", [run_id]
+    ).fetchone()
     since = row[0] if row else None
     for line in reversed(trail.records(["accept_books"])):
         if line.get("input") == name and (since is None or line["at"] > since):
