@@ -159,8 +159,8 @@ def test_rerunning_the_same_run_replaces_its_rows(wh: Wh) -> None:
         "SELECT count(*) FROM findings WHERE check_name = 'impossible_amounts'"
     ).fetchone() == (1,)
     assert wh.con.execute("SELECT count(*) FROM check_runs").fetchone() == (
-        34,
-    )  # 21 + 13 ledger checks
+        37,
+    )  # 21 + 16 ledger checks
 
 
 # The lifecycle -------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def test_counts_identity_holds_for_every_check_over_several_nights(wh: Wh) -> No
 
 
 def test_default_checks_dir_holds_thirty_four_checks() -> None:
-    assert len(list((REPO / "sql" / "checks").glob("*.sql"))) == 34  # 21 + 13 ledger checks
+    assert len(list((REPO / "sql" / "checks").glob("*.sql"))) == 37  # 21 + 16 ledger checks
 
 
 def test_the_example_check_in_docs_works(wh: Wh, tmp_path: Path) -> None:

@@ -40,7 +40,9 @@ def db(tmp_path: Path) -> Path:
     for key, state, entity, eid, cur, amount, detail, first in rows:
         check, _, issue = key.split(":")
         con.execute(
-            "INSERT INTO findings VALUES ('r1', ?, 'error', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity, "
+            "entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+            "VALUES ('r1', ?, 'error', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [check, key, state, entity, eid, cur, amount, issue, detail, first],
         )
     con.close()
@@ -82,7 +84,7 @@ def test_an_ack_is_audited_counted_apart_and_withdrawn(db: Path) -> None:
     code, out, err = _run("list", "--db", str(db))
     states = {line.split()[1]: line.split()[0] for line in out.splitlines()}
     assert states == {KEY_A: "acknowledged", KEY_B: "open", KEY_C: "acknowledged"}
-    assert err.strip() == "1 open (0 new), 2 acknowledged"
+    assert err.strip() == "1 open (0 new, 0 reopened), 2 acknowledged"
     _, out, _ = _run("list", "--state", "acknowledged", "--db", str(db))
     assert [line.split()[1] for line in out.splitlines()] == [KEY_A, KEY_C]
     assert "acknowledged by" in out

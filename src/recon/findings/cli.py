@@ -55,10 +55,22 @@ def _money(amount: int | None, currency: str | None) -> str:
 def list_(
     check: Annotated[str | None, typer.Option(help="Only this check's findings.")] = None,
     state: Annotated[
-        str | None, typer.Option(help="open (new included), new or acknowledged.")
+        str | None,
+        typer.Option(help="open (new and reopened included), new, reopened or acknowledged."),
     ] = None,
     older_than: Annotated[
-        str | None, typer.Option(help="First seen longer ago than this: 7d, 12h, 2w.")
+        str | None,
+        typer.Option(
+            help="Known longer than this (known_days: since recon first saw the break, "
+            "kept when it comes back): 7d, 12h, 2w."
+        ),
+    ] = None,
+    item_older_than: Annotated[
+        str | None,
+        typer.Option(
+            help="The item itself older than this (item_age_days: the order's, payment's, "
+            "refund's or invoice's own date): 7d, 12h, 2w."
+        ),
     ] = None,
     db: DbPath = None,
 ) -> None:
@@ -68,12 +80,17 @@ def list_(
     def go() -> int:
         warehouse, log = _paths(db)
         age = parse_age(older_than) if older_than else None
-        found = list_findings(warehouse, log, check=check, state=state, older_than=age)
+        item_age = parse_age(item_older_than) if item_older_than else None
+        found = list_findings(
+            warehouse, log, check=check, state=state, older_than=age, item_older_than=item_age
+        )
         for f in found:
             seen = f.first_seen_at.date().isoformat() if f.first_seen_at else "?"
+            back = f", reopened {f.reopen_count}x" if f.reopen_count else ""
+            item = f"item_age_days {f.item_age_days}" if f.item_age_days is not None else ""
             line = (
                 f"{f.work_state:<12} {f.finding_key}  {_money(f.amount_minor, f.currency)}  "
-                f"since {seen}  {f.detail or ''}"
+                f"since {seen} (known_days {f.known_days}{back}) {item}  {f.detail or ''}"
             )
             if f.acknowledged and f.ack is not None:
                 until = f", until {f.ack.until}" if f.ack.until else ""
@@ -81,7 +98,11 @@ def list_(
             typer.echo(line)
         acked = sum(f.acknowledged for f in found)
         new = sum(f.work_state == "new" for f in found)
-        typer.echo(f"{len(found) - acked:,} open ({new:,} new), {acked:,} acknowledged", err=True)
+        back = sum(f.work_state == "reopened" for f in found)
+        typer.echo(
+            f"{len(found) - acked:,} open ({new:,} new, {back:,} reopened), {acked:,} acknowledged",
+            err=True,
+        )
         return 0
 
     raise typer.Exit(_guard(go))

@@ -2,7 +2,12 @@
 acknowledgement state, read from the published warehouse and the audit log.
 
     new           first seen in the latest run, not acknowledged
-    open          unresolved and not acknowledged (new ones included)
+    reopened      came back in the latest run after it was resolved (keeps its first
+                  sighting), not acknowledged
+    open          unresolved and not acknowledged (new and reopened ones included)
+
+Two ages, named as in `findings_current`: `item_age_days` (the item's own business date)
+and `known_days` (since recon first saw the break).
     acknowledged  an acknowledgement holds (amounts unchanged, `until` not passed)
 """
 
@@ -20,7 +25,7 @@ from recon.warehouse import open_readonly
 
 __all__ = ["STATES", "Finding", "list_findings", "parse_age"]
 
-STATES = ("open", "new", "acknowledged")
+STATES = ("open", "new", "reopened", "acknowledged")
 _AGE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
 _UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 
@@ -33,7 +38,7 @@ class Finding:
     finding_key: str
     check_name: str
     severity: str
-    state: str  # new | open (the run's lifecycle)
+    state: str  # new | open | reopened (the run's lifecycle)
     entity: str
     entity_id: str
     currency: str | None
@@ -44,6 +49,23 @@ class Finding:
     first_seen_at: datetime | None
     ack: AckEvent | None  # the latest ack/unack event of the key, if any
     acknowledged: bool
+    reopen_count: int = 0
+    item_at: datetime | None = None  # the item's own business date
+    as_of: datetime | None = None  # the latest run's start, which the ages run to
+
+    @property
+    def known_days(self) -> int | None:
+        """How long recon has known the break: days since it was first seen."""
+        if self.first_seen_at is None or self.as_of is None:
+            return None
+        return _days(self.first_seen_at, self.as_of)
+
+    @property
+    def item_age_days(self) -> int | None:
+        """How old the item is: days since its own business date."""
+        if self.item_at is None or self.as_of is None:
+            return None
+        return _days(self.item_at, self.as_of)
 
     @property
     def amounts(self) -> Amounts:
@@ -54,7 +76,12 @@ class Finding:
         """acknowledged, new or open."""
         if self.acknowledged:
             return "acknowledged"
-        return "new" if self.state == "new" else "open"
+        return self.state if self.state in ("new", "reopened") else "open"
+
+
+def _days(start: datetime, end: datetime) -> int:
+    """Calendar days (UTC) from `start` to `end`, as findings_current counts them."""
+    return (end.astimezone(UTC).date() - start.astimezone(UTC).date()).days
 
 
 def parse_age(text: str) -> timedelta:
@@ -72,10 +99,13 @@ def list_findings(
     check: str | None = None,
     state: str | None = None,
     older_than: timedelta | None = None,
+    item_older_than: timedelta | None = None,
     keys: Sequence[str] | None = None,
     now: datetime | None = None,
 ) -> list[Finding]:
-    """The latest loaded run's unresolved findings, filtered; largest amounts first."""
+    """The latest loaded run's unresolved findings, filtered; largest amounts first.
+    `older_than`: known longer than that (first seen); `item_older_than`: the item's own
+    date is older than that."""
     if state is not None and state not in STATES:
         raise ConfigError("--state", f"must be one of {', '.join(STATES)}, not {state!r}")
     now = now or datetime.now(UTC)
@@ -83,16 +113,17 @@ def list_findings(
     con = open_readonly(db)
     try:
         row = con.execute(
-            "SELECT run_id FROM runs WHERE loaded_at IS NOT NULL ORDER BY started_at DESC LIMIT 1"
+            "SELECT run_id, started_at FROM runs WHERE loaded_at IS NOT NULL "
+            "ORDER BY started_at DESC LIMIT 1"
         ).fetchone()
         if row is None:
             raise WarehouseError("the warehouse holds no run yet: run `recon nightly` first")
         rows = con.execute(
             "SELECT f.run_id, f.finding_key, f.check_name, f.severity, f.state, f.entity, "
             "f.entity_id, f.currency, f.amount_minor, f.issue_type, f.detail, "
-            "f.first_seen_run, r.started_at "
+            "f.first_seen_run, r.started_at, coalesce(f.reopen_count, 0), f.item_at "
             "FROM findings AS f LEFT JOIN runs AS r ON r.run_id = f.first_seen_run "
-            "WHERE f.run_id = $run AND f.state IN ('new', 'open') "
+            "WHERE f.run_id = $run AND f.state IN ('new', 'open', 'reopened') "
             "AND ($check IS NULL OR f.check_name = $check) "
             "ORDER BY f.amount_minor DESC NULLS LAST, f.finding_key",
             {"run": row[0], "check": check},
@@ -124,15 +155,22 @@ def list_findings(
             first_seen_at=r[12],
             ack=event,
             acknowledged=acknowledged,
+            reopen_count=int(r[13]),
+            item_at=r[14],
+            as_of=row[1],
         )
         if (
             state is not None
             and finding.work_state != state
-            and not (state == "open" and finding.work_state == "new")
+            and not (state == "open" and finding.work_state in ("new", "reopened"))
         ):
             continue
         if older_than is not None and (
             finding.first_seen_at is None or finding.first_seen_at > now - older_than
+        ):
+            continue
+        if item_older_than is not None and (
+            finding.item_at is None or finding.item_at > now - item_older_than
         ):
             continue
         out.append(finding)

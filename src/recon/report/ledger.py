@@ -127,7 +127,7 @@ def build_ledger_section(
             )
     pending = con.execute(
         "SELECT count(*) FROM findings WHERE run_id = ? AND check_name = 'ledger_pending' "
-        "AND state IN ('new', 'open')",
+        "AND state IN ('new', 'open', 'reopened')",
         [run_id],
     ).fetchone()
     section.pending = int(pending[0]) if pending else 0
