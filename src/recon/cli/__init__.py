@@ -3,13 +3,14 @@
 recon.cli.common     the app, the common options; errors -> one line and an exit code
 recon.cli.run        nightly, extract, load, check, report, schedule
 recon.cli.warehouse  query, export (the published warehouse)
+recon.cli.match      match (a person's match of a books order with payments)
 """
 
 from __future__ import annotations
 
 import sys
 
-from recon.cli import run, warehouse  # noqa: F401  (importing them registers their commands)
+from recon.cli import match, run, warehouse  # noqa: F401  (importing them registers their commands)
 from recon.cli.common import app
 
 __all__ = ["app", "main"]

@@ -50,7 +50,7 @@ def plan_matching(g: Generator) -> dict[str, Any]:
     for i in g.pick("confirmed"):
         edits[ref(i)] = {"reference": ref(i).lower()}
         cases.append(_case("reference_case", "normalised_reference", ref(i).lower(), [pay[i]]))
-    for i in [i for i in g.pick("confirmed") if unique(i)]:
+    for i in g.pick("confirmed", where=unique):
         edits[ref(i)] = {"reference": "#" + ref(i)}
         cases.append(
             _case(
@@ -87,13 +87,13 @@ def plan_matching(g: Generator) -> dict[str, Any]:
             extra.append(_order(g, key, part, pay[i], at(i), payment_reference=ref(i)))
         for key in keys:
             cases.append(_case("cart", "payment_reference", key, [pay[i]]))
-    for i in [i for i in g.pick("confirmed") if unique(i)]:
+    for i in g.pick("confirmed", where=unique):
         drop.add(ref(i))
         key = "SO-NOREF-" + g.new_id("")
         extra.append(_order(g, None, int(pay[i]["amountMinor"]), pay[i], at(i), order_id=key))
         cases.append(_case("no_reference", "suggested_match", key, [pay[i]]))
         g.books.plant("no_reference", "ledger_suggested_match", "order", key, "suggested")
-    for i in [i for i in g.pick("confirmed") if unique(i)]:
+    for i in g.pick("confirmed", where=unique):
         drop.add(ref(i))
         for _ in range(2):
             key = "SO-TIE-" + g.new_id("")

@@ -4,6 +4,7 @@ what is planted, and which clean payments a planted break may take."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -165,11 +166,21 @@ class Generator:
         created = parse_time(self.payments[i].get("createdAt"))
         return self.anchor - created if created else timedelta(0)
 
-    def pick(self, status: str, *, young: bool = False, refunds: str = "none") -> list[int]:
-        """Up to k clean payments with `status`, old (> 5 days) or young (< 20 h)."""
+    def pick(
+        self,
+        status: str,
+        *,
+        young: bool = False,
+        refunds: str = "none",
+        where: Callable[[int], bool] | None = None,
+    ) -> list[int]:
+        """Up to k clean payments with `status`, old (> 5 days) or young (< 20 h), that
+        satisfy `where` if given."""
 
         def fits(i: int) -> bool:
             if not self._clean(i) or self.payments[i].get("status") != status:
+                return False
+            if where is not None and not where(i):
                 return False
             age = self._age(i)
             if young != (timedelta(0) < age < timedelta(hours=20)):
