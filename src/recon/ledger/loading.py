@@ -314,50 +314,36 @@ def _manual_matches(
     for line in trail.records(["match", "unmatch"]):
         latest[str(line.get("order"))] = line
     con.execute("DELETE FROM ledger_manual_matches")
-    pairs: list[tuple[str, str]] = []
-    for key, line in latest.items():
-        if line["action"] != "match":
-            continue
-        payments = {str(k): v for k, v in (line.get("payments") or {}).items()}
-        order = con.execute(
-            "SELECT amount_minor, currency FROM ledger_orders "
-            "WHERE coalesce(reference, order_id) = ?",
-            [key],
-        ).fetchone()
-        found = dict(
-            con.execute(
-                "SELECT id, amount_minor FROM payments WHERE gone_in_run IS NULL "
-                "AND list_contains(?, id)",
-                [list(payments)],
-            ).fetchall()
-        )
-        reasons = []
-        if order is None:
-            reasons.append(f"order {key} is no longer in the books")
-        elif [order[0], order[1]] != [line.get("order_amount_minor"), line.get("currency")]:
-            reasons.append(f"order {key} changed its amount")
-        for pid, amount in payments.items():
-            if pid not in found:
-                reasons.append(f"payment {pid} is gone")
-            elif found[pid] != amount:
-                reasons.append(f"payment {pid} changed its amount")
-        state = "lapsed" if reasons else "applied"
-        con.execute(
-            "INSERT INTO ledger_manual_matches BY NAME SELECT ? AS order_key, ? AS payment_ids, "
-            "? AS who, ? AS matched_at, ? AS note, ? AS state, ? AS reason, ? AS run_id",
-            [
-                key,
-                list(payments),
-                line.get("who"),
-                line["at"],
-                line.get("note"),
-                state,
-                "; ".join(reasons) or None,
-                run_id,
-            ],
-        )
-        if not reasons:
-            pairs += [(key, pid) for pid in payments]
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _manual (order_key VARCHAR, payment_id VARCHAR, "
+        "order_amount BIGINT, currency VARCHAR, payment_amount BIGINT, who VARCHAR, "
+        "matched_at TIMESTAMPTZ, note VARCHAR)"
+    )
+    rows = [
+        [
+            key,
+            str(pid),
+            line.get("order_amount_minor"),
+            line.get("currency"),
+            amount,
+            line.get("who"),
+            line["at"],
+            line.get("note"),
+        ]
+        for key, line in latest.items()
+        if line["action"] == "match"
+        for pid, amount in (line.get("payments") or {}).items()
+    ]
+    if not rows:
+        return []
+    con.executemany("INSERT INTO _manual VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.execute(read_sql("ledger/manual_matches.sql"), {"run_id": run_id})
+    applied = con.execute(
+        "SELECT m.order_key, m.payment_id FROM _manual AS m "
+        "SEMI JOIN ledger_manual_matches AS a ON a.order_key = m.order_key AND a.state = 'applied'"
+    ).fetchall()
+    con.execute("DROP TABLE IF EXISTS temp._manual")
+    pairs: list[tuple[str, str]] = [(str(k), str(p)) for k, p in applied]
     return pairs
 
 

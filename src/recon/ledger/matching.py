@@ -108,37 +108,6 @@ def load_rules(folder: Path | None = None) -> list[MatchRule]:
     return sorted(rules, key=lambda r: (r.priority, r.name))
 
 
-_SETUP = """
-CREATE OR REPLACE TEMP MACRO ledger_tolerance(amount, tolerance_minor, tolerance_bps) AS
-    greatest(CAST(tolerance_minor AS BIGINT),
-             (abs(amount) * CAST(tolerance_bps AS BIGINT)) // 10000);
-CREATE OR REPLACE TEMP MACRO ledger_reference_key(reference, pattern) AS
-    lower(trim(CASE WHEN pattern = '' OR NOT regexp_matches(trim(reference), pattern)
-                    THEN trim(reference)
-                    ELSE regexp_extract(trim(reference), pattern, 1) END));
-CREATE OR REPLACE TEMP TABLE match_orders AS
-SELECT coalesce(reference, order_id) AS order_key, reference, payment_reference, amount_minor,
-       currency, status, created_at,
-       status IN ('confirmed', 'partially_refunded', 'refunded') AS expects_payment
-FROM ledger_orders;
-CREATE OR REPLACE TEMP TABLE match_payments AS
-SELECT id, reference, amount_minor, currency, status, created_at,
-       status IN ('confirmed', 'partially_refunded', 'refunded') AS settled
-FROM payments
-WHERE gone_in_run IS NULL;
-CREATE OR REPLACE TEMP TABLE match_links (
-    order_key VARCHAR NOT NULL, payment_id VARCHAR NOT NULL, rule VARCHAR NOT NULL,
-    priority INTEGER NOT NULL
-);
-CREATE OR REPLACE TEMP TABLE match_proposals (
-    order_key VARCHAR, payment_id VARCHAR, score INTEGER, reasons VARCHAR,
-    candidates INTEGER, rivals INTEGER
-);
-CREATE OR REPLACE TEMP VIEW unmatched_orders AS
-SELECT * FROM match_orders AS o ANTI JOIN match_links AS l ON l.order_key = o.order_key;
-CREATE OR REPLACE TEMP VIEW unmatched_payments AS
-SELECT * FROM match_payments AS p ANTI JOIN match_links AS l ON l.payment_id = p.id
-"""
 
 _LINK = """
 INSERT INTO match_links BY NAME
@@ -172,7 +141,7 @@ def apply_rules(
     people's matches that still hold. Returns the links per rule."""
     for stmt in sql_statements(read_sql("reference/money.sql")):
         con.execute(stmt)
-    for stmt in sql_statements(_SETUP):
+    for stmt in sql_statements(read_sql("ledger/match_setup.sql")):
         con.execute(stmt)
     con.execute("CREATE OR REPLACE TEMP TABLE match_manual (order_key VARCHAR, payment_id VARCHAR)")
     if manual:
