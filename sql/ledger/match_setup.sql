@@ -11,24 +11,26 @@ CREATE OR REPLACE TEMP MACRO ledger_reference_key(reference, pattern) AS
                     THEN trim(reference)
                     ELSE regexp_extract(trim(reference), pattern, 1) END));
 CREATE OR REPLACE TEMP TABLE match_orders AS
-SELECT coalesce(reference, order_id) AS order_key, reference, payment_reference, amount_minor,
+SELECT rowid AS order_row, coalesce(reference, order_id) AS order_key, reference, payment_reference, amount_minor,
        currency, status, created_at,
        status IN ('confirmed', 'partially_refunded', 'refunded') AS expects_payment
 FROM ledger_orders;
 CREATE OR REPLACE TEMP TABLE match_payments AS
-SELECT id, reference, amount_minor, currency, status, created_at,
+SELECT rowid AS payment_row, id, reference, amount_minor, currency, status, created_at,
        status IN ('confirmed', 'partially_refunded', 'refunded') AS settled
 FROM payments
 WHERE gone_in_run IS NULL;
+-- order_row / payment_row: the rowids of ledger_orders and payments in this transaction, so
+-- that sql/ledger/matches.sql joins and groups on integers.
 CREATE OR REPLACE TEMP TABLE match_links (
     order_key VARCHAR NOT NULL, payment_id VARCHAR NOT NULL, rule VARCHAR NOT NULL,
-    priority INTEGER NOT NULL
+    priority INTEGER NOT NULL, order_row BIGINT NOT NULL, payment_row BIGINT NOT NULL
 );
 CREATE OR REPLACE TEMP TABLE match_proposals (
     order_key VARCHAR, payment_id VARCHAR, score INTEGER, reasons VARCHAR,
     candidates INTEGER, rivals INTEGER
 );
-CREATE OR REPLACE TEMP VIEW unmatched_orders AS
-SELECT * FROM match_orders AS o ANTI JOIN match_links AS l ON l.order_key = o.order_key;
-CREATE OR REPLACE TEMP VIEW unmatched_payments AS
-SELECT * FROM match_payments AS p ANTI JOIN match_links AS l ON l.payment_id = p.id;
+-- What no rule linked yet: refreshed after each rule (recon.ledger.matching), so that a
+-- rule reads a table, not an anti-join of a million links.
+CREATE OR REPLACE TEMP TABLE unmatched_orders AS SELECT * FROM match_orders;
+CREATE OR REPLACE TEMP TABLE unmatched_payments AS SELECT * FROM match_payments;

@@ -18,23 +18,25 @@
 --   awaiting_books (young) or payment_missing_from_books.
 DELETE FROM ledger_matches;
 INSERT INTO ledger_matches BY NAME
-WITH live AS (
-    SELECT id, reference, amount_minor, currency, status, created_at,
-           status IN ('confirmed', 'partially_refunded', 'refunded') AS settled
-    FROM payments
-    WHERE gone_in_run IS NULL
+WITH keyed AS (
+    SELECT o.*, o.rowid AS order_row, coalesce(o.reference, o.order_id) AS order_key
+    FROM ledger_orders AS o
 ),
-keyed AS (
-    SELECT o.*, coalesce(o.reference, o.order_id) AS order_key FROM ledger_orders AS o
-),
+-- The links of this load (temp match_links, recon.ledger.matching: the rowids of both sides,
+-- so that a million orders join and group on integers) with their live payments.
 linked AS (
-    SELECT l.order_key, l.rule, p.* FROM ledger_links AS l JOIN live AS p ON p.id = l.payment_id
+    SELECT l.order_row, l.order_key, l.rule, p.id, p.reference, p.amount_minor, p.currency,
+           p.status, p.created_at,
+           p.status IN ('confirmed', 'partially_refunded', 'refunded') AS settled
+    FROM match_links AS l
+    JOIN payments AS p ON p.rowid = l.payment_row
+    WHERE p.gone_in_run IS NULL
 ),
--- Each order with the payments the rules linked to it, summed per order (numbers only: a
--- million orders group fast).
+-- Each order with the payments the rules linked to it, summed per order (integer keys and
+-- numbers only: a million orders group fast).
 per_order AS (
     SELECT
-        o.order_key,
+        o.order_row,
         any_value(p.rule) AS rule,
         count(p.id) AS n_payments,
         count(*) FILTER (WHERE p.settled) AS n_settled,
@@ -47,16 +49,16 @@ per_order AS (
         any_value(p.id) FILTER (WHERE p.settled) AS one_id,
         any_value(p.currency) FILTER (WHERE p.settled AND p.currency IS DISTINCT FROM o.currency) AS other_code,
         any_value(p.status) AS a_status,
-        max(abs(date_diff('second', o.created_at, p.created_at)) // 86400) FILTER (WHERE p.settled) AS days_apart
+        max(abs(epoch(o.created_at) - epoch(p.created_at))) FILTER (WHERE p.settled) AS seconds_apart
     FROM keyed AS o
-    LEFT JOIN linked AS p ON p.order_key = o.order_key
-    GROUP BY o.order_key
+    LEFT JOIN linked AS p ON p.order_row = o.order_row
+    GROUP BY o.order_row
 ),
 -- The ids of an order paid more than once (few): listed apart.
 several AS (
     SELECT p.order_key, list(p.id ORDER BY p.id) AS ids
     FROM linked AS p
-    SEMI JOIN per_order AS g ON g.order_key = p.order_key AND g.n_settled > 1
+    SEMI JOIN per_order AS g ON g.order_row = p.order_row AND g.n_settled > 1
     WHERE p.settled
     GROUP BY p.order_key
 ),
@@ -64,11 +66,11 @@ several AS (
 -- payment is its own amount, but for the last order (by key), which takes the difference, so
 -- that the shares add up to the payment.
 carts AS (
-    SELECT p.order_key, p.amount_minor AS paid,
+    SELECT p.order_row, p.amount_minor AS paid,
            CAST(sum(o.amount_minor) OVER (PARTITION BY p.id) AS BIGINT) AS cart_total,
            row_number() OVER (PARTITION BY p.id ORDER BY p.order_key DESC) = 1 AS last_of_cart
     FROM linked AS p
-    JOIN keyed AS o ON o.order_key = p.order_key
+    JOIN keyed AS o ON o.order_row = p.order_row
     WHERE p.rule = 'payment_reference'
 ),
 -- The best proposals of an order without links (ledger_suggestions): every one listed.
@@ -81,10 +83,11 @@ proposed AS (
 orders AS (
     SELECT
         o.*,
-        g.rule, g.n_payments, g.n_settled, g.smallest, g.confirmed, g.refunded, g.days_apart,
+        g.rule, g.n_payments, g.n_settled, g.smallest, g.confirmed, g.refunded,
+        CAST(g.seconds_apart // 86400 AS BIGINT) AS days_apart,
         CASE WHEN g.n_settled = 1 THEN [g.one_id] WHEN g.n_settled > 1 THEN v.ids ELSE [] END AS payment_ids,
         CASE WHEN g.no_amount > 0 THEN NULL
-             WHEN c.order_key IS NULL THEN g.amount_sum
+             WHEN c.order_row IS NULL THEN g.amount_sum
              WHEN c.last_of_cart THEN o.amount_minor - (c.cart_total - c.paid)
              ELSE o.amount_minor END AS provider_amount_minor,
         CASE WHEN c.last_of_cart THEN c.cart_total - c.paid END AS cart_difference,
@@ -96,9 +99,9 @@ orders AS (
         o.created_at > CAST($as_of AS TIMESTAMPTZ) - to_hours(CAST($grace_hours AS BIGINT)) AS young,
         s.ids AS candidate_ids, s.n AS candidates, s.one_id AS candidate_id, s.rivals AS candidate_rivals
     FROM keyed AS o
-    JOIN per_order AS g ON g.order_key = o.order_key
+    JOIN per_order AS g ON g.order_row = o.order_row
     LEFT JOIN several AS v ON g.n_settled > 1 AND v.order_key = o.order_key
-    LEFT JOIN carts AS c ON c.order_key = o.order_key
+    LEFT JOIN carts AS c ON c.order_row = o.order_row
     LEFT JOIN proposed AS s ON g.n_payments = 0 AND s.order_key = o.order_key
 ),
 classified AS (
@@ -175,7 +178,7 @@ SELECT
          WHEN s.n >= 1 THEN 'ambiguous: ' || s.keys END AS best_candidate,
     $run_id AS run_id
 FROM payments AS p
-ANTI JOIN ledger_links AS l ON l.payment_id = p.id
+ANTI JOIN match_links AS l ON l.payment_row = p.rowid
 LEFT JOIN proposed AS s ON s.payment_id = p.id
 WHERE p.gone_in_run IS NULL
   AND p.status IN ('confirmed', 'partially_refunded', 'refunded');

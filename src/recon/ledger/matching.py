@@ -15,7 +15,7 @@ A rule file starts with a header like a check's::
 It reads the temp tables `match_orders(order_key, reference, payment_reference, amount_minor,
 currency, status, created_at, expects_payment)`, `match_payments(id, reference,
 amount_minor, currency, status, settled, created_at)` (live payments), `match_links` (what
-earlier rules linked), the views `unmatched_orders` / `unmatched_payments` and
+earlier rules linked), `unmatched_orders` / `unmatched_payments` (what they did not) and
 `match_manual` (the people's matches that still hold). The engine keeps a rule to its
 cardinality (a pair that would give a payment two orders in a 1:N rule is dropped, never
 picked) and records the rule of every link in `ledger_links`; `sql/ledger/matches.sql` then
@@ -108,20 +108,33 @@ def load_rules(folder: Path | None = None) -> list[MatchRule]:
     return sorted(rules, key=lambda r: (r.priority, r.name))
 
 
-
 _LINK = """
 INSERT INTO match_links BY NAME
 WITH found AS (SELECT DISTINCT order_key, payment_id FROM ({sql}) AS rule_rows),
 free AS (
-    SELECT f.* FROM found AS f
-    SEMI JOIN unmatched_orders AS o ON o.order_key = f.order_key
-    SEMI JOIN unmatched_payments AS p ON p.id = f.payment_id
+    SELECT f.*, o.order_row, p.payment_row FROM found AS f
+    JOIN unmatched_orders AS o ON o.order_key = f.order_key
+    JOIN unmatched_payments AS p ON p.id = f.payment_id
 )
-SELECT order_key, payment_id, $rule AS rule, $priority AS priority
+SELECT order_key, payment_id, $rule AS rule, $priority AS priority, order_row, payment_row
 FROM free
-QUALIFY ($one_order_per_payment = false OR count(*) OVER (PARTITION BY payment_id) = 1)
-    AND ($one_payment_per_order = false OR count(*) OVER (PARTITION BY order_key) = 1)
+{qualify}
 """
+# A rule keeps to its cardinality: a payment two orders claim (1:1, 1:N) or an order two
+# payments claim (1:1, N:1) is left unmatched by that rule, never picked.
+_ONE_ORDER = "count(*) OVER (PARTITION BY payment_id) = 1"
+_ONE_PAYMENT = "count(*) OVER (PARTITION BY order_key) = 1"
+_QUALIFY = {
+    "1:1": f"QUALIFY {_ONE_ORDER} AND {_ONE_PAYMENT}",
+    "1:N": f"QUALIFY {_ONE_ORDER}",
+    "N:1": f"QUALIFY {_ONE_PAYMENT}",
+}
+_REFRESH = (
+    "DELETE FROM unmatched_orders WHERE order_key IN "
+    "(SELECT order_key FROM match_links WHERE rule = $rule)",
+    "DELETE FROM unmatched_payments WHERE id IN "
+    "(SELECT payment_id FROM match_links WHERE rule = $rule)",
+)
 
 _TAKE_OVER = """
 UPDATE match_links SET rule = $rule, priority = $priority
@@ -159,17 +172,19 @@ def apply_rules(
         if rule.claims == "linked":
             con.execute(_TAKE_OVER.format(sql=rule.sql), bind)
         else:
-            bind |= {
-                "one_order_per_payment": rule.cardinality in ("1:1", "1:N"),
-                "one_payment_per_order": rule.cardinality in ("1:1", "N:1"),
-            }
-            con.execute(_LINK.format(sql=rule.sql), bind)
+            con.execute(_LINK.format(sql=rule.sql, qualify=_QUALIFY[rule.cardinality]), bind)
+            for stmt in _REFRESH:
+                con.execute(stmt, {"rule": rule.name})
     for name, n in con.execute(
         "SELECT rule, count(DISTINCT order_key) FROM match_links GROUP BY rule"
     ).fetchall():
         counts[str(name)] = int(n)
     con.execute("DELETE FROM ledger_links")
-    con.execute("INSERT INTO ledger_links BY NAME SELECT *, ? AS run_id FROM match_links", [run_id])
+    con.execute(
+        "INSERT INTO ledger_links BY NAME "
+        "SELECT * EXCLUDE (order_row, payment_row), ? AS run_id FROM match_links",
+        [run_id],
+    )
     con.execute("DELETE FROM ledger_suggestions")
     con.execute(
         "INSERT INTO ledger_suggestions BY NAME SELECT *, ? AS run_id FROM match_proposals",
@@ -180,9 +195,9 @@ def apply_rules(
 
 def drop_rule_tables(con: duckdb.DuckDBPyConnection) -> None:
     """Drop the engine's temp objects."""
-    for view in ("unmatched_orders", "unmatched_payments"):
-        con.execute(f"DROP VIEW IF EXISTS temp.{view}")
     for table in (
+        "unmatched_orders",
+        "unmatched_payments",
         "match_orders",
         "match_payments",
         "match_links",
