@@ -98,9 +98,10 @@ def list_(
             typer.echo(line)
         acked = sum(f.acknowledged for f in found)
         new = sum(f.work_state == "new" for f in found)
-        back = sum(f.work_state == "reopened" for f in found)
+        reopened = sum(f.work_state == "reopened" for f in found)
         typer.echo(
-            f"{len(found) - acked:,} open ({new:,} new, {back:,} reopened), {acked:,} acknowledged",
+            f"{len(found) - acked:,} open ({new:,} new, {reopened:,} reopened), "
+            f"{acked:,} acknowledged",
             err=True,
         )
         return 0
