@@ -93,4 +93,20 @@ def test_every_rule_links_exactly_what_the_truth_says(
             assert ("ledger_suggested_match", "order", case["order"], "ambiguous") in findings
         if case["case"] == "beyond_tolerance" and setting == "tolerance_and_pattern":
             assert not any(case["order"] == k for k, _ in got["amount_tolerance"]), case
+    # every break says what differs, with both values, and the best candidate
+    described = {
+        r[0]: r[1:]
+        for r in con.execute(
+            "SELECT entity_id, differs, best_candidate FROM ledger_matches WHERE entity = 'order'"
+        ).fetchall()
+    }
+    for case in books.cases:
+        differs, best = described[case["order"]]
+        if case["case"] == "beyond_tolerance" and setting != "bps":
+            assert str(differs).startswith("amount: books "), (case, differs)
+            assert ", provider " in str(differs)
+        if case["case"] == "no_reference":
+            assert best == case["payments"][0]
+        if case["case"] == "tie":
+            assert best == f"ambiguous: {case['payments'][0]}"
     con.close()
