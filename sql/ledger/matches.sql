@@ -55,11 +55,11 @@ per_order AS (
 ),
 -- The ids of an order paid more than once (few): listed apart.
 several AS (
-    SELECT p.order_key, list(p.id ORDER BY p.id) AS ids
+    SELECT p.order_row, list(p.id ORDER BY p.id) AS ids
     FROM linked AS p
     SEMI JOIN per_order AS g ON g.order_row = p.order_row AND g.n_settled > 1
     WHERE p.settled
-    GROUP BY p.order_key
+    GROUP BY p.order_row
 ),
 -- Orders paid together by one payment (rule payment_reference): each order's share of the
 -- payment is its own amount, but for the last order (by key), which takes the difference, so
@@ -74,10 +74,11 @@ carts AS (
 ),
 -- The best proposals of an order without links (ledger_suggestions): every one listed.
 proposed AS (
-    SELECT s.order_key, string_agg(s.payment_id, ', ' ORDER BY s.payment_id) AS ids,
+    SELECT o.order_row, string_agg(s.payment_id, ', ' ORDER BY s.payment_id) AS ids,
            count(*) AS n, any_value(s.payment_id) AS one_id, max(s.rivals) AS rivals
     FROM ledger_suggestions AS s
-    GROUP BY s.order_key
+    JOIN match_orders AS o ON o.order_key = s.order_key
+    GROUP BY o.order_row
 ),
 orders AS (
     SELECT
@@ -98,9 +99,9 @@ orders AS (
         s.ids AS candidate_ids, s.n AS candidates, s.one_id AS candidate_id, s.rivals AS candidate_rivals
     FROM keyed AS o
     JOIN per_order AS g ON g.order_row = o.order_row
-    LEFT JOIN several AS v ON g.n_settled > 1 AND v.order_key = o.order_key
+    LEFT JOIN several AS v ON g.n_settled > 1 AND v.order_row = o.order_row
     LEFT JOIN carts AS c ON c.order_row = o.order_row
-    LEFT JOIN proposed AS s ON g.n_payments = 0 AND s.order_key = o.order_key
+    LEFT JOIN proposed AS s ON g.n_payments = 0 AND s.order_row = o.order_row
 ),
 classified AS (
     SELECT
