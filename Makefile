@@ -34,14 +34,14 @@ test: setup lint ## Lint, then run every test (unit, contract, integration, slow
 test-fast: setup ## Run the fast tests only (no slow or integration ones)
 	$(BIN)/pytest -m "not slow and not integration" -n 2
 
-lint: setup ## ruff (lint + format check) and mypy --strict on src/
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
-	$(BIN)/mypy src
+lint: setup ## ruff (lint + format check) and mypy --strict on src/ and pipelines/
+	$(BIN)/ruff check src pipelines tests benchmarks
+	$(BIN)/ruff format --check src pipelines tests benchmarks
+	$(BIN)/mypy src pipelines
 
 format: setup ## Apply ruff's formatting and safe fixes
-	$(BIN)/ruff check --fix src tests benchmarks
-	$(BIN)/ruff format src tests benchmarks
+	$(BIN)/ruff check --fix src pipelines tests benchmarks
+	$(BIN)/ruff format src pipelines tests benchmarks
 
 bench: setup ## Benchmarks: ceiling vs recon vs dlt (dlt only after `uv sync --locked --group bench`)
 	$(BIN)/python -m benchmarks.run

@@ -34,12 +34,12 @@ def noop() -> int:
 noop()
 """
 
-# recon's own Prefect start (recon.pipelines.server): `prefect server start` in a child
+# recon's own Prefect start (pipelines.server): `prefect server start` in a child
 # process, Prefect and the flows imported while it boots; prints when it answered.
 _RECON_SESSION = """
 import json, time
 t0 = time.perf_counter()
-from recon.pipelines.orchestrator import PrefectOrchestrator
+from pipelines.orchestrator import PrefectOrchestrator
 
 with PrefectOrchestrator().session(lambda message: None):
     ready = time.perf_counter() - t0

@@ -11,13 +11,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from recon.errors import ConfigError
-from recon.landing import (
+from recon.night.landing import (
     ResourceLanding,
     ResourceState,
     RunLanding,
-    check_run_id,
-    new_run_id,
 )
+from recon.runid import check_run_id, new_run_id
 
 RUN = "20261121T020000Z-3fa2c1"
 

@@ -1,6 +1,6 @@
 """How the command line reaches the orchestrator without importing it: one entry point.
 
-recon's library never imports Prefect. Its flows (`recon.pipelines`) register an
+recon's library never imports Prefect. Its flows (`pipelines`) register an
 `Orchestrator` under the `recon.orchestrator` entry point (pyproject.toml); the CLI loads it
 when a command needs it, so Prefect is imported (and pays its start-up) only then, and
 another orchestrator could be installed in its place.
@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from recon.errors import ConfigError
+from recon.plugins import load_plugin
 
 if TYPE_CHECKING:
-    from recon.nightly import RunSummary
+    from recon.night.nightly import RunSummary
     from recon.schedule import Plan
 
 __all__ = ["ENTRY_POINT_GROUP", "NightlyOptions", "Orchestrator", "load_orchestrator"]
@@ -62,11 +61,5 @@ class Orchestrator(Protocol):
 
 def load_orchestrator(name: str = "prefect") -> Orchestrator:
     """The orchestrator installed under `name` in the `recon.orchestrator` entry points."""
-    found = entry_points(group=ENTRY_POINT_GROUP, name=name)
-    for entry in found:
-        orchestrator: Orchestrator = entry.load()
-        return orchestrator
-    raise ConfigError(
-        "orchestrator",
-        f"no {name!r} entry point in group {ENTRY_POINT_GROUP!r}: reinstall recon (make setup)",
-    )
+    orchestrator: Orchestrator = load_plugin(ENTRY_POINT_GROUP, name, setting="orchestrator")
+    return orchestrator

@@ -7,10 +7,10 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
-from tests.report.synthetic_warehouse import LAST, build
 
+from recon.analyst.export import ExportResult, export
 from recon.errors import ConfigError, WarehouseError
-from recon.export import ExportResult, export
+from tests.report.synthetic_warehouse import LAST, build
 
 
 @pytest.fixture(scope="module")

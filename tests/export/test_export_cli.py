@@ -8,10 +8,10 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from tests.report.synthetic_warehouse import build
 from typer.testing import CliRunner
 
 from recon.cli import app
+from tests.report.synthetic_warehouse import build
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from recon import files, spreadsheet
 from recon.errors import ConfigError
-from recon.landing import check_run_id
+from recon.runid import check_run_id
 
 
 def test_spreadsheet_and_reports_share_the_one_helper() -> None:
@@ -53,9 +53,8 @@ def test_a_failed_write_leaves_the_previous_file_and_no_temporary(tmp_path: Path
 
 
 def test_the_report_accepts_only_what_landing_calls_a_run_id(tmp_path: Path) -> None:
-    from tests.report.synthetic_warehouse import build
-
     from recon.report.render import render_report
+    from tests.report.synthetic_warehouse import build
 
     con = build(tmp_path / "w.duckdb")
     con.execute(

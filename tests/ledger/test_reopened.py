@@ -12,7 +12,7 @@ import polars as pl
 
 from recon.findings.listing import list_findings, parse_age
 from recon.ledger.loading import load_books
-from recon.published import prepare_for_readers
+from recon.night.published import prepare_for_readers
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import make_books, write_books
 from recon.settings import settings_from

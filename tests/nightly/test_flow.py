@@ -1,4 +1,4 @@
-"""The Prefect flow: thin tasks over recon.nightly, artifacts, and no secret in Prefect's store."""
+"""The Prefect flow: thin tasks over recon.night.nightly, artifacts, no secret stored by Prefect."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_flow_runs_every_step_and_keeps_secrets_out_of_prefect(
 ) -> None:
     from prefect.client.orchestration import get_client
 
-    from recon.pipelines.nightly import nightly
+    from pipelines.nightly import nightly
 
     with webhook(secret="T9/B9/hook-secret") as hook, sandbox(seed=13, payments=700) as url:
         monkeypatch.setenv("RECON_NOTIFY_URL", hook.url)
@@ -80,7 +80,7 @@ def test_the_flow_finishes_an_incomplete_night_with_retry_failed(
 ) -> None:
     import httpx
 
-    from recon.pipelines.nightly import nightly
+    from pipelines.nightly import nightly
 
     with sandbox(seed=13, payments=700, poison=("disputes:3",)) as url:
         over = overrides_for(tmp_path, url)

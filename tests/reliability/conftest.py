@@ -20,6 +20,7 @@ from typing import Any
 
 import duckdb
 import httpx
+
 from tests.nightly.conftest import KEY, TOKEN, _env, overrides_for, sandbox, truth_of
 
 __all__ = [

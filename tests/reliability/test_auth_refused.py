@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.api.sandbox_support import sandbox_client
 
-from recon import nightly as steps
 from recon.errors import AuthError
+from recon.night import nightly as steps
+from tests.api.sandbox_support import sandbox_client
 
 from .conftest import KEY, TABLES, overrides_for, sandbox, sandbox_state
 
@@ -111,10 +111,9 @@ class RevokeAfter:
 def test_auth_refused_mid_run_aborts_and_leaves_the_published_night_alone(
     tmp_path: Path,
 ) -> None:
-    from tests.nightly.test_resume import _content
-
     from recon.sandbox.app import SandboxConfig, create_app
     from recon.sandbox.server import serve_app_in_thread
+    from tests.nightly.test_resume import _content
 
     from .conftest import TOKEN, read_only
 

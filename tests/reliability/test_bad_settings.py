@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.api.sandbox_support import sandbox_client
 from typer.testing import CliRunner
 
 from recon.cli import app
 from recon.errors import ConfigError
+from tests.api.sandbox_support import sandbox_client
 
 from .conftest import KEY, TOKEN, sandbox, sandbox_state
 

@@ -19,8 +19,8 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from recon import nightly as steps
 from recon.cli import app
+from recon.night import nightly as steps
 
 from .conftest import overrides_for, sandbox
 
@@ -186,10 +186,9 @@ class Hostile:
 def test_exports_report_files_neutralise_hostile_api_text(tmp_path: Path) -> None:
     """Text the API controls (ids, statuses, error messages, request ids) reaches the report's
     CSVs and HTML: formulas are neutralised there too and HTML is escaped."""
-    from tests.nightly.conftest import KEY, TOKEN
-
     from recon.sandbox.app import SandboxConfig, create_app
     from recon.sandbox.server import serve_app_in_thread
+    from tests.nightly.conftest import KEY, TOKEN
 
     app = create_app(SandboxConfig(seed=15, payments=500, api_key=KEY, bearer_token=TOKEN))
     with serve_app_in_thread(Hostile(app)) as url:

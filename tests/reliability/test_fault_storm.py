@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.server import serve_in_thread
 
@@ -128,9 +128,8 @@ def test_fault_storm_completes_with_every_record_and_every_failure_logged(
 def test_fault_storm_answer_cut_mid_body_is_logged_with_its_request_id() -> None:
     """The status line and headers (with X-Request-Id) arrive, then the connection resets
     in the middle of the body: the retried attempt keeps the id the server gave."""
-    from tests.api.sandbox_support import sandbox_client
-
     from recon.api import CallRecord
+    from tests.api.sandbox_support import sandbox_client
 
     from .conftest import sandbox
 
@@ -158,9 +157,8 @@ def test_fault_storm_answer_dripping_slower_than_the_budget_is_cut_off() -> None
     budget (4 s, waits and retries included) must still end the call."""
     import threading
 
-    from tests.api.sandbox_support import sandbox_client
-
     from recon.api import CallRecord
+    from tests.api.sandbox_support import sandbox_client
 
     from .conftest import sandbox
 

@@ -12,9 +12,9 @@ from collections import Counter
 
 import httpx
 import pytest
-from tests.api.sandbox_support import sandbox_client
 
 from recon.api import CallRecord
+from tests.api.sandbox_support import sandbox_client
 
 from .conftest import KEY, TOKEN, fault_proxy, sandbox, sandbox_state
 

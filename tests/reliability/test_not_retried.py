@@ -11,10 +11,10 @@ from __future__ import annotations
 import httpx
 import pytest
 from starlette.responses import JSONResponse
-from tests.api.sandbox_support import sandbox_client
 
 from recon.api import CallRecord
 from recon.errors import ApiError
+from tests.api.sandbox_support import sandbox_client
 
 from .conftest import KEY, TOKEN, sandbox, sandbox_state, scripted_server
 

@@ -13,10 +13,10 @@ from email.utils import formatdate
 
 import pytest
 from starlette.responses import JSONResponse
-from tests.api.sandbox_support import sandbox_client
 
 from recon.api import CallRecord
 from recon.errors import RetryAfterTooLongError
+from tests.api.sandbox_support import sandbox_client
 
 from .conftest import scripted_server
 

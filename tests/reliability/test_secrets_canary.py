@@ -21,11 +21,11 @@ from pathlib import Path
 import duckdb
 import pytest
 from starlette.responses import JSONResponse
-from tests.api.sandbox_support import sandbox_client
 
 from recon.errors import ReconError
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.server import serve_in_thread
+from tests.api.sandbox_support import sandbox_client
 
 from .conftest import scripted_server
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from recon.database import open_readonly
 from recon.errors import ConfigError
 from recon.findings.acks import AckLog
-from recon.warehouse import open_readonly
 
 __all__ = ["match_order", "match_suggestion", "undo_matches"]
 

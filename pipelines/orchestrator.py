@@ -17,7 +17,7 @@ from recon.orchestrator import NightlyOptions, Say
 from recon.schedule import Plan
 
 if TYPE_CHECKING:
-    from recon.nightly import RunSummary
+    from recon.night.nightly import RunSummary
 
 __all__ = ["PrefectOrchestrator"]
 
@@ -31,21 +31,21 @@ PREFECT_DEFAULTS = {
 
 
 class PrefectOrchestrator:
-    """Runs `recon.pipelines.nightly` on a Prefect server (the configured one, or its own)."""
+    """Runs `pipelines.nightly` on a Prefect server (the configured one, or its own)."""
 
     @contextlib.contextmanager
     def session(self, say: Say) -> Iterator[str]:
         """A Prefect server for this process; Prefect is imported only after it is up."""
         for key, value in PREFECT_DEFAULTS.items():
             os.environ.setdefault(key, value)
-        from recon.pipelines.server import prefect_server
+        from pipelines.server import prefect_server
 
         with prefect_server(say) as api_url:
             yield api_url
 
     def run_nightly(self, overrides: Mapping[str, Any], options: NightlyOptions) -> RunSummary:
         """Run the nightly flow once (inside a `session`)."""
-        from recon.pipelines.nightly import nightly as flow
+        from pipelines.nightly import nightly as flow
 
         params = dict(overrides)
         if options.task_runner == "dask":
@@ -65,7 +65,7 @@ class PrefectOrchestrator:
         """Serve the nightly flow on `plan` (a standing server: it needs the scheduler)."""
         for key, value in PREFECT_DEFAULTS.items():
             os.environ.setdefault(key, value)
-        from recon.pipelines.serve import serve
+        from pipelines.serve import serve
 
         serve(plan, say=say)
 
@@ -74,7 +74,7 @@ def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
     """A DaskTaskRunner whose workers see shared paths (and the run's Prefect server)."""
     from prefect_dask.task_runners import DaskTaskRunner
 
-    from recon.nightly import settings_for
+    from recon.night.nightly import settings_for
 
     # Workers are other processes (other machines, on a real cluster): they need absolute
     # paths, and the Prefect server the run uses (PREFECT_API_URL, set before they start).

@@ -5,7 +5,7 @@ Nothing in recon imports this package: the CLI loads `orchestrator` through the
 itself is imported only inside a session, once its server is up.
 """
 
-from recon.pipelines.orchestrator import PrefectOrchestrator
+from pipelines.orchestrator import PrefectOrchestrator
 
 __all__ = ["PrefectOrchestrator", "orchestrator"]
 

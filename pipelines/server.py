@@ -100,7 +100,7 @@ def prefect_server(
 
 def _import_prefect() -> None:
     """Import Prefect and recon's flows (what the first flow call would import)."""
-    import recon.pipelines.nightly  # noqa: F401
+    import pipelines.nightly  # noqa: F401
 
 
 def _drain_prefect(timeout_s: float = 15.0) -> None:

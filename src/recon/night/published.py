@@ -12,7 +12,7 @@ rename, so the file analysts open
   default for a new file is its newest format ("version number 999" to a 1.x reader).
 
 A file keeps the storage version it was created with. recon creates its working copies in
-STORAGE_VERSION (`recon.warehouse`), so only a warehouse published before that is still in
+STORAGE_VERSION (`recon.night.warehouse`), so only a warehouse published before that is still in
 the newest format: it is copied once into a v1.0.0 file (`COPY FROM DATABASE`); later nights
 start from the compatible published copy and pay nothing for it.
 """
@@ -25,13 +25,11 @@ from pathlib import Path
 import duckdb
 
 from recon.currency import create_currencies_table
+from recon.database import STORAGE_VERSION
 from recon.errors import WarehouseError
 from recon.sql import sql_dir, sql_statements
 
-__all__ = ["STORAGE_VERSION", "prepare_for_readers", "storage_version"]
-
-# The oldest DuckDB storage format recon publishes in; DuckDB >= 1.1.0 opens the file.
-STORAGE_VERSION = "v1.0.0"
+__all__ = ["create_views", "prepare_for_readers", "storage_version"]
 
 
 def storage_version(con: duckdb.DuckDBPyConnection, database: str) -> str | None:
@@ -43,12 +41,17 @@ def storage_version(con: duckdb.DuckDBPyConnection, database: str) -> str | None
     return str(row[0]) if row and row[0] is not None else None
 
 
-def _create_views(con: duckdb.DuckDBPyConnection) -> None:
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    """The reference tables and macros, the analysts' views, then the data dictionary's
+    comments (recreating a view drops its comments: they are applied after it)."""
+    from recon.dictionary import apply_dictionary
+
     create_currencies_table(con)
     for folder in ("reference", "views"):
         for path in sorted((sql_dir() / folder).glob("*.sql")):
             for stmt in sql_statements(path.read_text(encoding="utf-8")):
                 con.execute(stmt)
+    apply_dictionary(con)
 
 
 def _rewrite_compatible(path: Path) -> None:
@@ -78,7 +81,7 @@ def prepare_for_readers(path: Path) -> None:
         con = duckdb.connect(str(path))
         try:
             con.execute("SET TimeZone = 'UTC'")
-            _create_views(con)
+            create_views(con)
             con.execute("CHECKPOINT")
             row = con.execute("SELECT current_database()").fetchone()
             current = storage_version(con, str(row[0])) if row else None

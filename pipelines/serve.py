@@ -2,14 +2,14 @@
 
 Prefect's temporary server runs no scheduler (FACTS.md), so this uses the server at
 `PREFECT_API_URL` when one is configured, and otherwise starts a standing local one on
-127.0.0.1:4200 with its services and says so (`recon.pipelines.server`).
+127.0.0.1:4200 with its services and says so (`pipelines.server`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from recon.pipelines.server import STANDING_PORT, prefect_server
+from pipelines.server import STANDING_PORT, prefect_server
 from recon.schedule import Plan
 
 
@@ -18,7 +18,7 @@ def serve(plan: Plan, *, say: Callable[[str], None]) -> None:
     with prefect_server(say, services=True, port=STANDING_PORT):
         from prefect.schedules import Cron
 
-        from recon.pipelines.nightly import nightly
+        from pipelines.nightly import nightly
 
         nightly.serve(
             name="recon-nightly",
