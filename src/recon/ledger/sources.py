@@ -284,7 +284,7 @@ def unread_sheets(source: BooksSource) -> list[str]:
     for path in source.files:
         if path.suffix.lower() != ".xlsx" or source.mapping.sheet not in (None, "*"):
             continue
-        names = _sheet_names(source, path)
+        names = _workbook_sheets(source, path)
         if source.mapping.sheet == "*":
             read = set(_sheets_with_header(source, path))
             out += [f"{path.name}[{n}]" for n in names if n not in read]
@@ -293,7 +293,7 @@ def unread_sheets(source: BooksSource) -> list[str]:
     return out
 
 
-def _sheet_names(source: BooksSource, path: Path) -> list[str]:
+def _workbook_sheets(source: BooksSource, path: Path) -> list[str]:
     import fastexcel
 
     try:
@@ -306,7 +306,7 @@ def _sheets_with_header(source: BooksSource, path: Path) -> list[str]:
     """`sheet = "*"`: the sheets whose header has the input's columns (at least one)."""
     found: list[str] = []
     first: ConfigError | None = None
-    for name in _sheet_names(source, path):
+    for name in _workbook_sheets(source, path):
         try:
             columns = list(_read_xlsx(source, path, header_only=True, sheet=name).columns)
             _require(source, f"{path}[{name}]", columns)
