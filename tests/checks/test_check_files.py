@@ -59,6 +59,9 @@ CATALOGUE = {
         ("payments", "refunds", "ledger_orders", "ledger_refunds"),
     ),
     "ledger_invoice_mismatch": ("warn", ("invoices", "ledger_invoices")),
+    "ledger_matched_within_tolerance": ("info", ("payments", "ledger_orders")),
+    "ledger_suggested_match": ("warn", ("payments", "ledger_orders")),
+    "ledger_manual_match_lapsed": ("warn", ("payments", "ledger_orders")),
 }
 
 
