@@ -18,15 +18,15 @@
 --   awaiting_books (young) or payment_missing_from_books.
 DELETE FROM ledger_matches;
 INSERT INTO ledger_matches BY NAME
-WITH keyed AS (
-    SELECT o.*, o.rowid AS order_row, coalesce(o.reference, o.order_id) AS order_key
+WITH keyed AS (  -- only the columns used: DuckDB materializes a CTE read more than once
+    SELECT o.rowid AS order_row, coalesce(o.reference, o.order_id) AS order_key, o.reference,
+           o.order_id, o.amount_minor, o.currency, o.status, o.created_at
     FROM ledger_orders AS o
 ),
 -- The links of this load (temp match_links, recon.ledger.matching: the rowids of both sides,
 -- so that a million orders join and group on integers) with their live payments.
 linked AS (
-    SELECT l.order_row, l.order_key, l.rule, p.id, p.reference, p.amount_minor, p.currency,
-           p.status, p.created_at,
+    SELECT l.order_row, l.rule, p.id, p.amount_minor, p.currency, p.status,
            p.status IN ('confirmed', 'partially_refunded', 'refunded') AS settled
     FROM match_links AS l
     JOIN payments AS p ON p.rowid = l.payment_row
@@ -67,7 +67,7 @@ several AS (
 carts AS (
     SELECT p.order_row, p.amount_minor AS paid,
            CAST(sum(o.amount_minor) OVER (PARTITION BY p.id) AS BIGINT) AS cart_total,
-           row_number() OVER (PARTITION BY p.id ORDER BY p.order_key DESC) = 1 AS last_of_cart
+           row_number() OVER (PARTITION BY p.id ORDER BY o.order_key DESC) = 1 AS last_of_cart
     FROM linked AS p
     JOIN keyed AS o ON o.order_row = p.order_row
     WHERE p.rule = 'payment_reference'
