@@ -152,3 +152,13 @@ def test_accepting_needs_a_note_and_a_configured_input(tmp_path: Path) -> None:
         accept_books(settings, ["refunds"], "why")
     with pytest.raises(ConfigError, match="not one of"):
         accept_books(settings, ["payments"], "why")
+
+
+def test_nightly_refuses_a_note_without_accept_books(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from recon.cli import app
+
+    result = CliRunner().invoke(app, ["nightly", "--note", "why", "--db", str(tmp_path / "x")])
+    assert result.exit_code == 2
+    assert "--note: goes with --accept-books INPUT" in result.output
