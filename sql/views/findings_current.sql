@@ -9,6 +9,9 @@
 --   known_days     how long recon has known the break: first seen to the latest run's start
 --                  while it is unresolved, to its last sighting once resolved
 -- age_days is known_days under its earlier name.
+-- work_state (open, investigating, acknowledged, resolved_manually), owner, work_note,
+-- work_reason and lapsed_reason: what the team decided on an unresolved finding (view
+-- finding_states).
 CREATE OR REPLACE VIEW findings_current AS
 WITH latest AS (
     SELECT max(started_at) AS latest_at FROM runs
@@ -36,15 +39,18 @@ aged AS (
     LEFT JOIN seen AS s USING (finding_key)
 )
 SELECT
-    finding_key, check_name, severity,
-    CASE WHEN NOT unresolved AND state <> 'resolved' THEN 'resolved' ELSE state END AS state,
-    entity, entity_id, currency, amount_minor, money(amount_minor, currency) AS amount,
-    issue_type, detail,
-    first_seen_run, first_seen_at, last_seen_run, last_seen_at,
-    date_diff('day', first_seen_at, CASE WHEN unresolved THEN latest_at ELSE last_seen_at END) AS age_days,
-    run_id AS state_run,
-    coalesce(reopen_count, 0) AS reopen_count,
-    item_at,
-    date_diff('day', item_at, CASE WHEN unresolved THEN latest_at ELSE last_seen_at END) AS item_age_days,
-    date_diff('day', first_seen_at, CASE WHEN unresolved THEN latest_at ELSE last_seen_at END) AS known_days
-FROM aged;
+    a.finding_key, a.check_name, a.severity,
+    CASE WHEN NOT a.unresolved AND a.state <> 'resolved' THEN 'resolved' ELSE a.state END AS state,
+    a.entity, a.entity_id, a.currency, a.amount_minor, money(a.amount_minor, a.currency) AS amount,
+    a.issue_type, a.detail,
+    a.first_seen_run, a.first_seen_at, a.last_seen_run, a.last_seen_at,
+    date_diff('day', a.first_seen_at, CASE WHEN a.unresolved THEN a.latest_at ELSE a.last_seen_at END) AS age_days,
+    a.run_id AS state_run,
+    w.work_state, w.owner, w.work_note, w.work_reason, w.lapsed_reason,
+    coalesce(a.reopen_count, 0) AS reopen_count,
+    a.item_at,
+    date_diff('day', a.item_at, CASE WHEN a.unresolved THEN a.latest_at ELSE a.last_seen_at END) AS item_age_days,
+    date_diff('day', a.first_seen_at, CASE WHEN a.unresolved THEN a.latest_at ELSE a.last_seen_at END) AS known_days
+FROM aged AS a
+LEFT JOIN finding_states AS w
+    ON w.run_id = a.run_id AND w.finding_key = a.finding_key AND a.unresolved;

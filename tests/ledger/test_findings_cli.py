@@ -40,9 +40,7 @@ def db(tmp_path: Path) -> Path:
     for key, state, entity, eid, cur, amount, detail, first in rows:
         check, _, issue = key.split(":")
         con.execute(
-            "INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity, "
-            "entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
-            "VALUES ('r1', ?, 'error', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO findings VALUES ('r1', ?, 'error', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [check, key, state, entity, eid, cur, amount, issue, detail, first],
         )
     con.close()
@@ -84,7 +82,7 @@ def test_an_ack_is_audited_counted_apart_and_withdrawn(db: Path) -> None:
     code, out, err = _run("list", "--db", str(db))
     states = {line.split()[1]: line.split()[0] for line in out.splitlines()}
     assert states == {KEY_A: "acknowledged", KEY_B: "open", KEY_C: "acknowledged"}
-    assert err.strip() == "1 open (0 new, 0 reopened), 2 acknowledged"
+    assert err.strip() == "1 open (0 new), 0 investigating, 2 acknowledged, 0 resolved manually"
     _, out, _ = _run("list", "--state", "acknowledged", "--db", str(db))
     # the most severe, then the oldest first (KEY_C was first seen a run before KEY_A)
     assert [line.split()[1] for line in out.splitlines()] == [KEY_C, KEY_A]
