@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from recon.cli import app
 from recon.errors import ConfigError
 from recon.findings.acks import AckLog, acks_path
+from recon.findings.verify import verify_trail
 from recon.ledger.loading import load_books
 from recon.ledger.manual import match_order, match_suggestion, undo_matches
 from recon.sandbox.data import Dataset
@@ -89,7 +90,8 @@ def test_a_suggestion_accepted_by_hand_is_matched_every_night_until_undone(
         {payment: line["payments"][payment]},
         "paid by phone",
     )
-    assert AckLog(log).read() == []  # acknowledgement readers skip match lines
+    # a line of the same hash-chained trail, no acknowledgement of any finding
+    assert [(e.action, e.finding_key) for e in AckLog(log).read()] == [("match", "")]
 
     # the order disappears from the books: the match lapses, it is said, and not applied
     orders = pl.read_csv(nights.orders, infer_schema=False)
@@ -106,6 +108,7 @@ def test_a_suggestion_accepted_by_hand_is_matched_every_night_until_undone(
     fifth = nights.night()
     assert ("ledger_suggested_match", "order", order, "suggested") in fifth
     assert [x["action"] for x in AckLog(log).records(["match", "unmatch"])] == ["match", "unmatch"]
+    assert verify_trail(log).intact  # match lines are chained like every line
 
 
 def test_ambiguous_suggestions_and_unknown_sides_are_refused(tmp_path: Path) -> None:
