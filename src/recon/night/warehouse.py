@@ -1,8 +1,9 @@
 """The DuckDB warehouse: a private working copy, one load transaction, publish by rename.
 
 DuckDB lets one process open a file read-write, and a reader holding it read-only makes a
-read-write open fail (FACTS.md). So a run never opens the published file for writing: it
-copies it to a working file next to it, works there, checkpoints, and renames the working
+read-write open fail (docs/facts.md "DuckDB"). So a run never opens the published file for
+writing: it copies it to a working file next to it, works there, checkpoints, and renames the
+working
 file over the published one. A reader keeps the snapshot it opened until it reconnects; a
 run never fails because somebody is reading. A lock file keeps two runs apart.
 """
@@ -22,6 +23,7 @@ from typing import Any
 import duckdb
 import orjson
 
+from recon.catalogue_views import ensure_live_records
 from recon.database import connect
 from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError
@@ -118,6 +120,7 @@ class Warehouse:
         con = connect(self.work_path, memory_limit=self.memory_limit)
         if apply_migrations(con):  # new tables or columns: their comments (views: at publish)
             apply_dictionary(con)
+        ensure_live_records(con, temp=False)  # where the checks run (the rest: run_checks)
         return con
 
     def publish(self) -> None:
