@@ -694,6 +694,15 @@ COMMENT ON COLUMN resource_scans.new_records IS 'Ids never seen before.';
 COMMENT ON COLUMN resource_scans.changed_records IS 'Records whose content changed.';
 COMMENT ON COLUMN resource_scans.gone_records IS 'Ids no longer listed (only after a complete scan).';
 
+-- run_retries
+COMMENT ON TABLE run_retries IS 'Each recon nightly --retry-failed of a run: when, what it fetched again, what still fails.';
+COMMENT ON COLUMN run_retries.run_id IS 'The run the retry finished (or tried to).';
+COMMENT ON COLUMN run_retries.retry_id IS 'The retry, unique within its run.';
+COMMENT ON COLUMN run_retries.started_at IS 'When the retry started.';
+COMMENT ON COLUMN run_retries.pages_fetched IS 'Pages the retry fetched again.';
+COMMENT ON COLUMN run_retries.still_failing IS 'Pages that still failed after it.';
+COMMENT ON COLUMN run_retries.request_ids IS 'The request ids of the pages it fetched again.';
+
 -- runs
 COMMENT ON TABLE runs IS 'One row per nightly run: when, how it ended, why.';
 COMMENT ON COLUMN runs.run_id IS 'The run''s id: its start time (UTC) and a random suffix, e.g. 20261121T020000Z-ab12cd.';

@@ -199,7 +199,7 @@ WHERE m.entity = 'order' AND m.entity_id = d.entity_id;
 -- Refunds. A books refund resolves to a live payment by payment_id, else by reference (the
 -- one settled payment with it, or the one payment when none is settled); several: ambiguous.
 DELETE FROM ledger_refund_matches;
-INSERT INTO ledger_refund_matches
+INSERT INTO ledger_refund_matches BY NAME
 WITH live AS (
     SELECT id, reference, currency, status IN ('confirmed', 'partially_refunded', 'refunded') AS settled
     FROM payments WHERE gone_in_run IS NULL
@@ -241,23 +241,27 @@ young_after AS (
     SELECT CAST($as_of AS TIMESTAMPTZ) - to_hours(CAST($grace_hours AS BIGINT)) AS t
 )
 SELECT
-    'books', b.refund_key, b.refund_id, b.payment_id, b.reference, b.amount_minor, b.currency,
-    b.resolved, b.how, pay.currency,
-    p.payment_id, p.amount_minor, p.currency, p.status, p.counted,
-    b.created_at,
-    b.created_at > (SELECT t FROM young_after),
-    $run_id
+    'books' AS side, b.refund_key, b.refund_id, b.payment_id AS books_payment_id,
+    b.reference AS books_reference, b.amount_minor AS books_amount_minor,
+    b.currency AS books_currency, b.resolved AS payment_id, b.how AS resolution,
+    pay.currency AS payment_currency, p.payment_id AS provider_payment_id,
+    p.amount_minor AS provider_amount_minor, p.currency AS provider_currency,
+    p.status AS provider_status, p.counted AS provider_counted, b.created_at AS item_at,
+    b.created_at > (SELECT t FROM young_after) AS young,
+    $run_id AS run_id
 FROM books AS b
 LEFT JOIN live AS pay ON pay.id = b.resolved
 LEFT JOIN provider AS p ON p.id = b.refund_id
 UNION ALL
 SELECT
-    'provider', p.id, p.id, NULL, NULL, NULL, NULL,
-    p.payment_id, 'provider', l.currency,
-    p.payment_id, p.amount_minor, p.currency, p.status, p.counted,
-    p.created_at,
-    coalesce(p.created_at > (SELECT t FROM young_after), false),
-    $run_id
+    'provider' AS side, p.id AS refund_key, p.id AS refund_id, NULL AS books_payment_id,
+    NULL AS books_reference, NULL AS books_amount_minor, NULL AS books_currency,
+    p.payment_id, 'provider' AS resolution, l.currency AS payment_currency,
+    p.payment_id AS provider_payment_id, p.amount_minor AS provider_amount_minor,
+    p.currency AS provider_currency, p.status AS provider_status,
+    p.counted AS provider_counted, p.created_at AS item_at,
+    coalesce(p.created_at > (SELECT t FROM young_after), false) AS young,
+    $run_id AS run_id
 FROM provider AS p
 JOIN payments AS l ON l.id = p.payment_id AND l.gone_in_run IS NULL
 SEMI JOIN ledger_links AS o ON o.payment_id = l.id
@@ -268,7 +272,7 @@ WHERE p.counted;
 -- refund resolves to it): the books' refund total in its currency against its status.
 -- A confirmed payment with no books refund agrees by definition and gets no row.
 DELETE FROM ledger_payment_refunds;
-INSERT INTO ledger_payment_refunds
+INSERT INTO ledger_payment_refunds BY NAME
 WITH totals AS (
     SELECT
         payment_id,
@@ -307,9 +311,10 @@ verdicts AS (
     FROM covered
 )
 SELECT
-    id, reference, status, amount_minor, currency, n, total, settled_total, expected,
+    id AS payment_id, reference, status, amount_minor, currency, n AS books_refunds,
+    total AS books_total_minor, settled_total AS books_settled_minor, expected,
     CASE WHEN expected = status THEN 'consistent'
          WHEN settled_total <> total AND expected_settled = status THEN 'pending'
-         ELSE 'break' END,
-    $run_id
+         ELSE 'break' END AS state,
+    $run_id AS run_id
 FROM verdicts;
