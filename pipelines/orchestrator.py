@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,7 @@ from recon.orchestrator import NightlyOptions, Say
 from recon.schedule import Plan
 
 if TYPE_CHECKING:
+    from recon.group import GroupSummary
     from recon.nightly import RunSummary
 
 __all__ = ["PrefectOrchestrator"]
@@ -58,6 +59,30 @@ class PrefectOrchestrator:
             payment_methods=options.payment_methods,
             distributed=options.task_runner == "dask",
             retry_failed=options.retry_failed,
+        )
+        return summary
+
+    def run_group(
+        self,
+        overrides: Mapping[str, Any],
+        accounts: Sequence[str],
+        night_id: str,
+        options: NightlyOptions,
+    ) -> GroupSummary:
+        """Every account's night side by side (inside a `session`): a task per account."""
+        from pipelines.group import group_nightly as flow
+
+        params = dict(overrides)
+        if options.task_runner == "dask":
+            flow = flow.with_options(task_runner=_dask_runner(params, options.dask_address))
+        summary: GroupSummary = flow(
+            overrides=params,
+            accounts=list(accounts),
+            night_id=night_id,
+            resume=options.resume is not None,
+            trigger=options.trigger,
+            fail_on=options.fail_on,
+            payment_methods=options.payment_methods,
         )
         return summary
 

@@ -36,6 +36,7 @@ import duckdb
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
+from recon.consolidated import attach_accounts
 from recon.errors import ConfigError, WarehouseError
 from recon.excel import Sheet, write_xlsx
 from recon.report.privacy import PERSONAL_KEYS, scrub_column
@@ -87,12 +88,12 @@ def open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         con = duckdb.connect(
             str(db_path),
             read_only=True,
-            config={
-                "enable_external_access": False,
-                "autoinstall_known_extensions": False,
-                "autoload_known_extensions": False,
-            },
+            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
         )
+        # A consolidated warehouse (several accounts) reads the accounts' files: attached
+        # read-only first, then external access goes off (it cannot be switched on again).
+        attach_accounts(con, db_path)
+        con.execute("SET enable_external_access = false")
         # Timestamps read in UTC; then nothing a query says can change the configuration.
         con.execute("SET TimeZone = 'UTC'")
         con.execute("SET lock_configuration = true")

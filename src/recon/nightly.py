@@ -70,9 +70,13 @@ def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
 
     `credentials: "sandbox"` (set by `recon nightly --sandbox`) takes the key and token the
     bundled sandbox accepts, read in this process: never a secret in the overrides, which
-    an orchestrator stores.
+    an orchestrator stores. `account: <name>` reads that account's settings.
     """
     values = dict(overrides or {})
+    if "account" in values:  # one of several accounts (recon.accounts): its own settings
+        from recon.accounts import account_settings
+
+        return account_settings(str(values.pop("account")), values)
     if values.pop("credentials", None) == "sandbox":
         key, token = sandbox_credentials()
         values.update(api_key=key, bearer_token=token)

@@ -31,6 +31,7 @@ __all__ = [
     "Settings",
     "is_loopback",
     "load_settings",
+    "settings_exactly",
     "settings_from",
 ]
 
@@ -193,6 +194,12 @@ class Settings(ReconSources):
         default=None, description="Database URL of [ledger.*] queries (secret)"
     )
     ledger: LedgerMapping = Field(default_factory=LedgerMapping)
+
+    # Several merchant accounts (recon.accounts): `[accounts.<name>]` tables of recon.toml,
+    # validated per account when a night starts; empty = one account from these settings.
+    accounts: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="[accounts.<name>] of recon.toml (recon.accounts)"
+    )
 
     # Where things go
     db: Path = Field(default=Path("data/recon.duckdb"), description="Published warehouse file")
@@ -374,6 +381,11 @@ def load_settings(**overrides: Any) -> Settings:
     environment.
     """
     return _validated(Settings, {k: v for k, v in overrides.items() if v is not None})
+
+
+def settings_exactly(**values: Any) -> Settings:
+    """Settings from env, `recon.toml` and `values`, None values kept (they clear a setting)."""
+    return _validated(Settings, values)
 
 
 def _validated(cls: type[Settings], values: dict[str, Any]) -> Settings:

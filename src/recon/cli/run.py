@@ -160,6 +160,21 @@ def nightly(
         from recon.refetch import resolve_retry
 
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
+        if _accounts(overrides):  # [accounts] in recon.toml: every account (recon.group)
+            from recon.cli.group import run_group_night
+
+            announce = say if verbose or task_runner == "dask" else (lambda _m: None)
+            return run_group_night(
+                overrides,
+                sandbox=sandbox,
+                resume=resume,
+                retry_failed=retry_failed,
+                fail_on=fail_on,
+                payment_methods=payment_methods,
+                task_runner=task_runner,
+                dask_address=dask_address,
+                announce=announce,
+            )
         with contextlib.ExitStack() as stack:
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
@@ -190,6 +205,12 @@ def nightly(
 
     code = guard(run)
     raise typer.Exit(code)
+
+
+def _accounts(overrides: dict[str, Any]) -> list[str]:
+    from recon.accounts import account_names
+
+    return account_names(overrides)
 
 
 def _print_summary(summary: Any) -> None:

@@ -1,0 +1,74 @@
+"""The nightly flow over several accounts: one task per account, side by side.
+
+Each task runs that account's whole night (`recon.group.run_account`: today's steps, its
+own client, limiter and warehouse); on the default thread runner they share this
+process, on a Dask task runner they spread over the workers. Then the night as a whole
+(`recon.group.finish_group`): consolidated warehouse, group page, one alert. Parameters
+carry only the accounts' names and non-secret paths; every key is read from the
+environment inside the task.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+
+from recon import group
+
+Overrides = dict[str, Any] | None
+
+
+@task(name="account-night", cache_policy=NO_CACHE, persist_result=False)
+def account_night(
+    overrides: Overrides,
+    account: str,
+    resume: bool,
+    trigger: str,
+    fail_on: str | None,
+    payment_methods: bool,
+) -> group.AccountOutcome:
+    return group.run_account(
+        overrides,
+        account,
+        resume=resume,
+        trigger=trigger,
+        fail_on=fail_on,
+        payment_methods=payment_methods,
+    )
+
+
+@flow(name="recon-group-nightly", log_prints=False, validate_parameters=False)
+def group_nightly(
+    overrides: Overrides,
+    accounts: list[str],
+    night_id: str,
+    resume: bool = False,
+    trigger: str = "cli",
+    fail_on: str | None = None,
+    payment_methods: bool = False,
+) -> group.GroupSummary:
+    """Reconcile every configured account side by side, then the group page and warehouse."""
+    futures = [
+        account_night.with_options(task_run_name=f"account-{name}").submit(
+            overrides, name, resume, trigger, fail_on, payment_methods
+        )
+        for name in accounts
+    ]
+    outcomes = [f.result() for f in futures]
+    summary = group.finish_group(overrides, night_id, outcomes)
+    logger = get_run_logger()
+    for o in summary.outcomes:
+        logger.info("account %s: %s (exit %s)", o.account, o.status, o.exit_code)
+    lines = [f"# recon night {summary.night_id}: {summary.status} (exit {summary.exit_code})", ""]
+    lines += ["| account | status | exit | run | reason |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {o.account} | {o.status} | {o.exit_code} | {o.run_id or ''} | {o.reason or ''} |"
+        for o in summary.outcomes
+    ]
+    create_markdown_artifact(
+        key="recon-group", markdown="\n".join(lines), description=f"recon night {night_id}"
+    )
+    return summary

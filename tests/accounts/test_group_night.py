@@ -1,0 +1,117 @@
+"""One night, three accounts side by side: one complete, one with a poisoned record
+(incomplete), one whose key is refused (aborted). Each keeps its own warehouse; the
+consolidated file sums them; the group page and the one alert name every account."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from recon.export import open_read_only
+from recon.group import run_group_local
+
+from .conftest import account_sandbox, entry, set_keys, webhook, write_toml
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    set_keys(monkeypatch, "eu", "us", "uk")
+    monkeypatch.setenv("RECON_UK_API_KEY", "a-key-uk-does-not-know")  # refused: 401
+    with (
+        webhook(secret="T1/B1/group-hook") as hook,
+        account_sandbox("eu", seed=3, payments=600, rate=400) as eu,
+        account_sandbox("us", seed=5, payments=900, poison=("disputes:17",)) as us,
+        account_sandbox("uk", seed=9, payments=300) as uk,
+    ):
+        monkeypatch.setenv("RECON_NOTIFY_URL", hook.url)
+        write_toml(
+            tmp_path / "recon.toml",
+            {
+                "eu": entry("eu", eu, rate_limit=300),
+                "us": entry("us", us, concurrency=4),
+                "uk": entry("uk", uk),
+            },
+        )
+        summary = run_group_local({})
+    by = {o.account: o for o in summary.outcomes}
+    assert (by["eu"].status, by["eu"].exit_code) == ("complete", 0)
+    assert (by["us"].status, by["us"].exit_code) == ("incomplete", 3)
+    assert (by["uk"].status, by["uk"].exit_code) == ("failed", 1)
+    assert "401" in (by["uk"].reason or ""), by["uk"].reason
+    assert "(RECON_UK_API_KEY, [accounts.uk] api_key_env) was refused" in (by["uk"].reason or "")
+    assert summary.exit_code == 1  # the worst account's
+
+    # Each account its own warehouse, with its own data.
+    counts = {}
+    for name in ("eu", "us"):
+        db = tmp_path / "data" / "accounts" / name / "recon.duckdb"
+        con = duckdb.connect(str(db), read_only=True)
+        counts[name] = con.execute("SELECT count(*) FROM payments").fetchone()
+        con.close()
+    assert counts == {"eu": (600,), "us": (900,)}
+
+    # The consolidated warehouse: every table with an account column; totals add up.
+    with open_read_only(tmp_path / "data" / "recon.duckdb") as con:
+        per = dict(con.execute("SELECT account, count(*) FROM payments GROUP BY ALL").fetchall())
+        assert per == {"eu": 600, "us": 900}
+        total = con.execute(
+            "SELECT currency, sum(amount_minor)::BIGINT FROM payments GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+        findings = dict(
+            con.execute("SELECT account, count(*) FROM findings GROUP BY ALL").fetchall()
+        )
+        views = {
+            r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        }
+        assert {
+            "open_invoices",
+            "findings_current",
+            "payments_major",
+            "runs",
+            "failed_calls",
+        } <= views
+        assert con.execute("SELECT count(*) FROM currencies WHERE code = 'EUR'").fetchone() == (1,)
+        assert con.execute(
+            "SELECT count(*) FROM open_invoices WHERE account NOT IN ('eu', 'us')"
+        ).fetchone() == (0,)
+    expected: dict[str, int] = {}
+    for name in ("eu", "us"):
+        con2 = duckdb.connect(
+            str(tmp_path / "data" / "accounts" / name / "recon.duckdb"), read_only=True
+        )
+        for cur, amount in con2.execute(
+            "SELECT currency, sum(amount_minor)::BIGINT FROM payments GROUP BY ALL"
+        ).fetchall():
+            expected[cur] = expected.get(cur, 0) + amount
+        assert con2.execute("SELECT count(*) FROM findings").fetchone() == (findings[name],)
+        con2.close()
+    assert dict(total) == expected
+
+    # The group page names every account and links to each report.
+    page = (tmp_path / "reports" / "group.html").read_text()
+    for name in ("eu", "us", "uk"):
+        assert f">{name}<" in page
+    assert f'href="eu/{by["eu"].run_id}/report.html"' in page
+    assert (tmp_path / "reports" / "eu" / by["eu"].run_id / "report.html").exists()
+    group = json.loads((tmp_path / "reports" / "group.json").read_text())
+    assert [a["account"] for a in group["accounts"]] == ["eu", "uk", "us"]
+    assert group["accounts"][2]["failed_pages"] >= 1
+
+    # One alert for the night, naming every account; no account alerted on its own.
+    assert len(hook.received) == 1
+    text = hook.received[0]["text"]
+    assert text.startswith(f"recon night {summary.night_id}: failed (exit 1)")
+    assert "eu: complete (exit 0)" in text
+    assert "us: incomplete (exit 3)" in text
+    assert "uk: failed (exit 1)" in text
+
+    # No secret in any file of the night.
+    for path in tmp_path.rglob("*"):
+        if path.is_file() and path.name != "recon.toml":
+            data = path.read_bytes()
+            for secret in (b"key-of-eu", b"key-of-us", b"a-key-uk-does-not-know", b"group-hook"):
+                assert secret not in data, path
