@@ -113,7 +113,7 @@ def test_a_bad_account_stops_the_night_before_any_request(
     assert "recon: bad setting [accounts.us] api_key_env: RECON_US_API_KEY is not set" in (
         result.stderr if hasattr(result, "stderr") else result.output
     )
-    assert not (tmp_path / "data" / "landing").exists()  # nothing started
+    assert not list(tmp_path.rglob("run.json"))  # no run started
 
 
 def test_an_account_name_must_be_a_folder_and_sql_name(tmp_path: Path) -> None:
