@@ -41,6 +41,7 @@ from recon.settings import Settings, load_settings, settings_exactly
 
 __all__ = [
     "ACCOUNT_NAME",
+    "account_db",
     "account_names",
     "account_paths",
     "account_settings",
@@ -97,6 +98,16 @@ def account_paths(top: Settings, name: str) -> dict[str, Path]:
         "landing": top.landing / name,
         "reports": top.reports / name,
     }
+
+
+def account_db(name: str, overrides: Mapping[str, Any] | None = None) -> Path:
+    """Account `name`'s published warehouse, without reading its secrets (analysts' commands)."""
+    top = group_settings(overrides)
+    if name not in top.accounts:
+        known = ", ".join(sorted(top.accounts)) or "none"
+        raise ConfigError("--account", f"no account {name!r} in [accounts] (known: {known})")
+    own = top.accounts[name].get("db")
+    return Path(own) if own else account_paths(top, name)["db"]
 
 
 def _secret(name: str, entry: Mapping[str, Any], key: str, *, required: bool) -> SecretStr | None:

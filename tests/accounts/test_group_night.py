@@ -9,6 +9,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from typer.testing import CliRunner
+
+from recon.cli import app
 
 from recon.export import open_read_only
 from recon.group import run_group_local
@@ -115,3 +118,27 @@ def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
             data = path.read_bytes()
             for secret in (b"key-of-eu", b"key-of-us", b"a-key-uk-does-not-know", b"group-hook"):
                 assert secret not in data, path
+
+    # The analysts' commands: query and export open the consolidated file by default;
+    # finding commands work per account.
+    runner = CliRunner()
+    sql = "SELECT account, count(*) AS n FROM payments GROUP BY ALL ORDER BY ALL"
+    result = runner.invoke(app, ["query", sql, "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == ['"account","n"', '"eu",600', '"us",900']
+    result = runner.invoke(app, ["export", "f.csv", "--table", "findings_current"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "f.csv").read_text().startswith('"account",')
+    result = runner.invoke(app, ["findings", "list"])
+    assert result.exit_code == 2
+    assert "--account: recon.toml has several accounts: name one (eu, uk, us)" in result.output
+    result = runner.invoke(
+        app, ["findings", "list", "--account", "us", "--check", "extraction_completeness"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "extraction_completeness:disputes" in result.stdout
+    key = result.stdout.split()[1]
+    result = runner.invoke(app, ["findings", "ack", key, "--account", "us", "--note", "known gap"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "data" / "accounts" / "us" / "recon.acks.jsonl").exists()
+    assert not (tmp_path / "data" / "accounts" / "eu" / "recon.acks.jsonl").exists()

@@ -33,10 +33,24 @@ def _guard(fn: Callable[[], int]) -> int:
         return 1
 
 
-def _paths(db: Path | None) -> tuple[Path, Path]:
+AccountName = Annotated[
+    str | None,
+    typer.Option("--account", help="The account whose findings (with [accounts] in recon.toml)."),
+]
+
+
+def _paths(db: Path | None, account: str | None = None) -> tuple[Path, Path]:
+    from recon.accounts import account_db, account_names
     from recon.findings.acks import acks_path
     from recon.settings import load_settings
 
+    if account is not None:
+        found = account_db(account)
+        return found, acks_path(found)
+    if db is None and (names := account_names()):
+        raise ConfigError(
+            "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
+        )
     settings = load_settings(**({"db": str(db)} if db else {}))
     return settings.db, acks_path(settings.db)
 
@@ -61,12 +75,13 @@ def list_(
         str | None, typer.Option(help="First seen longer ago than this: 7d, 12h, 2w.")
     ] = None,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """List the latest run's unresolved findings with their state (acknowledged ones too)."""
     from recon.findings.listing import list_findings, parse_age
 
     def go() -> int:
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         age = parse_age(older_than) if older_than else None
         found = list_findings(warehouse, log, check=check, state=state, older_than=age)
         for f in found:
@@ -119,6 +134,7 @@ def ack(
     note: Annotated[str, typer.Option("--note", help="Why (kept in the audit trail).")],
     until: Annotated[str | None, typer.Option(help="Reopen after this day (YYYY-MM-DD).")] = None,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Acknowledge findings: they stay listed, counted apart, until their amounts change."""
     from recon.findings.acks import AckLog
@@ -128,7 +144,7 @@ def ack(
         if not note.strip():
             raise ConfigError("--note", "must say why the findings are acknowledged")
         day = _until(until)
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         found = _known(warehouse, log, keys)
         entries = [(k, f.amounts) for k, f in found.items() if isinstance(f, Finding)]
         AckLog(log).append("ack", entries, note=note.strip(), until=day)
@@ -143,12 +159,13 @@ def unack(
     keys: Annotated[list[str], typer.Argument(help="Finding keys to reopen.")],
     note: Annotated[str | None, typer.Option("--note", help="Why (optional).")] = None,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Withdraw acknowledgements: the findings are open again (audited)."""
     from recon.findings.acks import AckLog, current_acks
 
     def go() -> int:
-        _, log = _paths(db)
+        _, log = _paths(db, account)
         latest = current_acks(AckLog(log).read())
         unknown = [k for k in keys if k not in latest or latest[k].action != "ack"]
         if unknown:
