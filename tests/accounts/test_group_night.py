@@ -12,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
-
 from recon.export import open_read_only
 from recon.group import run_group_local
 
