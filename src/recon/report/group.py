@@ -118,7 +118,7 @@ def render_group_page(reports_dir: Path, summary: GroupSummary) -> Path:
         "status": summary.status,
         "exit_code": summary.exit_code,
         "generated_at": generated,
-        "consolidated": str(summary.consolidated) if summary.consolidated else None,
+        "consolidated": str(summary.consolidated.resolve()) if summary.consolidated else None,
         "accounts": rows,
     }
     atomic_write_text(
