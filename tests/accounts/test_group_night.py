@@ -125,6 +125,9 @@ def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     result = runner.invoke(app, ["query", sql, "--format", "csv"])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == ['"account","n"', '"eu",600', '"us",900']
+    result = runner.invoke(app, ["query", "SELECT count(*) AS n FROM payments", "--account", "us"])
+    assert result.exit_code == 0, result.output
+    assert "900" in result.stdout
     result = runner.invoke(app, ["export", "f.csv", "--table", "findings_current"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "f.csv").read_text().startswith('"account",')

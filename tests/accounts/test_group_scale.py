@@ -113,3 +113,18 @@ def test_accounts_spread_over_a_local_dask_cluster(
     assert (tmp_path / "reports" / "group.html").exists()
     for secret in (key_of("eu"), key_of("us")):
         assert secret not in stdout + stderr
+    # Prefect stores parameters, logs and artifacts: no key may be there.
+    import sqlite3
+
+    for db in (tmp_path / "prefect").rglob("*.db"):
+        con = sqlite3.connect(db)
+        try:
+            tables = [
+                r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            ]
+            for table in tables:
+                for row in con.execute(f'SELECT * FROM "{table}"'):
+                    assert key_of("eu") not in repr(row), table
+                    assert key_of("us") not in repr(row), table
+        finally:
+            con.close()
