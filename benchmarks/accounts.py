@@ -35,7 +35,7 @@ RATE = 100.0
 
 def drive() -> dict[str, Any]:
     """One group night in the working folder (recon.toml there); its own figures as JSON."""
-    from recon.group import run_group_local
+    from recon.group.night import run_group_local
 
     cpu0, wall0 = time.process_time(), time.perf_counter()
     summary = run_group_local({})

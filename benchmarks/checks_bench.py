@@ -29,7 +29,7 @@ from typing import Any
 import duckdb
 
 from benchmarks._common import RESULTS
-from recon.migrations import apply_migrations
+from recon.night.migrations import apply_migrations
 
 GENERATOR_VERSION = 4
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)

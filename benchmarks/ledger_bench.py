@@ -29,7 +29,7 @@ from typing import Any
 import duckdb
 
 from benchmarks._common import ROOT
-from recon.migrations import apply_migrations
+from recon.night.migrations import apply_migrations
 
 ANCHOR = datetime(2026, 11, 20, 2, tzinfo=UTC)
 TARGET_S = 10.0

@@ -41,7 +41,7 @@ def drive(base_url: str, landing: str) -> dict[str, Any]:
     """One extraction of every list (the nightly's extract step); counts from its call log."""
     import duckdb
 
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     overrides = {"base_url": base_url, "landing": landing, "db": f"{landing}/recon.duckdb"}
     run_id = steps.start_step(overrides)

@@ -17,7 +17,7 @@ import time
 
 
 def main() -> int:
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     base_url, landing = sys.argv[1], sys.argv[2]
     overrides = {"base_url": base_url, "landing": landing}

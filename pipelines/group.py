@@ -16,7 +16,7 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
-from recon import group
+from recon.group import night as group
 
 Overrides = dict[str, Any] | None
 

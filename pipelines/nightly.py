@@ -1,24 +1,22 @@
 """The nightly Prefect flow: extract → load → check → publish → report.
 
-Every task is a one-line call into `recon.nightly`, which knows nothing of Prefect. Flow
+Every task is a one-line call into `recon.night.nightly`, which knows nothing of Prefect. Flow
 parameters carry only non-secret overrides (paths, base URL); the API key and token are
 read from the environment inside the tasks, so Prefect never stores them.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from prefect import flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
-from recon import nightly as steps
-from recon import progress
-from recon.extract import ResourceOutcome, resources_for
-from recon.warehouse import LoadResult
+from recon.night import nightly as steps
+from recon.night import progress
+from recon.night.extract import ResourceOutcome, resources_for
+from recon.night.warehouse import LoadResult
 
-Overrides = dict[str, Any] | None
+Overrides = steps.Overrides  # non-secret settings only (Prefect stores parameters)
 
 
 @task(name="start", cache_policy=NO_CACHE, persist_result=False)
@@ -78,6 +76,53 @@ def report(overrides: Overrides, run_id: str, fail_on: str | None) -> steps.RunS
     return steps.report_step(overrides, run_id, fail_on=fail_on)
 
 
+class FlowSteps:
+    """The night's steps as this flow's tasks, in the order `nightly.run_night` keeps."""
+
+    def __init__(self, *, distributed: bool) -> None:
+        self.distributed = distributed
+
+    def start(self, overrides: Overrides, resume: str | None, trigger: str) -> str:
+        return start(overrides, resume, trigger)
+
+    def extract(
+        self, overrides: Overrides, run_id: str, payment_methods: bool
+    ) -> list[ResourceOutcome]:
+        if self.distributed:  # one task per resource, spread over the task runner's workers
+            names = resources_for(steps.settings_for(overrides), payment_methods=payment_methods)
+            futures = extract_resource.map(unmapped(overrides), unmapped(run_id), names)
+            return [f.result() for f in futures]
+        # one task, resources on local threads sharing one rate limiter
+        return extract(overrides, run_id, payment_methods)
+
+    def load(self, overrides: Overrides, run_id: str) -> LoadResult:
+        return load(overrides, run_id)
+
+    def check(self, overrides: Overrides, run_id: str) -> int:
+        return check(overrides, run_id)
+
+    def publish(self, overrides: Overrides, run_id: str) -> str:
+        return publish(overrides, run_id)
+
+    def report(self, overrides: Overrides, run_id: str, fail_on: str | None) -> steps.RunSummary:
+        return report(overrides, run_id, fail_on)
+
+    def notify(self, overrides: Overrides, summary: steps.RunSummary) -> str | None:
+        return notify(overrides, summary)
+
+    def retry_start(self, overrides: Overrides, retry: str) -> str:
+        return retry_start(overrides, retry)
+
+    def refetch(self, overrides: Overrides, run_id: str) -> list[str]:
+        return refetch(overrides, run_id)
+
+    def reload(self, overrides: Overrides, run_id: str) -> str:
+        return reload(overrides, run_id)
+
+    def reported(self, summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> None:
+        _artifacts(summary, outcomes)
+
+
 @flow(name="recon-nightly", log_prints=False, validate_parameters=False)
 def nightly(
     overrides: Overrides = None,
@@ -93,48 +138,17 @@ def nightly(
     With `retry_failed` (a run id, or "latest": the newest incomplete run), finish that
     run instead: its failed pages fetched again, loaded into it, checked, re-published.
     """
+    tasks = FlowSteps(distributed=distributed)
     if retry_failed:
-        return _retry(overrides, retry_failed, fail_on)
-    try:
-        run_id = start(overrides, resume, trigger)
-    except BaseException as exc:
-        steps.notify_abort(overrides, f"the night did not start: {exc}")
-        raise
-    try:
-        if distributed:  # one task per resource, spread over the task runner's workers
-            names = resources_for(steps.settings_for(overrides), payment_methods=payment_methods)
-            futures = extract_resource.map(unmapped(overrides), unmapped(run_id), names)
-            outcomes = [f.result() for f in futures]
-        else:  # one task, resources on local threads sharing one rate limiter
-            outcomes = extract(overrides, run_id, payment_methods)
-        load(overrides, run_id)
-        check(overrides, run_id)
-        publish(overrides, run_id)
-    except BaseException as exc:
-        steps.abandon_step(overrides)
-        steps.notify_abort(overrides, f"run {run_id} aborted: {exc}")
-        raise
-    summary: steps.RunSummary = report(overrides, run_id, fail_on)
-    _artifacts(summary, outcomes)
-    notify(overrides, summary)
-    return summary
-
-
-def _retry(overrides: Overrides, retry: str, fail_on: str | None) -> steps.RunSummary:
-    run_id = retry_start(overrides, retry)
-    try:
-        refetch(overrides, run_id)
-        reload(overrides, run_id)
-        check(overrides, run_id)
-        publish(overrides, run_id)
-    except BaseException as exc:
-        steps.abandon_step(overrides)
-        steps.notify_abort(overrides, f"retry of run {run_id} aborted: {exc}")
-        raise
-    summary: steps.RunSummary = report(overrides, run_id, fail_on)
-    _artifacts(summary, [])
-    notify(overrides, summary)
-    return summary
+        return steps.retry_night(tasks, overrides, retry_failed, fail_on=fail_on)
+    return steps.run_night(
+        tasks,
+        overrides,
+        resume=resume,
+        trigger=trigger,
+        fail_on=fail_on,
+        payment_methods=payment_methods,
+    )
 
 
 def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> None:
@@ -164,8 +178,8 @@ def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> No
 def _failed_calls_artifact(summary: steps.RunSummary) -> None:
     from dataclasses import asdict
 
+    from recon.night.warehouse import open_readonly
     from recon.report.data import failed_calls
-    from recon.warehouse import open_readonly
 
     con = open_readonly(summary.db_path)
     try:

@@ -17,8 +17,8 @@ from recon.orchestrator import NightlyOptions, Say
 from recon.schedule import Plan
 
 if TYPE_CHECKING:
-    from recon.group import GroupSummary
-    from recon.nightly import RunSummary
+    from recon.group.night import GroupSummary
+    from recon.night.nightly import RunSummary
 
 __all__ = ["PrefectOrchestrator"]
 
@@ -99,7 +99,7 @@ def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
     """A DaskTaskRunner whose workers see shared paths (and the run's Prefect server)."""
     from prefect_dask.task_runners import DaskTaskRunner
 
-    from recon.nightly import settings_for
+    from recon.night.nightly import settings_for
 
     # Workers are other processes (other machines, on a real cluster): they need absolute
     # paths, and the Prefect server the run uses (PREFECT_API_URL, set before they start).

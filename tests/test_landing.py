@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from recon.errors import ConfigError
-from recon.landing import (
+from recon.night.landing import (
     ResourceLanding,
     ResourceState,
     RunLanding,

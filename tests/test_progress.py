@@ -8,7 +8,7 @@ import logging
 import pytest
 from rich.console import Console
 
-from recon.progress import LogProgress, RichProgress
+from recon.night.progress import LogProgress, RichProgress
 
 
 def test_the_rich_display_shows_requests_in_flight_and_the_limit() -> None:
@@ -28,6 +28,6 @@ def test_the_log_lines_show_requests_in_flight_and_the_limit(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     progress = LogProgress(every_s=0)
-    with caplog.at_level(logging.INFO, logger="recon.extract"):
+    with caplog.at_level(logging.INFO, logger="recon.night.extract"):
         progress.update("refunds", pages=3, records=600, retries=0, in_flight=2, limit=4)
     assert "refunds: 3 pages, 600 records, 0 retries, 2 in flight (limit 4)" in caplog.text

@@ -13,8 +13,8 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from recon import nightly as steps
 from recon.cli import app
+from recon.night import nightly as steps
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 pytestmark = pytest.mark.integration

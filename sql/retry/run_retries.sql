@@ -1,5 +1,5 @@
 -- Each `recon nightly --retry-failed` of a run: when, how many pages it fetched again, how
--- many still failed, and the request ids of the pages it fetched (recon.refetch).
+-- many still failed, and the request ids of the pages it fetched (recon.night.refetch).
 CREATE TABLE IF NOT EXISTS run_retries (
     run_id        VARCHAR NOT NULL,
     retry_id      VARCHAR NOT NULL,

@@ -1,7 +1,7 @@
 -- Analysts' views: every table with money, plus the amount in major units beside each
 -- `*_minor` column, exact (money() in sql/reference/money.sql: DECIMAL(38, 4), never a
 -- float). `raw` (the record as received, with personal data) is left out: it stays in the
--- table itself. Created on every publish (recon.warehouse), so they are always current.
+-- table itself. Created on every publish (recon.night.warehouse), so they are always current.
 CREATE OR REPLACE VIEW payments_major AS
 SELECT * EXCLUDE (raw), money(amount_minor, currency) AS amount FROM payments;
 CREATE OR REPLACE VIEW refunds_major AS

@@ -15,14 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from recon.errors import ConfigError
+from recon.plugins import load_plugin
 
 if TYPE_CHECKING:
-    from recon.group import GroupSummary
-    from recon.nightly import RunSummary
+    from recon.group.night import GroupSummary
+    from recon.night.nightly import RunSummary
     from recon.schedule import Plan
 
 __all__ = ["ENTRY_POINT_GROUP", "NightlyOptions", "Orchestrator", "load_orchestrator"]
@@ -73,11 +72,5 @@ class Orchestrator(Protocol):
 
 def load_orchestrator(name: str = "prefect") -> Orchestrator:
     """The orchestrator installed under `name` in the `recon.orchestrator` entry points."""
-    found = entry_points(group=ENTRY_POINT_GROUP, name=name)
-    for entry in found:
-        orchestrator: Orchestrator = entry.load()
-        return orchestrator
-    raise ConfigError(
-        "orchestrator",
-        f"no {name!r} entry point in group {ENTRY_POINT_GROUP!r}: reinstall recon (make setup)",
-    )
+    orchestrator: Orchestrator = load_plugin(ENTRY_POINT_GROUP, name, setting="orchestrator")
+    return orchestrator

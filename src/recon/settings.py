@@ -118,7 +118,7 @@ class Settings(ReconSources):
         default=False, description="Allow plain http:// to a host other than loopback"
     )
 
-    # Alerts (recon.notify)
+    # Alerts (recon.night.notify)
     notify_url: SecretStr | None = Field(
         default=None,
         description="Webhook that gets one message per run (Slack-compatible; secret)",
@@ -195,10 +195,10 @@ class Settings(ReconSources):
     )
     ledger: LedgerMapping = Field(default_factory=LedgerMapping)
 
-    # Several merchant accounts (recon.accounts): `[accounts.<name>]` tables of recon.toml,
+    # Several merchant accounts (recon.group.accounts): `[accounts.<name>]` tables of recon.toml,
     # validated per account when a night starts; empty = one account from these settings.
     accounts: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="[accounts.<name>] of recon.toml (recon.accounts)"
+        default_factory=dict, description="[accounts.<name>] of recon.toml (recon.group.accounts)"
     )
 
     # Where things go

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from recon.accounts import account_names, account_settings
 from recon.errors import ConfigError
-from recon.nightly import settings_for
+from recon.group.accounts import account_names, account_settings
+from recon.night.nightly import settings_for
 
 from .conftest import entry, key_of, set_keys, write_toml
 

@@ -11,9 +11,9 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+from recon.analyst.export import open_read_only
 from recon.cli import app
-from recon.export import open_read_only
-from recon.group import run_group_local
+from recon.group.night import run_group_local
 
 from .conftest import account_sandbox, entry, set_keys, webhook, write_toml
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon.group import run_group_local
+from recon.group.night import run_group_local
 
 from .conftest import account_sandbox, entry, key_of, set_keys, token_of, write_toml
 
@@ -51,7 +51,11 @@ def test_a_killed_night_resumes_every_account(
             },
         )
         proc = subprocess.Popen(
-            [sys.executable, "-c", "from recon.group import run_group_local; run_group_local({})"],
+            [
+                sys.executable,
+                "-c",
+                "from recon.group.night import run_group_local; run_group_local({})",
+            ],
             cwd=tmp_path,
             env=dict(os.environ),
         )

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.group import run_group_local
+from recon.group.night import run_group_local
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger.books import make_books

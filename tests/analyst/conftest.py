@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 
 
 @pytest.fixture(scope="session")

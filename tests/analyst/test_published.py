@@ -19,8 +19,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon.published import STORAGE_VERSION, storage_version
-from recon.warehouse import Warehouse
+from recon.night.published import STORAGE_VERSION, storage_version
+from recon.night.warehouse import Warehouse
 
 pytestmark = pytest.mark.integration
 OLD_DUCKDB = "1.1.0"

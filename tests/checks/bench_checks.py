@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from recon.checks import CheckParams, run_checks
-from recon.migrations import apply_migrations
+from recon.night.migrations import apply_migrations
 
 CUR = "['EUR','USD','GBP','JPY','BHD']"
 RAW = '\'{"id": "x"}\''

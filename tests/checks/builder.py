@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 
 from recon.checks import CheckParams, CheckRun, run_checks
-from recon.migrations import apply_migrations
+from recon.night.migrations import apply_migrations
 
 REPO = Path(__file__).resolve().parents[2]
 RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")

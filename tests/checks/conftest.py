@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from recon.landing import RunLanding, new_run_id
-from recon.warehouse import LoadResult, Warehouse, load_run
+from recon.night.landing import RunLanding, new_run_id
+from recon.night.warehouse import LoadResult, Warehouse, load_run
 
 from .builder import Wh
 

@@ -12,7 +12,7 @@ import duckdb
 import httpx
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 from recon.sandbox.app import SandboxConfig, create_app
 from recon.sandbox.server import InProcessTransport
 

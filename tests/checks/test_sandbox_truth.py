@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from recon.checks import CheckParams, run_checks
-from recon.migrations import apply_migrations
+from recon.night.migrations import apply_migrations
 from recon.sandbox import data as data_module
 from recon.sandbox import truth as truth_module
 from tests.ledger.support import RUN, land_and_load

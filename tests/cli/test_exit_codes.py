@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from recon.nightly import (
+from recon.night.nightly import (
     EXIT_ABORTED,
     EXIT_COMPLETE,
     EXIT_FINDINGS,

@@ -8,8 +8,8 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from recon.analyst.export import ExportResult, export
 from recon.errors import ConfigError, WarehouseError
-from recon.export import ExportResult, export
 from tests.report.synthetic_warehouse import LAST, build
 
 

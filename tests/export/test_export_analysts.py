@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from recon.analyst.export import export, is_personal_column
 from recon.errors import ConfigError
-from recon.export import export, is_personal_column
 from tests.report.synthetic_warehouse import build
 
 RAW = '{"id":"p","customer":{"email":"ann@example.com","name":"Ann Lee"},"card":{"last4":"4242"}}'
@@ -94,7 +94,7 @@ def test_several_tables_make_one_sheet_each(db: Path, tmp_path: Path) -> None:
 
 
 def test_money_is_exact_decimal_before_the_cell() -> None:
-    from recon.excel import _major
+    from recon.analyst.excel import _major
 
     assert _major(10**18 + 1, "BHD") == Decimal("1000000000000000.001")
     assert _major(-1, "EUR") == Decimal("-0.01")

@@ -9,9 +9,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from recon import files, spreadsheet
+from recon import files
+from recon.analyst import spreadsheet
 from recon.errors import ConfigError
-from recon.landing import check_run_id
+from recon.night.landing import check_run_id
 
 
 def test_spreadsheet_and_reports_share_the_one_helper() -> None:

@@ -18,9 +18,9 @@ import duckdb
 import polars as pl
 import pytest
 
-from recon import nightly as steps
 from recon.findings.acks import AckLog, acks_path
 from recon.findings.listing import list_findings
+from recon.night import nightly as steps
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import sandbox_books
 
@@ -106,7 +106,7 @@ def _matched_reference(db: Path) -> str:
 
 RUNNER = """
 import json, sys
-from recon.nightly import run_local
+from recon.night.nightly import run_local
 summary = run_local(json.loads(sys.argv[1]), resume=sys.argv[2] or None)
 print(summary.run_id, summary.status, flush=True)
 """

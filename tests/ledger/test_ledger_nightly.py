@@ -16,7 +16,7 @@ import httpx
 import polars as pl
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import sandbox_books

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 
 from .conftest import overrides_for, sandbox
 

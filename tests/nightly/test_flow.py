@@ -1,4 +1,4 @@
-"""The Prefect flow: thin tasks over recon.nightly, artifacts, and no secret in Prefect's store."""
+"""The Prefect flow: thin tasks over recon.night.nightly, artifacts, no secret stored by Prefect."""
 
 from __future__ import annotations
 

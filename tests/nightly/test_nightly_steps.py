@@ -8,8 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon import nightly as steps
 from recon.errors import ConfigError
+from recon.night import nightly as steps
 
 from .conftest import overrides_for, sandbox, truth_of
 

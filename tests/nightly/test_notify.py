@@ -11,8 +11,8 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from recon import nightly as steps
-from recon.notify import Alert, send
+from recon.night import nightly as steps
+from recon.night.notify import Alert, send
 from recon.report.data import FailedCall
 
 from .conftest import KEY, overrides_for, sandbox, webhook

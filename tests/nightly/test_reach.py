@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from recon.reach import UnreachableError, probe
+from recon.night.reach import UnreachableError, probe
 
 
 def _closed_port() -> int:

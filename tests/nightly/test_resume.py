@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 
 from .conftest import KEY, TOKEN, overrides_for, sandbox
 
@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 RUNNER = """
 import json, sys
-from recon.nightly import run_local
+from recon.night.nightly import run_local
 summary = run_local(json.loads(sys.argv[1]), resume=sys.argv[2] or None)
 print(summary.run_id, summary.status, flush=True)
 """

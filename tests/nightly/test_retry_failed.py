@@ -18,9 +18,9 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from recon import nightly as steps
 from recon.cli import app
 from recon.errors import ConfigError
+from recon.night import nightly as steps
 
 from .conftest import KEY, overrides_for, sandbox
 from .test_resume import _content, _env, _kill, _wait_for
@@ -31,7 +31,7 @@ SEED, PAYMENTS, POISON = 21, 3000, "disputes:40"
 
 RETRY = """
 import json, sys
-from recon.nightly import retry_local
+from recon.night.nightly import retry_local
 summary = retry_local(json.loads(sys.argv[1]))
 print(summary.run_id, summary.status, flush=True)
 """

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from recon import nightly as steps
 from recon.errors import AuthError
+from recon.night import nightly as steps
 from tests.api.sandbox_support import sandbox_client
 
 from .conftest import KEY, TABLES, overrides_for, sandbox, sandbox_state

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 from recon.sandbox.app import SandboxConfig, create_app
 from recon.sandbox.server import serve_app_in_thread
 

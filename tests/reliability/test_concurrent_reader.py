@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 
 from .conftest import overrides_for, read_only, sandbox
 

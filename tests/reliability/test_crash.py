@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 from tests.nightly.test_resume import _content, _kill, _start
 
 from .conftest import overrides_for, sandbox

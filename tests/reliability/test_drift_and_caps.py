@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 
 from .conftest import TABLES, overrides_for, read_only, sandbox, sandbox_state, truth_of
 
@@ -106,7 +106,7 @@ def test_drift_and_caps_a_server_ignoring_skip_fails_instead_of_looping(tmp_path
 
     runner = (
         "import json, sys\n"
-        "from recon.nightly import run_local\n"
+        "from recon.night.nightly import run_local\n"
         "s = run_local(json.loads(sys.argv[1]))\n"
         "print(s.status, s.exit_code, flush=True)\n"
     )

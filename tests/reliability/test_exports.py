@@ -19,8 +19,8 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from recon import nightly as steps
 from recon.cli import app
+from recon.night import nightly as steps
 
 from .conftest import overrides_for, sandbox
 

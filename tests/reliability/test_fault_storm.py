@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.server import serve_in_thread
 

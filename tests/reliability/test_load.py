@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.xdist_group
 
 RUNNER = """
 import json, resource, sys
-from recon.nightly import run_local
+from recon.night.nightly import run_local
 s = run_local(json.loads(sys.argv[1]))
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"run_id": s.run_id, "status": s.status, "peak_mb": peak_mb}), flush=True)
@@ -121,11 +121,11 @@ def test_load_warehouse_memory_is_capped_whatever_the_data_size(tmp_path: Path) 
     400MB). RECON_DUCKDB_MEMORY_LIMIT exists, but its default (None: DuckDB's 80% of RAM)
     leaves a default run unbounded: fails until the default is a limit.
     """
-    from recon.nightly import settings_for
-    from recon.warehouse import Warehouse
+    from recon.night.nightly import settings_for
+    from recon.night.warehouse import Warehouse
 
     settings = settings_for({"db": str(tmp_path / "recon.duckdb")})  # the defaults, as a run
-    wh = Warehouse(settings.db, settings.duckdb_memory_limit)  # as recon.nightly builds it
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)  # as recon.night.nightly builds it
     with wh.session("probe", fresh=True, publish=False) as con:
         value = con.execute(
             "SELECT value FROM duckdb_settings() WHERE name = 'memory_limit'"

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from recon import nightly as steps
+from recon.night import nightly as steps
 
 from .conftest import KEY, TABLES, overrides_for, read_only, sandbox, truth_of
 

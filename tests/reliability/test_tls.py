@@ -20,9 +20,9 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from recon import nightly as steps
 from recon.api import CallRecord
 from recon.errors import TransportError
+from recon.night import nightly as steps
 from recon.sandbox.app import SandboxConfig, create_app
 from recon.settings import Settings
 from tests.api.sandbox_support import sandbox_client

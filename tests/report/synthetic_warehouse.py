@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 
-from recon.migrations import apply_migrations
+from recon.night.migrations import apply_migrations
 
 RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
 NIGHTS = [f"202611{d:02d}T020000Z-0000{d:02d}" for d in range(11, 21)]

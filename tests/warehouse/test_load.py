@@ -8,8 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon.landing import RunLanding
-from recon.warehouse import Warehouse, load_run
+from recon.night.landing import RunLanding
+from recon.night.warehouse import Warehouse, load_run
 
 PAY = {
     "id": "pay_1",
@@ -238,7 +238,7 @@ def test_loading_the_same_run_twice_is_a_no_op(tmp_path: Path, land_night) -> No
 
 
 def test_every_api_resource_of_the_catalogue_has_a_table_and_load_sql() -> None:
-    from recon.migrations import apply_migrations
+    from recon.night.migrations import apply_migrations
     from recon.resources import api_resources
     from recon.sql import read_sql
 
@@ -251,7 +251,7 @@ def test_every_api_resource_of_the_catalogue_has_a_table_and_load_sql() -> None:
 
 
 def test_an_id_landed_twice_loads_once_and_is_counted_as_a_duplicate(tmp_path: Path) -> None:
-    from recon.landing import new_run_id
+    from recon.night.landing import new_run_id
 
     run_id = new_run_id()
     landing = RunLanding(tmp_path / "landing", run_id)
@@ -290,7 +290,7 @@ def test_the_latest_version_raw_is_the_current_row(tmp_path: Path, land_night) -
 
 
 def test_a_batch_whose_state_json_never_landed_is_still_loaded(tmp_path: Path) -> None:
-    from recon.landing import new_run_id
+    from recon.night.landing import new_run_id
 
     run_id = new_run_id()
     landing = RunLanding(tmp_path / "landing", run_id)
@@ -375,10 +375,10 @@ def test_every_resource_loads_through_its_stage_file_and_changes_make_versions(
 def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.warehouse
-    from recon.landing import new_run_id
+    import recon.night.warehouse
+    from recon.night.landing import new_run_id
 
-    monkeypatch.setattr(recon.warehouse, "_SLICE_RECORDS", 3)  # slices of a few files
+    monkeypatch.setattr(recon.night.warehouse, "_SLICE_RECORDS", 3)  # slices of a few files
     run_id = new_run_id()
     landing = RunLanding(tmp_path / "landing", run_id)
     landing.create({"started_at": "2026-11-21T02:00:00+00:00", "trigger": "test"})
@@ -404,7 +404,7 @@ def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
 
 
 def test_an_insert_slice_follows_duckdbs_memory_limit() -> None:
-    from recon.warehouse import _slice_records
+    from recon.night.warehouse import _slice_records
 
     small = _slice_records(duckdb.connect(config={"memory_limit": "300MB"}))
     large = _slice_records(duckdb.connect(config={"memory_limit": "2GB"}))

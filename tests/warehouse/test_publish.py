@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from recon.errors import WarehouseError
-from recon.warehouse import Warehouse
+from recon.night.warehouse import Warehouse
 
 READER = textwrap.dedent(
     """

@@ -27,8 +27,8 @@ def run_group_night(
     announce: Callable[[str], None],
 ) -> int:
     """Check every account before any request, run them all, print the night; exit code."""
-    from recon.group import group_preflight
-    from recon.landing import new_run_id
+    from recon.group.night import group_preflight
+    from recon.night.landing import new_run_id
     from recon.orchestrator import NightlyOptions, load_orchestrator
 
     if sandbox:

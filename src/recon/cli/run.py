@@ -34,7 +34,7 @@ from recon.errors import ConfigError, ReconError
 
 @contextlib.contextmanager
 def _progress_display(enabled: bool) -> Iterator[None]:
-    from recon import progress
+    from recon.night import progress
 
     if enabled and sys.stderr.isatty():
         with progress.RichProgress() as display:
@@ -76,7 +76,7 @@ def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
 
 def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[str, Any]:
     """The sandbox's books beside the warehouse, so that the demo reconciles them too."""
-    from recon.nightly import settings_for
+    from recon.night.nightly import settings_for
     from recon.sandbox.ledger.files import sandbox_ledger
 
     return sandbox_ledger(seed, payments, settings_for(overrides).db.parent)
@@ -142,7 +142,7 @@ def nightly(
     overrides = as_overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
-        from recon.nightly import notify_abort
+        from recon.night.nightly import notify_abort
 
         try:
             return go()
@@ -155,9 +155,9 @@ def nightly(
 
     def go() -> int:
         nonlocal started
-        from recon.nightly import preflight, resolve_resume, settings_for
+        from recon.night.nightly import preflight, resolve_resume, settings_for
+        from recon.night.refetch import resolve_retry
         from recon.orchestrator import NightlyOptions, load_orchestrator
-        from recon.refetch import resolve_retry
 
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         if _accounts(overrides):  # [accounts] in recon.toml: every account (recon.group)
@@ -208,7 +208,7 @@ def nightly(
 
 
 def _accounts(overrides: dict[str, Any]) -> list[str]:
-    from recon.accounts import account_names
+    from recon.group.accounts import account_names
 
     return account_names(overrides)
 
@@ -226,7 +226,7 @@ def _print_summary(summary: Any) -> None:
         folder = Path(summary.report_dir).resolve()
         out.print(f"report:    {folder / 'report.html'}", highlight=False, markup=False)
         out.print(f"summary:   {folder / 'summary.json'}", highlight=False, markup=False)
-    sql = (  # a run id is [0-9TZ-a-f] only (recon.landing.check_run_id)
+    sql = (  # a run id is [0-9TZ-a-f] only (recon.night.landing.check_run_id)
         "SELECT check_name, status, finding_count FROM check_runs "  # noqa: S608
         f"WHERE run_id = '{summary.run_id}' ORDER BY check_name"
     )
@@ -272,7 +272,7 @@ def extract(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
     """Extract and land every resource (no load); prints the run id to load."""
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     configure_logging(verbose)
     overrides = as_overrides(base_url=base_url, landing=landing)
@@ -298,7 +298,7 @@ def load(
     landing: LandingDir = None,
 ) -> None:
     """Load a landed run into the warehouse (one transaction) and publish it."""
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     def go() -> int:
         result = steps.load_step(as_overrides(db=db, landing=landing), run, publish=True)
@@ -311,7 +311,7 @@ def load(
 @app.command()
 def check(run: RunId = None, db: DbPath = None) -> None:
     """Run every sql/checks file for a run and publish the findings."""
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     def go() -> int:
         results = steps.check_step(as_overrides(db=db), run, publish=True, fresh=True)
@@ -333,7 +333,7 @@ def report(
     ] = None,
 ) -> None:
     """Write reports/<run_id>/ from the published warehouse."""
-    from recon import nightly as steps
+    from recon.night import nightly as steps
 
     def go() -> int:
         summary = steps.report_step(as_overrides(db=db, reports=reports), run, fail_on=fail_on)

@@ -23,10 +23,10 @@ from recon.errors import ConfigError
 def _chosen(db: Path | None, account: str | None) -> Path:
     """The warehouse a command reads: `--db`, else `--account`'s own, else RECON_DB (with
     [accounts], the consolidated warehouse over every account)."""
-    from recon.query import warehouse_path
+    from recon.analyst.query import warehouse_path
 
     if account is not None and db is None:
-        from recon.accounts import account_db
+        from recon.group.accounts import account_db
 
         return warehouse_path(account_db(account))
     return warehouse_path(db)
@@ -53,7 +53,7 @@ def query(
     max_rows: Annotated[int, typer.Option(help="Rows to show (table format).", min=1)] = 100,
 ) -> None:
     """Run a read-only query on the published warehouse and print the result."""
-    from recon.query import QueryError, read_query_text, run_query
+    from recon.analyst.query import QueryError, read_query_text, run_query
 
     def go() -> int:
         text = read_query_text(sql, file)
@@ -104,7 +104,7 @@ def export(
     account: AccountName = None,
 ) -> None:
     """Export tables, views or a query to CSV (spreadsheet-safe), Parquet or Excel."""
-    from recon.export import export as do_export
+    from recon.analyst.export import export as do_export
 
     def go() -> int:
         params: dict[str, object] = {}

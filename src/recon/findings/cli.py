@@ -40,8 +40,8 @@ AccountName = Annotated[
 
 
 def _paths(db: Path | None, account: str | None = None) -> tuple[Path, Path]:
-    from recon.accounts import account_db, account_names
     from recon.findings.acks import acks_path
+    from recon.group.accounts import account_db, account_names
     from recon.settings import load_settings
 
     if account is not None:

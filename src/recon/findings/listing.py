@@ -16,7 +16,7 @@ from pathlib import Path
 
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, Amounts, amounts_of, current_acks
-from recon.warehouse import open_readonly
+from recon.night.warehouse import open_readonly
 
 __all__ = ["STATES", "Finding", "list_findings", "parse_age"]
 

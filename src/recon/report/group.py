@@ -23,7 +23,7 @@ from recon.currency import format_minor, is_iso4217
 from recon.files import atomic_write_text
 
 if TYPE_CHECKING:
-    from recon.group import AccountOutcome, GroupSummary
+    from recon.group.night import AccountOutcome, GroupSummary
 
 __all__ = ["account_row", "render_group_page"]
 

@@ -19,8 +19,10 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
+from recon.analyst.spreadsheet import atomic_write_bytes, atomic_write_text, write_csv
+from recon.analyst.spreadsheet import write_parquet as write_parquet_file
 from recon.errors import ConfigError
-from recon.landing import check_run_id
+from recon.night.landing import check_run_id
 from recon.report._money import is_iso_currency
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
@@ -30,8 +32,6 @@ from recon.report.ledger import build_ledger_section
 from recon.report.privacy import scrub_table
 from recon.report.summary import SCHEMA_VERSION, build_summary
 from recon.report.templating import environment
-from recon.spreadsheet import atomic_write_bytes, atomic_write_text, write_csv
-from recon.spreadsheet import write_parquet as write_parquet_file
 from recon.sql import read_sql
 
 __all__ = ["SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"]
@@ -247,7 +247,7 @@ def render_report(
     and lists the `top_n` largest per check and currency. Raises ConfigError for a run id
     that is unknown or unusable as a folder name.
     """
-    check_run_id(run_id)  # the one run-id rule (recon.landing): it names a folder
+    check_run_id(run_id)  # the one run-id rule (recon.night.landing): it names a folder
     if top_n < 1:
         raise ConfigError("top_n", f"must be at least 1, got {top_n}")
     data = load_report_data(con, run_id, top_n, drill_down_above=explore_max)

@@ -1,12 +1,12 @@
-"""One night for every account of `[accounts]` (recon.accounts), side by side.
+"""One night for every account of `[accounts]` (recon.group.accounts), side by side.
 
-Each account runs today's single-account night (`recon.nightly.run_local`, reached through
+Each account runs today's single-account night (`recon.night.nightly.run_local`, reached through
 the override `account: <name>`): its own client and rate limiter, its own landing, its own
 warehouse (one writer each, so no account waits on another's load), its own report. An
 account that fails — key refused, nothing listening, a bad books file found late — is an
 outcome, never an exception: the others finish. Then the night as a whole:
 
-- the consolidated warehouse over the accounts' published files (`recon.consolidated`);
+- the consolidated warehouse over the accounts' published files (`recon.group.consolidated`);
 - the group page, `reports/group.html` (`recon.report.group`), linking to each report;
 - one alert naming every account (the accounts send none of their own);
 - the exit code: the worst account's (1 aborted > 3 incomplete > 4 findings > 0).
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from recon.errors import ConfigError, ReconError
-from recon.notify import Alert
-from recon.outcome import EXIT_ABORTED, EXIT_USAGE
+from recon.night.notify import Alert
+from recon.night.outcome import EXIT_ABORTED, EXIT_USAGE
 
 __all__ = [
     "AccountOutcome",
@@ -95,8 +95,8 @@ def group_preflight(overrides: Mapping[str, Any] | None) -> list[str]:
 
     Returns the accounts; a bad entry is a ConfigError naming the account and the setting.
     """
-    from recon.accounts import account_names
-    from recon.nightly import preflight
+    from recon.group.accounts import account_names
+    from recon.night.nightly import preflight
 
     names = account_names(overrides)
     for name in names:
@@ -105,7 +105,7 @@ def group_preflight(overrides: Mapping[str, Any] | None) -> list[str]:
 
 
 def _published_run(db: Path, run_id: str) -> bool:
-    from recon.warehouse import open_readonly
+    from recon.night.warehouse import open_readonly
 
     if not db.is_file():
         return False
@@ -134,8 +134,8 @@ def run_account(
     With `resume`, the account's newest landed run goes on where it stopped (or, when it
     was published already, is only reported again); an account with none starts afresh.
     """
-    from recon import nightly as steps
-    from recon.landing import RunLanding
+    from recon.night import nightly as steps
+    from recon.night.landing import RunLanding
 
     values = account_overrides(overrides, name)
     db: Path | None = None
@@ -180,7 +180,7 @@ def run_account(
 
 def _account_words(overrides: Mapping[str, Any] | None, name: str, text: str | None) -> str | None:
     """`text` with the single-account setting names (RECON_API_KEY) put as this account's."""
-    from recon.accounts import group_settings
+    from recon.group.accounts import group_settings
 
     if not text:
         return text
@@ -198,9 +198,9 @@ def finish_group(
     overrides: Mapping[str, Any] | None, night_id: str, outcomes: Sequence[AccountOutcome]
 ) -> GroupSummary:
     """After every account: the consolidated warehouse, the group page, the one alert."""
-    from recon.accounts import account_names, group_settings
-    from recon.consolidated import build_consolidated
-    from recon.nightly import settings_for
+    from recon.group.accounts import account_names, group_settings
+    from recon.group.consolidated import build_consolidated
+    from recon.night.nightly import settings_for
     from recon.report.group import render_group_page
 
     top = group_settings(overrides)
@@ -223,8 +223,8 @@ def finish_group(
 
 def notify_group(overrides: Mapping[str, Any] | None, summary: GroupSummary) -> None:
     """One alert for the night, every account named (best effort, never raises)."""
-    from recon.accounts import group_settings
-    from recon.notify import send
+    from recon.group.accounts import group_settings
+    from recon.night.notify import send
 
     try:
         top = group_settings(overrides)
@@ -276,7 +276,7 @@ def run_group_local(
     max_workers: int | None = None,
 ) -> GroupSummary:
     """Every account's night on threads in this process, then `finish_group`."""
-    from recon.landing import new_run_id
+    from recon.night.landing import new_run_id
 
     names = group_preflight(overrides)
     night_id = new_run_id()

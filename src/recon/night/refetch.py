@@ -17,7 +17,7 @@ new one:
    merged into the working copy under the same run id (the merge is idempotent: only what
    the retry added is new), the run's status is recomputed, the retry is recorded.
 4. The checks run again for the run, the copy is published and the report re-rendered
-   (`recon.nightly`), exactly as at the end of a night.
+   (`recon.night.nightly`), exactly as at the end of a night.
 """
 
 from __future__ import annotations
@@ -35,18 +35,18 @@ import orjson
 from recon.api import ApiClient, ClientConfig
 from recon.errors import ConfigError
 from recon.files import atomic_write_bytes
-from recon.landing import CallBuffer, ResourceLanding, RunLanding, new_run_id
-from recon.paging.scan import Page, Scan
-from recon.resources import api_list, nightly_resources
-from recon.settings import Settings
-from recon.sql import read_sql
-from recon.warehouse import (
+from recon.night.landing import CallBuffer, ResourceLanding, RunLanding, new_run_id
+from recon.night.warehouse import (
     Warehouse,
     define_load_macros,
     load_resource,
     open_readonly,
     run_status,
 )
+from recon.paging.scan import Page, Scan
+from recon.resources import api_list, nightly_resources
+from recon.settings import Settings
+from recon.sql import read_sql
 
 __all__ = ["RetryOutcome", "refetch_failed", "reload_run", "resolve_retry"]
 

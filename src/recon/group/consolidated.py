@@ -1,6 +1,6 @@
 """The consolidated warehouse: one DuckDB file over every account's published warehouse.
 
-With `[accounts]` (recon.accounts) each account publishes its own warehouse; after the
+With `[accounts]` (recon.group.accounts) each account publishes its own warehouse; after the
 night `build_consolidated` writes the top-level `RECON_DB` (default `data/recon.duckdb`)
 as a small file that holds no records:
 
@@ -14,7 +14,7 @@ as a small file that holds no records:
 
 The views read the accounts' files through `ATTACH … (READ_ONLY)`, which a DuckDB file
 does not remember: `attach_accounts` attaches them on every connection (`recon query`,
-`recon export` and `recon.export.open_read_only` do it; a DuckDB shell runs the
+`recon export` and `recon.analyst.export.open_read_only` do it; a DuckDB shell runs the
 `ATTACH` lines `attach_sql` prints). Each account's `<table>` is also reachable as
 `acct_<name>.<table>`. The file is built under a temporary name and renamed over the old
 one, so a reader keeps the snapshot it opened.
@@ -31,7 +31,7 @@ import duckdb
 
 from recon.currency import create_currencies_table
 from recon.errors import WarehouseError
-from recon.published import STORAGE_VERSION
+from recon.night.published import STORAGE_VERSION
 from recon.sql import sql_dir, sql_statements
 
 __all__ = [

@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 
 from recon.api import ApiClient, CallRecord, ClientConfig
 from recon.errors import AuthError, ConfigError, TransportError
-from recon.landing import CallBuffer, ResourceLanding, RunLanding
 from recon.ledger.sources import book_ids
+from recon.night.landing import CallBuffer, ResourceLanding, RunLanding
 from recon.resources import api_list, api_resources, nightly_resources
 from recon.settings import Settings
 

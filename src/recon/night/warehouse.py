@@ -24,9 +24,9 @@ import orjson
 
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
-from recon.landing import RunLanding
-from recon.migrations import apply_migrations
-from recon.published import STORAGE_VERSION, prepare_for_readers
+from recon.night.landing import RunLanding
+from recon.night.migrations import apply_migrations
+from recon.night.published import STORAGE_VERSION, prepare_for_readers
 from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
 
@@ -52,7 +52,7 @@ def _connect(
     config: dict[str, str | bool | int | float | list[str]] = (
         {"memory_limit": memory_limit} if memory_limit else {}
     )
-    if not read_only:  # a file created now is one DuckDB 1.1+ reads (recon.published)
+    if not read_only:  # a file created now is one DuckDB 1.1+ reads (recon.night.published)
         config["storage_compatibility_version"] = STORAGE_VERSION
     try:
         con = duckdb.connect(str(path), read_only=read_only, config=config)
@@ -143,7 +143,7 @@ class Warehouse:
 
     def publish(self) -> None:
         """Rename the (closed, checkpointed) working copy over the published file, with the
-        analysts' views in it and in a storage format DuckDB 1.x reads (recon.published)."""
+        analysts' views in it and in a storage format DuckDB 1.x reads (recon.night.published)."""
         if Path(f"{self.work_path}.wal").exists():
             # A WAL means the copy was not closed cleanly: fold it in before publishing.
             _connect(self.work_path).close()

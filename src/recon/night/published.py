@@ -12,7 +12,7 @@ rename, so the file analysts open
   default for a new file is its newest format ("version number 999" to a 1.x reader).
 
 A file keeps the storage version it was created with. recon creates its working copies in
-STORAGE_VERSION (`recon.warehouse`), so only a warehouse published before that is still in
+STORAGE_VERSION (`recon.night.warehouse`), so only a warehouse published before that is still in
 the newest format: it is copied once into a v1.0.0 file (`COPY FROM DATABASE`); later nights
 start from the compatible published copy and pay nothing for it.
 """

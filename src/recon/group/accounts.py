@@ -17,8 +17,8 @@ its own, derived from the top-level paths unless the entry names them:
     <landing>/<name>/<run_id>/…                  its landing
     <reports>/<name>/<run_id>/…                  its reports
 
-and the top-level `db` becomes the consolidated file (`recon.consolidated`). A run reaches
-an account through the non-secret override `account: <name>` (`recon.nightly.settings_for`),
+and the top-level `db` becomes the consolidated file (`recon.group.consolidated`). A run reaches
+an account through the non-secret override `account: <name>` (`recon.night.nightly.settings_for`),
 so a secret never travels as an argument. Without `[accounts]` nothing here is used.
 
 A bad entry is a `ConfigError` naming the account and the setting, e.g.

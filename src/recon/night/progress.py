@@ -19,7 +19,7 @@ from rich.progress import (
 
 __all__ = ["LogProgress", "RichProgress", "current", "use"]
 
-log = logging.getLogger("recon.extract")
+log = logging.getLogger("recon.night.extract")
 
 _current: RichProgress | LogProgress | None = None
 

@@ -6,7 +6,8 @@
 - The SQL comes as an argument, from a file, or from standard input (`-`).
 - A SQL error is DuckDB's own message, whole (its "Did you mean …?" hint included), raised
   as `QueryError`: not a bad setting.
-- `table` prints DuckDB's box rendering; `csv` is spreadsheet-safe CSV (`recon.spreadsheet`);
+- `table` prints DuckDB's box rendering; `csv` is spreadsheet-safe CSV
+  (`recon.analyst.spreadsheet`);
   `json` is an array of objects (polars), DECIMAL amounts as exact strings.
 """
 
@@ -25,10 +26,10 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from recon.analyst.export import open_read_only
+from recon.analyst.spreadsheet import write_csv_stream
 from recon.errors import ConfigError, ReconError
-from recon.export import open_read_only
 from recon.settings import ReconSources, Settings
-from recon.spreadsheet import write_csv_stream
 
 __all__ = ["OutputFormat", "QueryError", "read_query_text", "run_query", "warehouse_path"]
 

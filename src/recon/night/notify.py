@@ -32,7 +32,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from recon.outcome import RunSummary
+from recon.night.outcome import RunSummary
 
 if TYPE_CHECKING:
     from recon.report.data import FailedCall
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Alert", "Delivery", "alert_for", "send"]
 
-log = logging.getLogger("recon.notify")
+log = logging.getLogger("recon.night.notify")
 
 _SHOWN_CALLS = 20  # a page narrowed to one record fails ~log2(page size) + 1 calls
 _USER_AGENT = "recon-alerts"
@@ -86,9 +86,9 @@ class Alert:
 
 def alert_for(summary: RunSummary) -> Alert:
     """The alert of a reported run, read from the published warehouse."""
+    from recon.night.warehouse import open_readonly
     from recon.report.data import failed_calls
     from recon.sql import read_sql
-    from recon.warehouse import open_readonly
 
     con = open_readonly(summary.db_path)
     try:

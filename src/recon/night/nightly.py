@@ -10,17 +10,24 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from recon import reach
 from recon.errors import ConfigError, WarehouseError
-from recon.extract import Progress, ResourceOutcome, extract_all, extract_resource, resources_for
 from recon.findings.acks import acks_path, load_acks, refresh_acks
-from recon.landing import RunLanding, check_run_id, new_run_id
 from recon.ledger.loading import load_books, validate_books
-from recon.outcome import (
+from recon.night import reach
+from recon.night.extract import (
+    Progress,
+    ResourceOutcome,
+    extract_all,
+    extract_resource,
+    resources_for,
+)
+from recon.night.landing import RunLanding, check_run_id, new_run_id
+from recon.night.outcome import (
     EXIT_ABORTED,
     EXIT_COMPLETE,
     EXIT_FINDINGS,
@@ -31,9 +38,9 @@ from recon.outcome import (
     exit_code_for,
     worst_failed_severity,
 )
-from recon.sandbox.credentials import sandbox_credentials
+from recon.night.warehouse import LoadResult, Warehouse, load_run, open_readonly
+from recon.plugins import CREDENTIALS_GROUP, load_plugin
 from recon.settings import Settings, load_settings
-from recon.warehouse import LoadResult, Warehouse, load_run, open_readonly
 
 __all__ = [
     "EXIT_ABORTED",
@@ -41,7 +48,9 @@ __all__ = [
     "EXIT_FINDINGS",
     "EXIT_INCOMPLETE",
     "EXIT_USAGE",
+    "LocalSteps",
     "RunSummary",
+    "Steps",
     "check_step",
     "exit_code_for",
     "extract_one_step",
@@ -56,29 +65,35 @@ __all__ = [
     "report_step",
     "resolve_resume",
     "retry_local",
+    "retry_night",
     "retry_start_step",
     "run_local",
+    "run_night",
     "settings_for",
     "start_step",
 ]
 
 log = logging.getLogger("recon")
 
+Overrides = Mapping[str, Any] | None
+
 
 def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
     """Settings from env + recon.toml + these non-secret overrides.
 
     `credentials: "sandbox"` (set by `recon nightly --sandbox`) takes the key and token the
-    bundled sandbox accepts, read in this process: never a secret in the overrides, which
-    an orchestrator stores. `account: <name>` reads that account's settings.
+    bundled sandbox accepts from the provider it registers (`recon.plugins`), read in this
+    process: never a secret in the overrides, which an orchestrator stores. `account: <name>`
+    reads that account's settings (recon.group.accounts).
     """
     values = dict(overrides or {})
-    if "account" in values:  # one of several accounts (recon.accounts): its own settings
-        from recon.accounts import account_settings
+    if "account" in values:  # one of several accounts: its own settings
+        from recon.group.accounts import account_settings
 
         return account_settings(str(values.pop("account")), values)
-    if values.pop("credentials", None) == "sandbox":
-        key, token = sandbox_credentials()
+    provider = values.pop("credentials", None)
+    if provider:  # a named provider (entry point group recon.credentials), e.g. the sandbox's
+        key, token = load_plugin(CREDENTIALS_GROUP, str(provider), setting="credentials")()
         values.update(api_key=key, bearer_token=token)
     return load_settings(**values)
 
@@ -129,7 +144,7 @@ def resolve_resume(settings: Settings, resume: str) -> str:
 
 def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -> Settings:
     """Every check that can fail before a request: settings, credentials, writable paths;
-    with `probe_api`, that something listens at the base URL (`recon.reach`)."""
+    with `probe_api`, that something listens at the base URL (`recon.night.reach`)."""
     settings = settings_for(overrides)
     settings.require_remote_ready()
     _check_writable(settings)
@@ -276,7 +291,7 @@ def report_step(
 
 def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
     """Send the run's alert to RECON_NOTIFY_URL, if set; how it went, in words. Never raises."""
-    from recon.notify import alert_for, send
+    from recon.night.notify import alert_for, send
 
     try:
         settings = settings_for(overrides)
@@ -291,7 +306,7 @@ def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str
 
 def notify_abort(overrides: Mapping[str, Any] | None, problem: str) -> None:
     """Alert that a night was aborted before it could report (best effort, never raises)."""
-    from recon.notify import Alert, send
+    from recon.night.notify import Alert, send
 
     try:
         settings = settings_for(overrides)
@@ -307,7 +322,7 @@ def retry_start_step(
 ) -> str:
     """`--retry-failed`: check settings and the API, then the run to finish (refused with
     the reason when it cannot be: complete, unknown, or a newer run published over it)."""
-    from recon.refetch import resolve_retry
+    from recon.night.refetch import resolve_retry
 
     settings = preflight(overrides, probe_api=probe_api)
     return resolve_retry(settings, retry)
@@ -317,14 +332,14 @@ def refetch_step(
     overrides: Mapping[str, Any] | None, run_id: str, *, transport: Any = None
 ) -> list[str]:
     """Fetch the run's failed pages again into its landing; returns the new request ids."""
-    from recon.refetch import refetch_failed
+    from recon.night.refetch import refetch_failed
 
     return refetch_failed(settings_for(overrides), run_id, transport=transport).request_ids
 
 
 def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     """Load what the retry landed into a fresh working copy under the same run id."""
-    from recon.refetch import reload_run
+    from recon.night.refetch import reload_run
 
     settings = settings_for(overrides)
     status = reload_run(settings, run_id)
@@ -335,30 +350,162 @@ def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     return status
 
 
+class Steps(Protocol):
+    """The night's steps as one orchestrator runs them (plain calls here, tasks in a flow)."""
+
+    def start(self, overrides: Overrides, resume: str | None, trigger: str) -> str: ...
+
+    def extract(
+        self, overrides: Overrides, run_id: str, payment_methods: bool
+    ) -> list[ResourceOutcome]: ...
+
+    def load(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def check(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def publish(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def report(self, overrides: Overrides, run_id: str, fail_on: str | None) -> RunSummary: ...
+
+    def notify(self, overrides: Overrides, summary: RunSummary) -> str | None: ...
+
+    def retry_start(self, overrides: Overrides, retry: str) -> str: ...
+
+    def refetch(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def reload(self, overrides: Overrides, run_id: str) -> Any: ...
+
+    def reported(self, summary: RunSummary, outcomes: list[ResourceOutcome]) -> None:
+        """After the report is written (a flow publishes its artifacts here)."""
+        ...
+
+
+def run_night(
+    steps: Steps,
+    overrides: Overrides,
+    *,
+    resume: str | None = None,
+    trigger: str = "cli",
+    fail_on: str | None = None,
+    payment_methods: bool = False,
+) -> RunSummary:
+    """The night, in order — written once, run by `run_local`, the flows and the retry:
+    start → extract → load → check → publish → report → notify. A failure after the start
+    drops the working copy and the lock; every failure is alerted before it is raised."""
+    try:
+        run_id = steps.start(overrides, resume, trigger)
+    except BaseException as exc:
+        notify_abort(overrides, f"the night did not start: {exc}")
+        raise
+    try:
+        outcomes = steps.extract(overrides, run_id, payment_methods)
+        steps.load(overrides, run_id)
+        steps.check(overrides, run_id)
+        steps.publish(overrides, run_id)
+    except BaseException as exc:
+        abandon_step(overrides)
+        notify_abort(overrides, f"run {run_id} aborted: {exc}")
+        raise
+    return _reported(steps, overrides, run_id, fail_on, outcomes)
+
+
+def retry_night(
+    steps: Steps, overrides: Overrides, retry: str, *, fail_on: str | None = None
+) -> RunSummary:
+    """`--retry-failed`, in order: the run to finish → its failed pages fetched again →
+    reloaded under its id → checked → published → report → notify."""
+    run_id = steps.retry_start(overrides, retry)
+    try:
+        steps.refetch(overrides, run_id)
+        steps.reload(overrides, run_id)
+        steps.check(overrides, run_id)
+        steps.publish(overrides, run_id)
+    except BaseException as exc:
+        abandon_step(overrides)
+        notify_abort(overrides, f"retry of run {run_id} aborted: {exc}")
+        raise
+    return _reported(steps, overrides, run_id, fail_on, [])
+
+
+def _reported(
+    steps: Steps,
+    overrides: Overrides,
+    run_id: str,
+    fail_on: str | None,
+    outcomes: list[ResourceOutcome],
+) -> RunSummary:
+    summary = steps.report(overrides, run_id, fail_on)
+    steps.reported(summary, outcomes)
+    steps.notify(overrides, summary)
+    return summary
+
+
+@dataclass(frozen=True)
+class LocalSteps:
+    """The steps as plain calls in this process, without Prefect (tests, benchmarks)."""
+
+    progress: Progress | None = None
+    transport: Any = None
+
+    def start(self, overrides: Overrides, resume: str | None, trigger: str) -> str:
+        return start_step(
+            overrides, resume=resume, trigger=trigger, probe_api=self.transport is None
+        )
+
+    def extract(
+        self, overrides: Overrides, run_id: str, payment_methods: bool
+    ) -> list[ResourceOutcome]:
+        return extract_step(
+            overrides,
+            run_id,
+            progress=self.progress,
+            payment_methods=payment_methods,
+            transport=self.transport,
+        )
+
+    def load(self, overrides: Overrides, run_id: str) -> LoadResult:
+        return load_step(overrides, run_id, publish=False)
+
+    def check(self, overrides: Overrides, run_id: str) -> list[Any]:
+        return check_step(overrides, run_id, publish=False, fresh=False)
+
+    def publish(self, overrides: Overrides, run_id: str) -> Path:
+        return publish_step(overrides, run_id)
+
+    def report(self, overrides: Overrides, run_id: str, fail_on: str | None) -> RunSummary:
+        return report_step(overrides, run_id, fail_on=fail_on)
+
+    def notify(self, overrides: Overrides, summary: RunSummary) -> str | None:
+        return notify_step(overrides, summary)
+
+    def retry_start(self, overrides: Overrides, retry: str) -> str:
+        return retry_start_step(overrides, retry, probe_api=self.transport is None)
+
+    def refetch(self, overrides: Overrides, run_id: str) -> list[str]:
+        return refetch_step(overrides, run_id, transport=self.transport)
+
+    def reload(self, overrides: Overrides, run_id: str) -> str:
+        return reload_step(overrides, run_id)
+
+    def reported(self, summary: RunSummary, outcomes: list[ResourceOutcome]) -> None:
+        return None
+
+
 def retry_local(
-    overrides: Mapping[str, Any] | None,
+    overrides: Overrides,
     retry: str | None = None,
     *,
     fail_on: str | None = None,
     transport: Any = None,
 ) -> RunSummary:
     """`recon nightly --retry-failed` in this process, without Prefect (tests)."""
-    run_id = retry_start_step(overrides, retry, probe_api=transport is None)
-    try:
-        refetch_step(overrides, run_id, transport=transport)
-        reload_step(overrides, run_id)
-        check_step(overrides, run_id, publish=False, fresh=False)
-        publish_step(overrides, run_id)
-    except BaseException:
-        abandon_step(overrides)
-        raise
-    summary = report_step(overrides, run_id, fail_on=fail_on)
-    notify_step(overrides, summary)
-    return summary
+    return retry_night(
+        LocalSteps(transport=transport), overrides, retry or "latest", fail_on=fail_on
+    )
 
 
 def run_local(
-    overrides: Mapping[str, Any] | None,
+    overrides: Overrides,
     *,
     resume: str | None = None,
     trigger: str = "local",
@@ -367,23 +514,12 @@ def run_local(
     progress: Progress | None = None,
     transport: Any = None,
 ) -> RunSummary:
-    """The flow's steps in order, in this process, without Prefect (tests, benchmarks)."""
-    run_id = start_step(overrides, resume=resume, trigger=trigger, probe_api=transport is None)
-    try:
-        extract_step(
-            overrides,
-            run_id,
-            progress=progress,
-            payment_methods=payment_methods,
-            transport=transport,
-        )
-        load_step(overrides, run_id, publish=False)
-        check_step(overrides, run_id, publish=False, fresh=False)
-        publish_step(overrides, run_id)
-    except BaseException as exc:
-        abandon_step(overrides)
-        notify_abort(overrides, f"run {run_id} aborted: {exc}")
-        raise
-    summary = report_step(overrides, run_id, fail_on=fail_on)
-    notify_step(overrides, summary)
-    return summary
+    """The night's steps in order, in this process, without Prefect (tests, benchmarks)."""
+    return run_night(
+        LocalSteps(progress=progress, transport=transport),
+        overrides,
+        resume=resume,
+        trigger=trigger,
+        fail_on=fail_on,
+        payment_methods=payment_methods,
+    )
