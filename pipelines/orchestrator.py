@@ -73,8 +73,10 @@ class PrefectOrchestrator:
         from pipelines.group import group_nightly as flow
 
         params = dict(overrides)
-        if options.task_runner == "dask":
-            flow = flow.with_options(task_runner=_dask_runner(params, options.dask_address))
+        if options.task_runner == "dask":  # accounts wait on their providers: threads each
+            threads = max(1, -(-len(accounts) // 2))
+            runner = _dask_runner(params, options.dask_address, threads_per_worker=threads)
+            flow = flow.with_options(task_runner=runner)
         summary: GroupSummary = flow(
             overrides=params,
             accounts=list(accounts),
@@ -95,7 +97,9 @@ class PrefectOrchestrator:
         serve(plan, say=say)
 
 
-def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
+def _dask_runner(
+    overrides: dict[str, Any], address: str | None, *, threads_per_worker: int = 1
+) -> Any:
     """A DaskTaskRunner whose workers see shared paths (and the run's Prefect server)."""
     from prefect_dask.task_runners import DaskTaskRunner
 
@@ -109,5 +113,9 @@ def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
     if address:
         return DaskTaskRunner(address=address)
     return DaskTaskRunner(
-        cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True}
+        cluster_kwargs={
+            "n_workers": 2,
+            "threads_per_worker": threads_per_worker,
+            "processes": True,
+        }
     )

@@ -139,6 +139,7 @@ def run_account(
 
     values = account_overrides(overrides, name)
     db: Path | None = None
+    log.info("account %s: night starting", name)
     try:
         settings = steps.settings_for(values)
         db = settings.db
@@ -166,6 +167,9 @@ def run_account(
         return AccountOutcome(
             name, "aborted", EXIT_ABORTED, reason=f"{type(exc).__name__}: {exc}", db_path=db
         )
+    log.info(
+        "account %s: %s (exit %s), run %s", name, summary.status, summary.exit_code, summary.run_id
+    )
     return AccountOutcome(
         name,
         summary.status,
