@@ -102,6 +102,16 @@ def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     group = json.loads((tmp_path / "reports" / "group.json").read_text())
     assert [a["account"] for a in group["accounts"]] == ["eu", "uk", "us"]
     assert group["accounts"][2]["failed_pages"] >= 1
+    eur = [
+        a["amount_minor"]
+        for acc in group["accounts"]
+        for a in acc["amounts_at_risk"]
+        if a["currency"] == "EUR"
+    ]
+    assert {"currency": "EUR", "amount_minor": sum(eur)}.items() <= next(
+        a for a in group["amounts_at_risk"] if a["currency"] == "EUR"
+    ).items()
+    assert "all 3 accounts" in page
 
     # One alert for the night, naming every account; no account alerted on its own.
     assert len(hook.received) == 1

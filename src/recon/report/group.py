@@ -121,9 +121,6 @@ def render_group_page(reports_dir: Path, summary: GroupSummary) -> Path:
         "consolidated": str(summary.consolidated.resolve()) if summary.consolidated else None,
         "accounts": rows,
     }
-    atomic_write_text(
-        reports_dir / "group.json", orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
-    )
     body = []
     for row in rows:
         colour = _COLOURS.get(row["status"], "#cf222e")
@@ -156,6 +153,25 @@ def render_group_page(reports_dir: Path, summary: GroupSummary) -> Path:
             f"<td>{risk}</td>"
             "</tr>"
         )
+    totals: dict[str, list[int]] = {}
+    for row in rows:
+        for a in row["amounts_at_risk"]:
+            entry = totals.setdefault(a["currency"], [0, 0])
+            entry[0] += a["amount_minor"]
+            entry[1] += a["findings"]
+    document["amounts_at_risk"] = [
+        {"currency": c, "amount_minor": t, "findings": n} for c, (t, n) in sorted(totals.items())
+    ]
+    atomic_write_text(
+        reports_dir / "group.json", orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
+    )
+    group_risk = "<br>".join(
+        f"{html.escape(_money(t, c))} ({n:,})" for c, (t, n) in sorted(totals.items())
+    )
+    body.append(
+        f'<tr><td colspan="6"><b>all {len(rows)} accounts</b></td>'
+        f"<td><b>{group_risk or '—'}</b></td></tr>"
+    )
     colour = _COLOURS.get(summary.status, "#cf222e")
     example = html.escape('recon query "SELECT account, count(*) FROM payments GROUP BY account"')
     consolidated = (
