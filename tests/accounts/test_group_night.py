@@ -154,3 +154,9 @@ def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert result.exit_code == 0, result.output
     assert (tmp_path / "data" / "accounts" / "us" / "recon.acks.jsonl").exists()
     assert not (tmp_path / "data" / "accounts" / "eu" / "recon.acks.jsonl").exists()
+    result = runner.invoke(app, ["report", "--account", "eu"])
+    assert result.exit_code == 0, result.output
+    assert f"run {by['eu'].run_id}: complete" in result.stdout
+    result = runner.invoke(app, ["check"])
+    assert result.exit_code == 2
+    assert "name one (eu, uk, us)" in result.output

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from recon.cli.common import (
+    AccountName,
     BaseUrl,
     DbPath,
     LandingDir,
@@ -207,6 +208,18 @@ def nightly(
     raise typer.Exit(code)
 
 
+def one_account(overrides: dict[str, Any], account: str | None) -> dict[str, Any]:
+    """A single step's overrides: as `--account` names (the paths given are then roots), or
+    as today without [accounts]; several configured and none named is refused."""
+    if account is not None:
+        return {**overrides, "account": account}
+    if names := _accounts(overrides):
+        raise ConfigError(
+            "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
+        )
+    return overrides
+
+
 def _accounts(overrides: dict[str, Any]) -> list[str]:
     from recon.group.accounts import account_names
 
@@ -270,6 +283,7 @@ def extract(
         bool, typer.Option("--payment-methods", help="Also list customers' payment methods.")
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+    account: AccountName = None,
 ) -> None:
     """Extract and land every resource (no load); prints the run id to load."""
     from recon.night import nightly as steps
@@ -278,6 +292,7 @@ def extract(
     overrides = as_overrides(base_url=base_url, landing=landing)
 
     def run() -> int:
+        overrides.update(one_account(overrides, account))
         run_id = steps.start_step(overrides, resume=resume)
         with _progress_display(enabled=True):
             outcomes = steps.extract_step(overrides, run_id, payment_methods=payment_methods)
@@ -296,12 +311,14 @@ def load(
     run: Annotated[str, typer.Option("--run", help="The landed run to load.")],
     db: DbPath = None,
     landing: LandingDir = None,
+    account: AccountName = None,
 ) -> None:
     """Load a landed run into the warehouse (one transaction) and publish it."""
     from recon.night import nightly as steps
 
     def go() -> int:
-        result = steps.load_step(as_overrides(db=db, landing=landing), run, publish=True)
+        overrides = one_account(as_overrides(db=db, landing=landing), account)
+        result = steps.load_step(overrides, run, publish=True)
         out.print(f"run {run}: {result.status}", highlight=False)
         return 0
 
@@ -309,12 +326,13 @@ def load(
 
 
 @app.command()
-def check(run: RunId = None, db: DbPath = None) -> None:
+def check(run: RunId = None, db: DbPath = None, account: AccountName = None) -> None:
     """Run every sql/checks file for a run and publish the findings."""
     from recon.night import nightly as steps
 
     def go() -> int:
-        results = steps.check_step(as_overrides(db=db), run, publish=True, fresh=True)
+        overrides = one_account(as_overrides(db=db), account)
+        results = steps.check_step(overrides, run, publish=True, fresh=True)
         for r in results:
             out.print(f"  {r.check_name:<36} {r.status:<14} {r.finding_count:>7}", highlight=False)
         return 0
@@ -331,12 +349,14 @@ def report(
         Literal["error", "warn", "info"] | None,
         typer.Option(help="Exit 4 when a check of this severity or worse found something."),
     ] = None,
+    account: AccountName = None,
 ) -> None:
     """Write reports/<run_id>/ from the published warehouse."""
     from recon.night import nightly as steps
 
     def go() -> int:
-        summary = steps.report_step(as_overrides(db=db, reports=reports), run, fail_on=fail_on)
+        overrides = one_account(as_overrides(db=db, reports=reports), account)
+        summary = steps.report_step(overrides, run, fail_on=fail_on)
         _print_summary(summary)
         return int(summary.exit_code)
 
