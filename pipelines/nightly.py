@@ -178,7 +178,7 @@ def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> No
 def _failed_calls_artifact(summary: steps.RunSummary) -> None:
     from dataclasses import asdict
 
-    from recon.night.warehouse import open_readonly
+    from recon.database import open_readonly
     from recon.report.data import failed_calls
 
     con = open_readonly(summary.db_path)

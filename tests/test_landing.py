@@ -15,9 +15,8 @@ from recon.night.landing import (
     ResourceLanding,
     ResourceState,
     RunLanding,
-    check_run_id,
-    new_run_id,
 )
+from recon.runid import check_run_id, new_run_id
 
 RUN = "20261121T020000Z-3fa2c1"
 

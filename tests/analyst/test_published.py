@@ -19,7 +19,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon.night.published import STORAGE_VERSION, storage_version
+from recon.database import STORAGE_VERSION
+from recon.night.published import storage_version
 from recon.night.warehouse import Warehouse
 
 pytestmark = pytest.mark.integration

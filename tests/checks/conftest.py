@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from recon.night.landing import RunLanding, new_run_id
+from recon.night.landing import RunLanding
 from recon.night.warehouse import LoadResult, Warehouse, load_run
+from recon.runid import new_run_id
 
 from .builder import Wh
 

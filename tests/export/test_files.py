@@ -9,10 +9,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from recon import files
-from recon.analyst import spreadsheet
+from recon import files, spreadsheet
 from recon.errors import ConfigError
-from recon.night.landing import check_run_id
+from recon.runid import check_run_id
 
 
 def test_spreadsheet_and_reports_share_the_one_helper() -> None:

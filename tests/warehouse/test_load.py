@@ -251,7 +251,7 @@ def test_every_api_resource_of_the_catalogue_has_a_table_and_load_sql() -> None:
 
 
 def test_an_id_landed_twice_loads_once_and_is_counted_as_a_duplicate(tmp_path: Path) -> None:
-    from recon.night.landing import new_run_id
+    from recon.runid import new_run_id
 
     run_id = new_run_id()
     landing = RunLanding(tmp_path / "landing", run_id)
@@ -290,7 +290,7 @@ def test_the_latest_version_raw_is_the_current_row(tmp_path: Path, land_night) -
 
 
 def test_a_batch_whose_state_json_never_landed_is_still_loaded(tmp_path: Path) -> None:
-    from recon.night.landing import new_run_id
+    from recon.runid import new_run_id
 
     run_id = new_run_id()
     landing = RunLanding(tmp_path / "landing", run_id)
@@ -376,7 +376,7 @@ def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import recon.night.warehouse
-    from recon.night.landing import new_run_id
+    from recon.runid import new_run_id
 
     monkeypatch.setattr(recon.night.warehouse, "_SLICE_RECORDS", 3)  # slices of a few files
     run_id = new_run_id()

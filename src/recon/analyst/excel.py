@@ -30,9 +30,9 @@ import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 import xlsxwriter  # type: ignore[import-untyped,unused-ignore]
 
-from recon.analyst.spreadsheet import as_text, csv_native
 from recon.currency import currency_exponent, is_iso4217
 from recon.files import atomic_path
+from recon.spreadsheet import as_text, csv_native
 
 __all__ = ["MAX_ROWS", "Sheet", "money_columns", "write_xlsx"]
 

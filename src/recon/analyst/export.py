@@ -18,7 +18,7 @@
 - Integer sums (DuckDB's HUGEINT) are cast to BIGINT, so Parquet and Excel get a plain
   64-bit integer, not a 128-bit decimal; a sum too large for BIGINT is refused.
 - CSV: text cells a spreadsheet would run as a formula are neutralised and timestamps are
-  written as UTC `2026-11-21 02:00:00` (`recon.analyst.spreadsheet`); .xlsx: typed cells, money in
+  written as UTC `2026-11-21 02:00:00` (`recon.spreadsheet`); .xlsx: typed cells, money in
   major units with the currency's number format, one sheet per table (`recon.analyst.excel`).
 """
 
@@ -37,10 +37,10 @@ import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.analyst.excel import Sheet, write_xlsx
-from recon.analyst.spreadsheet import write_csv_batches, write_parquet_batches
 from recon.errors import ConfigError, WarehouseError
 from recon.group.consolidated import attach_accounts
 from recon.report.privacy import PERSONAL_KEYS, scrub_column
+from recon.spreadsheet import write_csv_batches, write_parquet_batches
 
 __all__ = [
     "ExportFormat",

@@ -7,7 +7,7 @@
 - A SQL error is DuckDB's own message, whole (its "Did you mean …?" hint included), raised
   as `QueryError`: not a bad setting.
 - `table` prints DuckDB's box rendering; `csv` is spreadsheet-safe CSV
-  (`recon.analyst.spreadsheet`);
+  (`recon.spreadsheet`);
   `json` is an array of objects (polars), DECIMAL amounts as exact strings.
 """
 
@@ -27,9 +27,9 @@ from pydantic_settings import (
 )
 
 from recon.analyst.export import open_read_only
-from recon.analyst.spreadsheet import write_csv_stream
 from recon.errors import ConfigError, ReconError
 from recon.settings import ReconSources, Settings
+from recon.spreadsheet import write_csv_stream
 
 __all__ = ["OutputFormat", "QueryError", "read_query_text", "run_query", "warehouse_path"]
 

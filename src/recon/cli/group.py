@@ -28,8 +28,8 @@ def run_group_night(
 ) -> int:
     """Check every account before any request, run them all, print the night; exit code."""
     from recon.group.night import group_preflight
-    from recon.night.landing import new_run_id
     from recon.orchestrator import NightlyOptions, load_orchestrator
+    from recon.runid import new_run_id
 
     if sandbox:
         raise ConfigError(

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, Amounts, amounts_of, current_acks
-from recon.night.warehouse import open_readonly
 
 __all__ = ["STATES", "Finding", "list_findings", "parse_age"]
 

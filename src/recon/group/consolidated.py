@@ -30,8 +30,8 @@ from pathlib import Path
 import duckdb
 
 from recon.currency import create_currencies_table
+from recon.database import STORAGE_VERSION
 from recon.errors import WarehouseError
-from recon.night.published import STORAGE_VERSION
 from recon.sql import sql_dir, sql_statements
 
 __all__ = [

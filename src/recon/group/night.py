@@ -105,7 +105,7 @@ def group_preflight(overrides: Mapping[str, Any] | None) -> list[str]:
 
 
 def _published_run(db: Path, run_id: str) -> bool:
-    from recon.night.warehouse import open_readonly
+    from recon.database import open_readonly
 
     if not db.is_file():
         return False
@@ -280,7 +280,7 @@ def run_group_local(
     max_workers: int | None = None,
 ) -> GroupSummary:
     """Every account's night on threads in this process, then `finish_group`."""
-    from recon.night.landing import new_run_id
+    from recon.runid import new_run_id
 
     names = group_preflight(overrides)
     night_id = new_run_id()

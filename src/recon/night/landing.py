@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +28,8 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from recon.errors import ConfigError
 from recon.files import atomic_path, atomic_write_bytes
+from recon.runid import RUN_ID, check_run_id
 
 __all__ = [
     "CALL_COLUMNS",
@@ -39,10 +37,7 @@ __all__ = [
     "ResourceLanding",
     "ResourceState",
     "RunLanding",
-    "new_run_id",
 ]
-
-_RUN_ID = re.compile(r"^\d{8}T\d{6}Z-[0-9a-f]{6}$")
 
 PAGE_SCHEMA = pa.schema(
     [
@@ -88,21 +83,6 @@ _MAX_RAW_BYTES = 1 << 30
 def _seq(path: Path) -> int:
     """The sequence number in `batch-000012.parquet`, `calls-000012-4711.parquet`, …"""
     return int(path.stem.split("-")[1])
-
-
-def new_run_id(now: datetime | None = None) -> str:
-    """A sortable, unique run id like `20261121T020000Z-3fa2c1`."""
-    now = now or datetime.now(UTC)
-    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{os.urandom(3).hex()}"
-
-
-def check_run_id(run_id: str) -> str:
-    """Refuse anything that is not a run id (it becomes a folder name)."""
-    if not _RUN_ID.match(run_id):
-        raise ConfigError(
-            "RUN_ID", f"{run_id!r} is not a recon run id (like 20261121T020000Z-3fa2c1)"
-        )
-    return run_id
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
@@ -401,5 +381,5 @@ class RunLanding:
     @staticmethod
     def latest(root: Path) -> str | None:
         """The newest run id under `root`, if any."""
-        runs = sorted(p.name for p in root.glob("*") if _RUN_ID.match(p.name))
+        runs = sorted(p.name for p in root.glob("*") if RUN_ID.match(p.name))
         return runs[-1] if runs else None

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import acks_path, load_acks, refresh_acks
 from recon.ledger.loading import load_books, validate_books
@@ -26,7 +27,7 @@ from recon.night.extract import (
     extract_resource,
     resources_for,
 )
-from recon.night.landing import RunLanding, check_run_id, new_run_id
+from recon.night.landing import RunLanding
 from recon.night.outcome import (
     EXIT_ABORTED,
     EXIT_COMPLETE,
@@ -38,8 +39,9 @@ from recon.night.outcome import (
     exit_code_for,
     worst_failed_severity,
 )
-from recon.night.warehouse import LoadResult, Warehouse, load_run, open_readonly
+from recon.night.warehouse import LoadResult, Warehouse, load_run
 from recon.plugins import CREDENTIALS_GROUP, load_plugin
+from recon.runid import check_run_id, new_run_id
 from recon.settings import Settings, load_settings
 
 __all__ = [

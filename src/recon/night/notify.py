@@ -86,7 +86,7 @@ class Alert:
 
 def alert_for(summary: RunSummary) -> Alert:
     """The alert of a reported run, read from the published warehouse."""
-    from recon.night.warehouse import open_readonly
+    from recon.database import open_readonly
     from recon.report.data import failed_calls
     from recon.sql import read_sql
 

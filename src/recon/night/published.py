@@ -25,13 +25,11 @@ from pathlib import Path
 import duckdb
 
 from recon.currency import create_currencies_table
+from recon.database import STORAGE_VERSION
 from recon.errors import WarehouseError
 from recon.sql import sql_dir, sql_statements
 
-__all__ = ["STORAGE_VERSION", "prepare_for_readers", "storage_version"]
-
-# The oldest DuckDB storage format recon publishes in; DuckDB >= 1.1.0 opens the file.
-STORAGE_VERSION = "v1.0.0"
+__all__ = ["prepare_for_readers", "storage_version"]
 
 
 def storage_version(con: duckdb.DuckDBPyConnection, database: str) -> str | None:

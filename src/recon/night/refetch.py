@@ -33,18 +33,19 @@ from typing import Any
 import orjson
 
 from recon.api import ApiClient, ClientConfig
+from recon.database import open_readonly
 from recon.errors import ConfigError
 from recon.files import atomic_write_bytes
-from recon.night.landing import CallBuffer, ResourceLanding, RunLanding, new_run_id
+from recon.night.landing import CallBuffer, ResourceLanding, RunLanding
 from recon.night.warehouse import (
     Warehouse,
     define_load_macros,
     load_resource,
-    open_readonly,
     run_status,
 )
 from recon.paging.scan import Page, Scan
 from recon.resources import api_list, nightly_resources
+from recon.runid import new_run_id
 from recon.settings import Settings
 from recon.sql import read_sql
 

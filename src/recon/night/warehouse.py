@@ -22,11 +22,12 @@ from typing import Any
 import duckdb
 import orjson
 
+from recon.database import connect
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.night.landing import RunLanding
 from recon.night.migrations import apply_migrations
-from recon.night.published import STORAGE_VERSION, prepare_for_readers
+from recon.night.published import prepare_for_readers
 from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
 
@@ -36,7 +37,6 @@ __all__ = [
     "define_load_macros",
     "load_resource",
     "load_run",
-    "open_readonly",
     "run_status",
 ]
 
@@ -44,29 +44,6 @@ __all__ = [
 _SLICE_RECORDS = 0
 
 _BOOKKEEPING = {"id", "raw", "content_hash", "first_seen_run", "last_seen_run", "gone_in_run"}
-
-
-def _connect(
-    path: Path, *, read_only: bool = False, memory_limit: str | None = None
-) -> duckdb.DuckDBPyConnection:
-    config: dict[str, str | bool | int | float | list[str]] = (
-        {"memory_limit": memory_limit} if memory_limit else {}
-    )
-    if not read_only:  # a file created now is one DuckDB 1.1+ reads (recon.night.published)
-        config["storage_compatibility_version"] = STORAGE_VERSION
-    try:
-        con = duckdb.connect(str(path), read_only=read_only, config=config)
-    except duckdb.Error as exc:
-        raise WarehouseError(f"cannot open the warehouse {path}: {exc}") from None
-    con.execute("SET TimeZone = 'UTC'")
-    return con
-
-
-def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
-    """Open the published warehouse read-only (what reports and exports use)."""
-    if not path.exists():
-        raise WarehouseError(f"no warehouse at {path}: run `recon nightly` first")
-    return _connect(path, read_only=True)
 
 
 @dataclass(frozen=True)
@@ -137,7 +114,7 @@ class Warehouse:
                     shutil.copyfile(self.path, self.work_path)
                 except OSError as exc:
                     raise WarehouseError(f"cannot copy {self.path}: {exc.strerror}") from None
-        con = _connect(self.work_path, memory_limit=self.memory_limit)
+        con = connect(self.work_path, memory_limit=self.memory_limit)
         apply_migrations(con)
         return con
 
@@ -146,7 +123,7 @@ class Warehouse:
         analysts' views in it and in a storage format DuckDB 1.x reads (recon.night.published)."""
         if Path(f"{self.work_path}.wal").exists():
             # A WAL means the copy was not closed cleanly: fold it in before publishing.
-            _connect(self.work_path).close()
+            connect(self.work_path).close()
         prepare_for_readers(self.work_path)
         stale_wal = Path(f"{self.path}.wal")
         stale_wal.unlink(missing_ok=True)  # a leftover .wal would block the next open

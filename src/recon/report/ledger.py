@@ -16,8 +16,8 @@ from typing import Any
 
 import duckdb
 
-from recon.analyst.spreadsheet import write_csv, write_parquet
 from recon.report.privacy import scrub_table
+from recon.spreadsheet import write_csv, write_parquet
 from recon.sql import read_sql
 
 __all__ = ["AGE_BUCKETS", "LargestBreak", "LedgerSection", "build_ledger_section"]

@@ -19,10 +19,7 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
-from recon.analyst.spreadsheet import atomic_write_bytes, atomic_write_text, write_csv
-from recon.analyst.spreadsheet import write_parquet as write_parquet_file
 from recon.errors import ConfigError
-from recon.night.landing import check_run_id
 from recon.report._money import is_iso_currency
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
@@ -32,6 +29,9 @@ from recon.report.ledger import build_ledger_section
 from recon.report.privacy import scrub_table
 from recon.report.summary import SCHEMA_VERSION, build_summary
 from recon.report.templating import environment
+from recon.runid import check_run_id
+from recon.spreadsheet import atomic_write_bytes, atomic_write_text, write_csv
+from recon.spreadsheet import write_parquet as write_parquet_file
 from recon.sql import read_sql
 
 __all__ = ["SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"]

@@ -1,0 +1,45 @@
+"""Opening a warehouse file: in UTC, in a storage format DuckDB 1.x reads, one line when not.
+
+The library's lowest door to DuckDB files: the night's steps (`recon.night.warehouse`) open
+their working copy through it, and every reader — reports, findings, exports — the
+published file read-only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from recon.errors import WarehouseError
+
+__all__ = ["STORAGE_VERSION", "connect", "open_readonly"]
+
+# The oldest DuckDB storage format recon publishes in; DuckDB >= 1.1.0 opens the file
+# (recon.night.published).
+STORAGE_VERSION = "v1.0.0"
+
+
+def connect(
+    path: Path, *, read_only: bool = False, memory_limit: str | None = None
+) -> duckdb.DuckDBPyConnection:
+    """Open the DuckDB file at `path` in UTC; a file created read-write is written in
+    STORAGE_VERSION. A WarehouseError (one line) when DuckDB cannot open it."""
+    config: dict[str, str | bool | int | float | list[str]] = (
+        {"memory_limit": memory_limit} if memory_limit else {}
+    )
+    if not read_only:  # a file created now is one DuckDB 1.1+ reads (recon.night.published)
+        config["storage_compatibility_version"] = STORAGE_VERSION
+    try:
+        con = duckdb.connect(str(path), read_only=read_only, config=config)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"cannot open the warehouse {path}: {exc}") from None
+    con.execute("SET TimeZone = 'UTC'")
+    return con
+
+
+def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
+    """Open the published warehouse read-only (what reports and exports use)."""
+    if not path.exists():
+        raise WarehouseError(f"no warehouse at {path}: run `recon nightly` first")
+    return connect(path, read_only=True)
