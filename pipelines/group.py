@@ -42,15 +42,25 @@ def account_night(
 
 @flow(name="recon-group-nightly", log_prints=False, validate_parameters=False)
 def group_nightly(
-    overrides: Overrides,
-    accounts: list[str],
-    night_id: str,
+    overrides: Overrides = None,
+    accounts: list[str] | None = None,
+    night_id: str | None = None,
     resume: bool = False,
     trigger: str = "cli",
     fail_on: str | None = None,
     payment_methods: bool = False,
 ) -> group.GroupSummary:
-    """Reconcile every configured account side by side, then the group page and warehouse."""
+    """Reconcile every configured account side by side, then the group page and warehouse.
+
+    `accounts` and `night_id` default to every configured account (checked before any
+    request) and a new id: what a scheduled run passes.
+    """
+    if accounts is None:
+        accounts = group.group_preflight(overrides)
+    if night_id is None:
+        from recon.runid import new_run_id
+
+        night_id = new_run_id()
     futures = [
         account_night.with_options(task_run_name=f"account-{name}").submit(
             overrides, name, resume, trigger, fail_on, payment_methods
