@@ -24,6 +24,16 @@ def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
 
 
+def closed_port_url() -> str:
+    """A loopback URL where nothing listens (a port just freed)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
 def key_of(name: str) -> str:
     return f"key-of-{name}-0123456789"
 

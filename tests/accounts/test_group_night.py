@@ -1,5 +1,5 @@
-"""One night, three accounts side by side: one complete, one with a poisoned record
-(incomplete), one whose key is refused (aborted). Each keeps its own warehouse; the
+"""One night, four accounts side by side: one complete, one with a poisoned record
+(incomplete), one whose key is refused (failed), one where nothing listens (aborted). Each keeps its own warehouse; the
 consolidated file sums them; the group page and the one alert name every account."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from recon.analyst.export import open_read_only
 from recon.cli import app
 from recon.group.night import run_group_local
 
-from .conftest import account_sandbox, entry, set_keys, webhook, write_toml
+from .conftest import account_sandbox, closed_port_url, entry, set_keys, webhook, write_toml
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
-def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    set_keys(monkeypatch, "eu", "us", "uk")
+def test_one_night_every_account_its_own_outcome(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    set_keys(monkeypatch, "eu", "us", "uk", "jp")
     monkeypatch.setenv("RECON_UK_API_KEY", "a-key-uk-does-not-know")  # refused: 401
     with (
         webhook(secret="T1/B1/group-hook") as hook,
@@ -36,12 +36,15 @@ def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                 "eu": entry("eu", eu, rate_limit=300),
                 "us": entry("us", us, concurrency=4),
                 "uk": entry("uk", uk),
+                "jp": entry("jp", closed_port_url()),  # nothing listens there
             },
         )
         summary = run_group_local({})
     by = {o.account: o for o in summary.outcomes}
     assert (by["eu"].status, by["eu"].exit_code) == ("complete", 0)
     assert (by["us"].status, by["us"].exit_code) == ("incomplete", 3)
+    assert (by["jp"].status, by["jp"].exit_code) == ("aborted", 1)
+    assert "cannot reach the API" in (by["jp"].reason or "")
     assert (by["uk"].status, by["uk"].exit_code) == ("failed", 1)
     assert "401" in (by["uk"].reason or ""), by["uk"].reason
     assert "(RECON_UK_API_KEY, [accounts.uk] api_key_env) was refused" in (by["uk"].reason or "")
@@ -95,13 +98,13 @@ def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
     # The group page names every account and links to each report.
     page = (tmp_path / "reports" / "group.html").read_text()
-    for name in ("eu", "us", "uk"):
+    for name in ("eu", "us", "uk", "jp"):
         assert f">{name}<" in page
     assert f'href="eu/{by["eu"].run_id}/report.html"' in page
     assert (tmp_path / "reports" / "eu" / by["eu"].run_id / "report.html").exists()
     group = json.loads((tmp_path / "reports" / "group.json").read_text())
-    assert [a["account"] for a in group["accounts"]] == ["eu", "uk", "us"]
-    assert group["accounts"][2]["failed_pages"] >= 1
+    assert [a["account"] for a in group["accounts"]] == ["eu", "jp", "uk", "us"]
+    assert group["accounts"][3]["failed_pages"] >= 1
     eur = [
         a["amount_minor"]
         for acc in group["accounts"]
@@ -111,15 +114,16 @@ def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert {"currency": "EUR", "amount_minor": sum(eur)}.items() <= next(
         a for a in group["amounts_at_risk"] if a["currency"] == "EUR"
     ).items()
-    assert "all 3 accounts" in page
+    assert "all 4 accounts" in page
 
     # One alert for the night, naming every account; no account alerted on its own.
     assert len(hook.received) == 1
     text = hook.received[0]["text"]
-    assert text.startswith(f"recon night {summary.night_id}: failed (exit 1)")
+    assert text.startswith(f"recon night {summary.night_id}: aborted (exit 1)")
     assert "eu: complete (exit 0)" in text
     assert "us: incomplete (exit 3)" in text
     assert "uk: failed (exit 1)" in text
+    assert "jp: aborted (exit 1)" in text
 
     # No secret in any file of the night.
     for path in tmp_path.rglob("*"):
@@ -143,7 +147,7 @@ def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert (tmp_path / "f.csv").read_text().startswith('"account",')
     result = runner.invoke(app, ["findings", "list"])
     assert result.exit_code == 2
-    assert "--account: recon.toml has several accounts: name one (eu, uk, us)" in result.output
+    assert "--account: recon.toml has several accounts: name one (eu, jp, uk, us)" in result.output
     result = runner.invoke(
         app, ["findings", "list", "--account", "us", "--check", "extraction_completeness"]
     )
@@ -159,4 +163,4 @@ def test_three_accounts_one_night(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert f"run {by['eu'].run_id}: complete" in result.stdout
     result = runner.invoke(app, ["check"])
     assert result.exit_code == 2
-    assert "name one (eu, uk, us)" in result.output
+    assert "name one (eu, jp, uk, us)" in result.output
