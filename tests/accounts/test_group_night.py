@@ -1,6 +1,7 @@
 """One night, four accounts side by side: one complete, one with a poisoned record
-(incomplete), one whose key is refused (failed), one where nothing listens (aborted). Each keeps its own warehouse; the
-consolidated file sums them; the group page and the one alert name every account."""
+(incomplete), one whose key is refused (failed), one where nothing listens (aborted). Each
+keeps its own warehouse; the consolidated file sums them; the group page and the one alert
+name every account."""
 
 from __future__ import annotations
 
