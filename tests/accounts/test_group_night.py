@@ -21,7 +21,9 @@ from .conftest import account_sandbox, closed_port_url, entry, set_keys, webhook
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
-def test_one_night_every_account_its_own_outcome(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_night_every_account_its_own_outcome(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     set_keys(monkeypatch, "eu", "us", "uk", "jp")
     monkeypatch.setenv("RECON_UK_API_KEY", "a-key-uk-does-not-know")  # refused: 401
     with (
