@@ -121,3 +121,28 @@ def test_an_account_name_must_be_a_folder_and_sql_name(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         account_names()
     assert caught.value.setting == "[accounts.EU West]"
+
+
+def test_two_accounts_may_not_share_a_warehouse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.group.night import group_preflight
+
+    set_keys(monkeypatch, "eu", "us")
+    write_toml(
+        tmp_path / "recon.toml",
+        {
+            "eu": entry("eu", "https://eu.example.com", db="data/shared.duckdb"),
+            "us": entry("us", "https://us.example.com", db="data/shared.duckdb"),
+        },
+    )
+    with pytest.raises(ConfigError) as caught:
+        group_preflight({})
+    assert caught.value.setting == "[accounts.us] db"
+    assert "is already account eu's" in caught.value.problem
+    write_toml(
+        tmp_path / "recon.toml",
+        {"eu": entry("eu", "https://eu.example.com", db="data/recon.duckdb")},
+    )
+    with pytest.raises(ConfigError, match="consolidated warehouse"):
+        group_preflight({})

@@ -95,12 +95,21 @@ def group_preflight(overrides: Mapping[str, Any] | None) -> list[str]:
 
     Returns the accounts; a bad entry is a ConfigError naming the account and the setting.
     """
-    from recon.group.accounts import account_names
+    from recon.group.accounts import account_names, group_settings
     from recon.night.nightly import preflight
 
     names = account_names(overrides)
+    top = group_settings(overrides)
+    owners: dict[Path, str] = {top.db.resolve(): "the consolidated warehouse (RECON_DB)"}
     for name in names:
-        preflight(account_overrides(overrides, name), probe_api=False)
+        settings = preflight(account_overrides(overrides, name), probe_api=False)
+        for key in ("db", "landing", "reports"):  # one writer each: nothing shared
+            path = Path(getattr(settings, key)).resolve()
+            if key == "reports" and path == top.reports.resolve():
+                owners.setdefault(path, "the group's reports")
+            if path in owners:
+                raise ConfigError(f"[accounts.{name}] {key}", f"{path} is already {owners[path]}'s")
+            owners[path] = f"account {name}"
     return names
 
 
