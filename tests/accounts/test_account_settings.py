@@ -146,3 +146,19 @@ def test_two_accounts_may_not_share_a_warehouse(
     )
     with pytest.raises(ConfigError, match="consolidated warehouse"):
         group_preflight({})
+
+
+def test_a_missing_books_file_is_said_as_the_accounts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.group.night import group_preflight
+
+    set_keys(monkeypatch, "eu")
+    write_toml(
+        tmp_path / "recon.toml",
+        {"eu": entry("eu", "https://eu.example.com", ledger={"orders": {"path": "books/*.csv"}})},
+    )
+    with pytest.raises(ConfigError) as caught:
+        group_preflight({})
+    assert caught.value.setting == "[accounts.eu.ledger.orders] path"
+    assert "no file matches 'books/*.csv'" in caught.value.problem

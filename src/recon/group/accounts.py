@@ -46,6 +46,7 @@ __all__ = [
     "account_paths",
     "account_settings",
     "group_settings",
+    "in_account",
 ]
 
 # An account's name is a folder name and a SQL identifier: lower case, digits, underscore.
@@ -98,6 +99,21 @@ def account_paths(top: Settings, name: str) -> dict[str, Path]:
         "landing": top.landing / name,
         "reports": top.reports / name,
     }
+
+
+def in_account(name: str, exc: ConfigError) -> ConfigError:
+    """`exc` (a single-account setting's error) as account `name`'s: `RECON_PAGE_SIZE` ->
+    `[accounts.eu] page_size`, `[ledger.orders] path` -> `[accounts.eu.ledger.orders] path`."""
+    setting = exc.setting
+    if setting.startswith("[accounts."):
+        return exc
+    if setting.startswith("[ledger."):
+        setting = f"[accounts.{name}.{setting[1:]}"
+    elif setting.startswith("RECON_"):
+        setting = f"[accounts.{name}] {setting.removeprefix('RECON_').lower()}"
+    else:
+        setting = f"[accounts.{name}] {setting}"
+    return ConfigError(setting, exc.problem)
 
 
 def account_db(name: str, overrides: Mapping[str, Any] | None = None) -> Path:
@@ -173,7 +189,4 @@ def account_settings(name: str, overrides: Mapping[str, Any] | None = None) -> S
     try:
         return settings_exactly(**chosen)
     except ConfigError as exc:
-        setting = exc.setting
-        if setting.startswith("RECON_"):
-            setting = setting.removeprefix("RECON_").lower()
-        raise ConfigError(f"{where} {setting}", exc.problem) from None
+        raise in_account(name, exc) from None

@@ -95,14 +95,17 @@ def group_preflight(overrides: Mapping[str, Any] | None) -> list[str]:
 
     Returns the accounts; a bad entry is a ConfigError naming the account and the setting.
     """
-    from recon.group.accounts import account_names, group_settings
+    from recon.group.accounts import account_names, group_settings, in_account
     from recon.night.nightly import preflight
 
     names = account_names(overrides)
     top = group_settings(overrides)
     owners: dict[Path, str] = {top.db.resolve(): "the consolidated warehouse (RECON_DB)"}
     for name in names:
-        settings = preflight(account_overrides(overrides, name), probe_api=False)
+        try:
+            settings = preflight(account_overrides(overrides, name), probe_api=False)
+        except ConfigError as exc:  # a books file, a folder: said as this account's
+            raise in_account(name, exc) from None
         for key in ("db", "landing", "reports"):  # one writer each: nothing shared
             path = Path(getattr(settings, key)).resolve()
             if key == "reports" and path == top.reports.resolve():
@@ -165,6 +168,9 @@ def run_account(
                 transport=transport,
             )
     except ConfigError as exc:
+        from recon.group.accounts import in_account
+
+        exc = in_account(name, exc)
         log.warning("account %s: bad setting %s", name, exc)
         return AccountOutcome(name, "aborted", EXIT_USAGE, reason=f"bad setting {exc}", db_path=db)
     except ReconError as exc:
