@@ -92,7 +92,11 @@ def open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         )
         # A consolidated warehouse (several accounts) reads the accounts' files: attached
         # read-only first, then external access goes off (it cannot be switched on again).
-        attach_accounts(con, db_path)
+        try:
+            attach_accounts(con, db_path)
+        except WarehouseError:
+            con.close()
+            raise
         con.execute("SET enable_external_access = false")
         # Timestamps read in UTC; then nothing a query says can change the configuration.
         con.execute("SET TimeZone = 'UTC'")
