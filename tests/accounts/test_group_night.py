@@ -21,6 +21,19 @@ from .conftest import account_sandbox, closed_port_url, entry, set_keys, webhook
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
+class Recorder:
+    """A progress display that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.done_: list[tuple[str, str]] = []
+
+    def update(self, resource: str, **counts: object) -> None:
+        return None
+
+    def done(self, resource: str, *, status: str) -> None:
+        self.done_.append((resource, status))
+
+
 def test_one_night_every_account_its_own_outcome(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -42,8 +55,16 @@ def test_one_night_every_account_its_own_outcome(
                 "jp": entry("jp", closed_port_url()),  # nothing listens there
             },
         )
-        summary = run_group_local({})
+        from recon.night import progress
+
+        progress.use(recorder := Recorder())  # type: ignore[arg-type]
+        try:
+            summary = run_group_local({})
+        finally:
+            progress.use(None)
     by = {o.account: o for o in summary.outcomes}
+    assert ("eu/payments", "complete") in recorder.done_
+    assert ("us/disputes", "incomplete") in recorder.done_
     assert (by["eu"].status, by["eu"].exit_code) == ("complete", 0)
     assert (by["us"].status, by["us"].exit_code) == ("incomplete", 3)
     assert (by["jp"].status, by["jp"].exit_code) == ("aborted", 1)

@@ -54,8 +54,10 @@ def run_group_night(
         task_runner="dask" if task_runner == "dask" else "threads",
         dask_address=dask_address,
     )
+    from recon.cli.run import _progress_display
+
     orchestrator = load_orchestrator()
-    with orchestrator.session(announce):
+    with orchestrator.session(announce), _progress_display(enabled=True):
         summary = orchestrator.run_group(overrides, names, new_run_id(), options)
     print_group(summary)
     return int(summary.exit_code)

@@ -31,6 +31,7 @@ from recon.night.outcome import EXIT_ABORTED, EXIT_USAGE
 
 __all__ = [
     "AccountOutcome",
+    "AccountProgress",
     "GroupAlert",
     "GroupSummary",
     "account_overrides",
@@ -76,6 +77,20 @@ class GroupSummary:
     def status(self) -> str:
         worst = max((o.status for o in self.outcomes), key=lambda s: _STATUS_RANK.get(s, 3))
         return worst if self.outcomes else "complete"
+
+
+class AccountProgress:
+    """The running command's progress display, each resource named `<account>/<resource>`."""
+
+    def __init__(self, account: str, inner: Any) -> None:
+        self.account = account
+        self.inner = inner
+
+    def update(self, resource: str, **counts: Any) -> None:
+        self.inner.update(f"{self.account}/{resource}", **counts)
+
+    def done(self, resource: str, *, status: str) -> None:
+        self.inner.done(f"{self.account}/{resource}", status=status)
 
 
 def worst_exit_code(codes: Sequence[int]) -> int:
@@ -159,12 +174,16 @@ def run_account(
         if resume_id and _published_run(settings.db, resume_id):
             summary = steps.report_step(values, resume_id, fail_on=fail_on)
         else:
+            from recon.night import progress
+
+            shown = progress.current()  # the command's display, when in its process
             summary = steps.run_local(
                 values,
                 resume=resume_id,
                 trigger=trigger,
                 fail_on=fail_on,
                 payment_methods=payment_methods,
+                progress=AccountProgress(name, shown) if shown is not None else None,
                 transport=transport,
             )
     except ConfigError as exc:
