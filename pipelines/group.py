@@ -30,7 +30,7 @@ def account_night(
     fail_on: str | None,
     payment_methods: bool,
 ) -> group.AccountOutcome:
-    return group.run_account(
+    outcome = group.run_account(
         overrides,
         account,
         resume=resume,
@@ -38,6 +38,17 @@ def account_night(
         fail_on=fail_on,
         payment_methods=payment_methods,
     )
+    md = outcome.report_dir / "report.md" if outcome.report_dir else None
+    text = md.read_text() if md and md.exists() else f"{outcome.status}: {outcome.reason or ''}"
+    try:  # what the Prefect UI shows of the account; never worth the account's outcome
+        create_markdown_artifact(
+            key=f"recon-summary-{account.replace('_', '-')}",
+            markdown=f"# account {account}\n\n{text}",
+            description=f"recon account {account}, run {outcome.run_id or '(none)'}",
+        )
+    except Exception as exc:
+        get_run_logger().warning("account %s: no artifact (%s)", account, type(exc).__name__)
+    return outcome
 
 
 @flow(name="recon-group-nightly", log_prints=False, validate_parameters=False)

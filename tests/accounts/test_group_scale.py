@@ -120,6 +120,7 @@ def test_accounts_spread_over_a_local_dask_cluster(
     # Prefect stores parameters, logs and artifacts: no key may be there.
     import sqlite3
 
+    artifacts: set[str] = set()
     for db in (tmp_path / "prefect").rglob("*.db"):
         con = sqlite3.connect(db)
         try:
@@ -130,5 +131,7 @@ def test_accounts_spread_over_a_local_dask_cluster(
                 for row in con.execute(f'SELECT * FROM "{table}"'):
                     assert key_of("eu") not in repr(row), table
                     assert key_of("us") not in repr(row), table
+                    artifacts |= {k for k in ("recon-summary-eu", "recon-group") if k in repr(row)}
         finally:
             con.close()
+    assert artifacts == {"recon-summary-eu", "recon-group"}  # per account, and the night's

@@ -9,7 +9,8 @@ outcome, never an exception: the others finish. Then the night as a whole:
 - the consolidated warehouse over the accounts' published files (`recon.group.consolidated`);
 - the group page, `reports/group.html` (`recon.report.group`), linking to each report;
 - one alert naming every account (the accounts send none of their own);
-- the exit code: the worst account's (1 aborted > 3 incomplete > 4 findings > 0).
+- the exit code: the worst account's (2 a bad setting found late > 1 aborted or failed >
+  3 incomplete > 4 findings at `--fail-on` > 0).
 
 `run_group_local` runs the accounts on threads in this process (tests, one machine);
 `pipelines.group` runs the same `run_account` as one Prefect task per account, on threads
