@@ -26,6 +26,7 @@ def account_night(
     overrides: Overrides,
     account: str,
     resume: bool,
+    retry_failed: bool,
     trigger: str,
     fail_on: str | None,
     payment_methods: bool,
@@ -34,6 +35,7 @@ def account_night(
         overrides,
         account,
         resume=resume,
+        retry_failed=retry_failed,
         trigger=trigger,
         fail_on=fail_on,
         payment_methods=payment_methods,
@@ -60,6 +62,7 @@ def group_nightly(
     trigger: str = "cli",
     fail_on: str | None = None,
     payment_methods: bool = False,
+    retry_failed: bool = False,
 ) -> group.GroupSummary:
     """Reconcile every configured account side by side, then the group page and warehouse.
 
@@ -74,7 +77,7 @@ def group_nightly(
         night_id = new_run_id()
     futures = [
         account_night.with_options(task_run_name=f"account-{name}").submit(
-            overrides, name, resume, trigger, fail_on, payment_methods
+            overrides, name, resume, retry_failed, trigger, fail_on, payment_methods
         )
         for name in accounts
     ]

@@ -85,6 +85,7 @@ class PrefectOrchestrator:
             trigger=options.trigger,
             fail_on=options.fail_on,
             payment_methods=options.payment_methods,
+            retry_failed=options.retry_failed is not None,
         )
         return summary
 

@@ -35,8 +35,13 @@ def run_group_night(
         raise ConfigError(
             "--sandbox", "not with [accounts]: serve them with `recon sandbox serve --account …`"
         )
-    if retry_failed:
-        raise ConfigError("--retry-failed", "not with [accounts] yet: run `recon nightly --resume`")
+    if retry_failed not in (None, "latest"):
+        raise ConfigError(
+            "--retry-failed",
+            "with [accounts] every account finishes its newest incomplete run: give no RUN_ID",
+        )
+    if resume and retry_failed:
+        raise ConfigError("--retry-failed", "cannot be combined with --resume")
     if resume not in (None, "latest"):
         raise ConfigError(
             "--resume", "with [accounts] every account resumes its newest run: give no RUN_ID"
@@ -53,6 +58,7 @@ def run_group_night(
         payment_methods=payment_methods,
         task_runner="dask" if task_runner == "dask" else "threads",
         dask_address=dask_address,
+        retry_failed="latest" if retry_failed else None,
     )
     from recon.cli.run import _progress_display
 

@@ -147,11 +147,24 @@ def _published_run(db: Path, run_id: str) -> bool:
     return bool(row and row[0])
 
 
+def _retry(values: dict[str, Any], settings: Any, fail_on: str | None, transport: Any) -> Any:
+    from recon.night import nightly as steps
+    from recon.night.refetch import resolve_retry
+
+    try:
+        run_id = resolve_retry(settings, "latest")
+    except ConfigError as exc:  # nothing to finish: the account stays as its last night left it
+        log.info("account %s: %s", values.get("account"), exc.problem)
+        return steps.report_step(values, None, fail_on=fail_on)
+    return steps.retry_local(values, run_id, fail_on=fail_on, transport=transport)
+
+
 def run_account(
     overrides: Mapping[str, Any] | None,
     name: str,
     *,
     resume: bool = False,
+    retry_failed: bool = False,
     trigger: str = "cli",
     fail_on: str | None = None,
     payment_methods: bool = False,
@@ -161,6 +174,9 @@ def run_account(
 
     With `resume`, the account's newest landed run goes on where it stopped (or, when it
     was published already, is only reported again); an account with none starts afresh.
+    With `retry_failed`, the account's newest incomplete run has its failed pages fetched
+    again (`recon nightly --retry-failed`); an account with nothing to finish is only
+    reported again.
     """
     from recon.night import nightly as steps
     from recon.night.landing import RunLanding
@@ -172,7 +188,9 @@ def run_account(
         settings = steps.settings_for(values)
         db = settings.db
         resume_id = RunLanding.latest(settings.landing) if resume else None
-        if resume_id and _published_run(settings.db, resume_id):
+        if retry_failed:
+            summary = _retry(values, settings, fail_on, transport)
+        elif resume_id and _published_run(settings.db, resume_id):
             summary = steps.report_step(values, resume_id, fail_on=fail_on)
         else:
             from recon.night import progress
@@ -309,6 +327,7 @@ def run_group_local(
     overrides: Mapping[str, Any] | None,
     *,
     resume: bool = False,
+    retry_failed: bool = False,
     trigger: str = "local",
     fail_on: str | None = None,
     payment_methods: bool = False,
@@ -328,6 +347,7 @@ def run_group_local(
                 overrides,
                 name,
                 resume=resume,
+                retry_failed=retry_failed,
                 trigger=trigger,
                 fail_on=fail_on,
                 payment_methods=payment_methods,
