@@ -162,3 +162,26 @@ def test_a_missing_books_file_is_said_as_the_accounts(
         group_preflight({})
     assert caught.value.setting == "[accounts.eu.ledger.orders] path"
     assert "no file matches 'books/*.csv'" in caught.value.problem
+
+
+def test_the_night_exits_with_its_worst_accounts_code() -> None:
+    from recon.group.night import worst_exit_code
+
+    assert worst_exit_code([0, 0]) == 0
+    assert worst_exit_code([0, 4, 3]) == 3
+    assert worst_exit_code([3, 1, 4]) == 1
+    assert worst_exit_code([1, 2]) == 2
+    assert worst_exit_code([]) == 0
+
+
+def test_single_account_setting_names_become_the_accounts() -> None:
+    from recon.group.accounts import in_account
+
+    said = {
+        "RECON_PAGE_SIZE": "[accounts.eu] page_size",
+        "[ledger.refunds] path": "[accounts.eu.ledger.refunds] path",
+        "--resume": "[accounts.eu] --resume",
+        "[accounts.eu] db": "[accounts.eu] db",
+    }
+    for setting, expected in said.items():
+        assert in_account("eu", ConfigError(setting, "x")).setting == expected
