@@ -14,8 +14,6 @@ from recon.group.night import run_group_local
 from recon.sandbox.accounts import account_sandboxes
 from recon.sandbox.config import SandboxConfig
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
-
 
 def test_account_specs_give_each_account_its_own_data_key_and_port(
     monkeypatch: pytest.MonkeyPatch,
@@ -35,6 +33,8 @@ def test_account_specs_give_each_account_its_own_data_key_and_port(
         account_sandboxes(["eu", "eu"], SandboxConfig(), 0)
 
 
+@pytest.mark.integration
+@pytest.mark.slow
 def test_served_accounts_reconcile_with_the_printed_recon_toml(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
