@@ -2,6 +2,7 @@
 
     ReconError
     ├── ConfigError (also ValueError)      a setting or argument is wrong; raised before any request
+    │   └── UsageError                     an argument names nothing that exists (a finding key)
     ├── ApiError                           the API answered with an error (or garbage) for good
     │   └── AuthError                      401/403: the key or token was refused; stops the run
     ├── RetryAfterTooLongError             the server asked us to wait longer than the cap
@@ -36,6 +37,7 @@ __all__ = [
     "ReconError",
     "RetryAfterTooLongError",
     "TransportError",
+    "UsageError",
     "WarehouseError",
     "redact_url",
 ]
@@ -76,6 +78,14 @@ class ConfigError(ReconError, ValueError):
 
     def __str__(self) -> str:
         return f"{self.setting}: {self.problem}"
+
+
+class UsageError(ConfigError):
+    """An argument names what does not exist (an unknown finding key): said as it is, not as
+    a bad setting (exit 2 all the same)."""
+
+    def __str__(self) -> str:
+        return self.problem
 
 
 class ApiError(ReconError):

@@ -40,6 +40,7 @@ __all__ = [
     "api_list",
     "api_resources",
     "nightly_resources",
+    "personal_paths",
     "resource",
 ]
 
@@ -86,6 +87,9 @@ class Resource:
     # The record_versions columns: expressions over the staged table for status, amount and
     # currency (what "when did this change" questions ask of history).
     version: tuple[str, str, str] = ("status", "amount_minor", "currency")
+    # JSON paths in `raw` whose values are personal data (dots between keys): `recon export`
+    # leaves out a column a query reads from one of them, or from an object holding one.
+    personal: tuple[str, ...] = ()
 
     @property
     def table(self) -> str:
@@ -112,6 +116,16 @@ CATALOGUE: Mapping[str, Resource] = {
                 by_id="/payments/{id}",
                 by_id_auth="bearer",  # op 6: the one record fetched with the bearer token
                 filters=(("status", "status_param"),),
+            ),
+            personal=(
+                "customer.email",
+                "customer.name",
+                "customerDetails.email",
+                "card.last4",
+                "card.expMonth",
+                "card.expYear",
+                "bankAccount.last4",
+                "billingDetails",
             ),
         ),
         Resource(
@@ -148,6 +162,13 @@ CATALOGUE: Mapping[str, Resource] = {
             ),
             nightly=False,
             version=("NULL::VARCHAR", "NULL::BIGINT", "NULL::VARCHAR"),
+            personal=(
+                "card.last4",
+                "card.expMonth",
+                "card.expYear",
+                "bankAccount.last4",
+                "billingDetails",
+            ),
         ),
         # The merchant's books (recon.ledger): loaded from their files or database, not paged.
         Resource("ledger_orders", None, nightly=False),
@@ -155,6 +176,15 @@ CATALOGUE: Mapping[str, Resource] = {
         Resource("ledger_invoices", None, nightly=False),
     )
 }
+
+
+def personal_paths() -> frozenset[tuple[str, ...]]:
+    """Every JSON path the catalogue marks personal, as lower-case key tuples."""
+    return frozenset(
+        tuple(key.lower() for key in path.split("."))
+        for entry in CATALOGUE.values()
+        for path in entry.personal
+    )
 
 
 def resource(name: str) -> Resource:

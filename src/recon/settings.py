@@ -10,6 +10,8 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -19,6 +21,7 @@ from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
@@ -28,9 +31,12 @@ from recon.errors import ConfigError, redact_url
 __all__ = [
     "DEFAULT_FIELDS",
     "DEFAULT_REFUND_FAILED_STATUSES",
+    "NotifySettings",
     "Settings",
+    "config_path",
     "is_loopback",
     "load_settings",
+    "setting_name",
     "settings_exactly",
     "settings_from",
 ]
@@ -79,6 +85,26 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def config_path() -> Path:
+    """The settings file: the one `RECON_CONFIG` names, else `recon.toml` here."""
+    return Path(os.environ.get("RECON_CONFIG", "recon.toml"))
+
+
+def setting_name(field: str, given: Mapping[str, Any] | None = None) -> str:
+    """How the user wrote setting `field`: a value passed in (a flag) or a `RECON_*` variable
+    is `RECON_FIELD`; a key of the settings file is `recon.toml's field`."""
+    env = f"RECON_{field.upper()}"
+    if (given and field in given) or any(k.upper() == env for k in os.environ):
+        return env
+    path = config_path()
+    try:
+        with path.open("rb") as fh:
+            in_file = field in tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError):
+        in_file = False
+    return f"{path.name}'s {field}" if in_file else env
+
+
 class ReconSources(BaseSettings):
     """Where recon's settings come from, first wins: arguments, `RECON_*` variables, then
     `recon.toml` (or the file `RECON_CONFIG` names). Every settings class of recon is one."""
@@ -92,8 +118,7 @@ class ReconSources(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_path = Path(os.environ.get("RECON_CONFIG", "recon.toml"))
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=toml_path)
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_path())
         return (init_settings, env_settings, toml)
 
 
@@ -170,6 +195,14 @@ class Settings(ReconSources):
         default=0.5, gt=0, description="Flag a night whose volume moves more than this share"
     )
     fail_on: Literal["error", "warn", "info"] | None = None
+    csv_dialect: Literal["excel", "excel-eu"] = Field(
+        default="excel",
+        description="Report and export CSV: excel (comma, decimal point) or excel-eu (;, comma)",
+    )
+    fx_rates: Path | None = Field(
+        default=None,
+        description="CSV currency,rate,date: orders lists across currencies (never a check)",
+    )
     refund_grace_hours: int = Field(
         default=48, ge=0, description="Pending refunds younger than this are in flight, not errors"
     )
@@ -354,6 +387,15 @@ class Settings(ReconSources):
             raise ConfigError("RECON_API_KEY", "is not set")
 
 
+class NotifySettings(ReconSources):
+    """The webhook alone, read where `Settings` reads it: an abort caused by another bad
+    setting still alerts, and says nothing when no webhook is set."""
+
+    model_config = SettingsConfigDict(env_prefix="RECON_", extra="ignore")
+    notify_url: SecretStr | None = None
+    notify_budget_s: float = Settings.model_fields["notify_budget_s"].default
+
+
 class _ValuesOnly(Settings):
     """`Settings` read from the values given alone: no environment, no `recon.toml`."""
 
@@ -391,10 +433,18 @@ def settings_exactly(**values: Any) -> Settings:
 def _validated(cls: type[Settings], values: dict[str, Any]) -> Settings:
     try:
         return cls(**values)
+    except SettingsError as exc:  # a value the source could not parse, e.g. RECON_FIELDS JSON
+        parsed = re.search(r'field "(\w+)" from source "(\w+)"', str(exc))
+        if parsed is None:
+            raise ConfigError("settings", str(exc).splitlines()[0]) from None
+        field, source = parsed.groups()
+        name = setting_name(field) if source.startswith("Toml") else f"RECON_{field.upper()}"
+        cause = f": {exc.__cause__}" if isinstance(exc.__cause__, ValueError) else ""
+        raise ConfigError(name, f"is not valid JSON{cause}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "settings"
-        name = f"RECON_{field.upper()}" if field in Settings.model_fields else field
+        name = setting_name(field, values) if field in Settings.model_fields else field
         if field == "ledger" and len(first["loc"]) > 1:  # a key of recon.toml's [ledger.*]
             name = f"[ledger.{first['loc'][1]}] " + ".".join(map(str, first["loc"][2:]))
         # Never echo the offending input: it may be a secret.

@@ -8,8 +8,12 @@ cell that starts with one of those is prefixed with ``'`` and written quoted. Nu
 columns are never touched: a refund of -12.50 stays the number -12.50.
 
 Timestamps: written in UTC as ``2026-11-21 02:00:00`` (ISO 8601 date and time, the
-RFC 3339 space separator, fractional seconds only when there are any), which Excel and
+RFC 3339 space separator, to the second: Parquet keeps the fraction), which Excel and
 LibreOffice open as date-times; a zone offset such as ``+0000`` makes them text.
+
+Dialects: ``excel`` (comma-separated, decimal point) and ``excel-eu`` (semicolon-separated,
+decimal comma: what Excel expects in most of Europe), `RECON_CSV_DIALECT` /
+``--csv-dialect``.
 
 Atomic writes: `recon.files` (one helper for every writer), re-exported here.
 """
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal
 
 import orjson
 import polars as pl
@@ -30,7 +34,9 @@ from recon.files import atomic_path, atomic_write_bytes, atomic_write_text
 
 __all__ = [
     "CSV_DATETIME_FORMAT",
+    "CSV_DIALECTS",
     "FORMULA_PREFIXES",
+    "CsvDialect",
     "as_text",
     "atomic_path",
     "atomic_write_bytes",
@@ -48,7 +54,10 @@ __all__ = [
 # The characters that make a spreadsheet cell a formula (FACTS.md, "Security").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
 _FORMULA_REGEX = r"^[=+\-@\t\r\n]"
-CSV_DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S%.f"
+CSV_DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+CsvDialect = Literal["excel", "excel-eu"]
+#: dialect -> (field separator, decimal comma)
+CSV_DIALECTS: dict[str, tuple[str, bool]] = {"excel": (",", False), "excel-eu": (";", True)}
 
 
 def neutralise(value: str) -> str:
@@ -142,16 +151,21 @@ def _csv_frame(table: pa.Table) -> pl.DataFrame:
     return frame
 
 
-def _write_frame(frame: pl.DataFrame, fh: IO[bytes], *, header: bool) -> None:
+def _write_frame(
+    frame: pl.DataFrame, fh: IO[bytes], *, header: bool, dialect: CsvDialect = "excel"
+) -> None:
+    separator, decimal_comma = CSV_DIALECTS[dialect]
     frame.write_csv(
         fh,
         include_header=header,
         quote_style="non_numeric",
         datetime_format=CSV_DATETIME_FORMAT,
+        separator=separator,
+        decimal_comma=decimal_comma,
     )
 
 
-def write_csv(table: pa.Table, target: Path) -> int:
+def write_csv(table: pa.Table, target: Path, *, dialect: CsvDialect = "excel") -> int:
     """Write `table` as spreadsheet-safe CSV (UTF-8, header row) to `target`; return rows.
 
     Text cells that would start a formula get a ``'`` prefix; every text cell is quoted,
@@ -160,11 +174,13 @@ def write_csv(table: pa.Table, target: Path) -> int:
     safe = neutralise_table(table)
     frame = _csv_frame(safe)
     with atomic_path(target) as tmp, tmp.open("wb") as fh:
-        _write_frame(frame, fh, header=True)
+        _write_frame(frame, fh, header=True, dialect=dialect)
     return int(safe.num_rows)
 
 
-def write_csv_stream(reader: pa.RecordBatchReader, fh: IO[bytes]) -> int:
+def write_csv_stream(
+    reader: pa.RecordBatchReader, fh: IO[bytes], *, dialect: CsvDialect = "excel"
+) -> int:
     """Stream `reader` as spreadsheet-safe CSV into the open binary `fh`; return rows.
 
     Same cell rules as `write_csv`; memory stays bounded by one batch.
@@ -173,18 +189,21 @@ def write_csv_stream(reader: pa.RecordBatchReader, fh: IO[bytes]) -> int:
     header = True
     for batch in reader:
         safe = neutralise_table(pa.Table.from_batches([batch]))
-        _write_frame(_csv_frame(safe), fh, header=header)
+        _write_frame(_csv_frame(safe), fh, header=header, dialect=dialect)
         header = False
         rows += int(safe.num_rows)
     if header:  # no batch at all: still write the header row
-        _write_frame(_csv_frame(neutralise_table(reader.schema.empty_table())), fh, header=True)
+        empty = _csv_frame(neutralise_table(reader.schema.empty_table()))
+        _write_frame(empty, fh, header=True, dialect=dialect)
     return rows
 
 
-def write_csv_batches(reader: pa.RecordBatchReader, target: Path) -> int:
+def write_csv_batches(
+    reader: pa.RecordBatchReader, target: Path, *, dialect: CsvDialect = "excel"
+) -> int:
     """Stream `reader` into a spreadsheet-safe CSV at `target` (atomically); return rows."""
     with atomic_path(target) as tmp, tmp.open("wb") as fh:
-        return write_csv_stream(reader, fh)
+        return write_csv_stream(reader, fh, dialect=dialect)
 
 
 def _parquet_safe(table: pa.Table) -> pa.Table:

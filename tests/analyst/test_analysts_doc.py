@@ -30,6 +30,59 @@ def test_every_question_runs_as_written(analyst_db: Path, sql: str) -> None:
     assert result.exit_code == 0, result.stderr
 
 
+# The question 10 that summed the provider's amounts across currencies (issue 22): the rule
+# below must refuse it.
+SUMS_ACROSS_CURRENCIES = """
+SELECT kind, books_currency, count(*) AS items,
+       sum(books_amount) AS books_amount, sum(provider_amount) AS provider_amount
+FROM ledger_matches_major
+WHERE state = 'break'
+GROUP BY ALL ORDER BY kind, books_currency
+"""
+
+
+def amounts_without_currency(con: duckdb.DuckDBPyConnection, sql: str) -> list[str]:
+    """Every amount a query returns must sit beside the currency it is in: a DECIMAL column
+    (money()) or a `*_minor` one needs `<prefix>currency` (`books_amount` ->
+    `books_currency`), else `currency`, in the same result, non-NULL wherever it is set."""
+    rel = con.sql(sql)
+    columns = dict(zip(rel.columns, (str(t) for t in rel.types), strict=True))
+    rows = rel.fetchall()
+    problems = []
+    for index, (name, kind) in enumerate(columns.items()):
+        if not (kind.startswith("DECIMAL") or name.endswith("_minor")):
+            continue
+        prefix = name[: name.index("amount")] if "amount" in name else ""
+        currency = next((c for c in (f"{prefix}currency", "currency") if c in columns), None)
+        if currency is None:
+            problems.append(f"{name}: no currency column beside it")
+            continue
+        at = list(columns).index(currency)
+        bad = [r for r in rows if r[index] is not None and r[at] is None]
+        if bad:
+            problems.append(f"{name}: {len(bad)} row(s) with an amount and no {currency}")
+    return problems
+
+
+@pytest.mark.parametrize("sql", QUESTIONS, ids=lambda s: s.splitlines()[0][3:50])
+def test_every_amount_a_question_returns_has_its_currency(analyst_db: Path, sql: str) -> None:
+    con = duckdb.connect(str(analyst_db), read_only=True)
+    try:
+        assert amounts_without_currency(con, sql) == []
+    finally:
+        con.close()
+
+
+def test_a_sum_across_currencies_is_caught(analyst_db: Path) -> None:
+    con = duckdb.connect(str(analyst_db), read_only=True)
+    try:
+        assert amounts_without_currency(con, SUMS_ACROSS_CURRENCIES) == [
+            "provider_amount: no currency column beside it"
+        ]
+    finally:
+        con.close()
+
+
 @pytest.fixture
 def con(analyst_db: Path) -> duckdb.DuckDBPyConnection:
     c = duckdb.connect(str(analyst_db), read_only=True)

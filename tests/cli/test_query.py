@@ -101,3 +101,41 @@ def test_the_table_shows_every_row_up_to_max_rows(db: Path) -> None:
     code, out, _ = _run("SELECT 'row_' || range AS r FROM range(40)", "--max-rows", "25")
     assert [w for w in out.split() if w.startswith("row_")] == [f"row_{i}" for i in range(25)]
     assert "(first 25 rows; --max-rows to see more)" in out
+
+
+WIDE = (
+    "SELECT 'run_20261121' AS run_id, 'incomplete' AS status, "
+    "'payments: 1 page failed for good' AS reason, 'GET' AS method, "
+    "'/api/v1/payments' AS path, 503 AS http_status, ['req_a1', 'req_a2'] AS request_ids"
+)
+
+
+def test_a_result_wider_than_the_terminal_hides_no_column(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    code, out, _ = _run(WIDE)
+    assert code == 0
+    assert "…" not in out
+    for text in ("payments: 1 page failed for good", "/api/v1/payments", "[req_a1, req_a2]"):
+        assert text in out
+    assert "one line per field; --format csv or json gives every column" in out
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = _run(WIDE)
+    assert "[req_a1, req_a2]" in out
+    assert "one line per field" not in out  # it fits: a table
+
+
+def test_amounts_print_with_their_currencys_digits(db: Path) -> None:
+    sql = (
+        "SELECT * FROM (VALUES ('JPY', CAST(725161 AS DECIMAL(38, 4))), "
+        "('EUR', CAST(12.3 AS DECIMAL(38, 4))), ('BHD', CAST(1.234 AS DECIMAL(38, 4))), "
+        "('XYZ', CAST(5 AS DECIMAL(38, 4)))) AS t(currency, amount)"
+    )
+    code, out, _ = _run(sql)
+    assert code == 0
+    assert "725161 " in out
+    assert "725161.0000" not in out
+    assert "12.30 " in out
+    assert "1.234 " in out
+    assert "5.0000" in out  # not ISO 4217: shown as stored

@@ -84,7 +84,8 @@ def test_an_ack_is_audited_counted_apart_and_withdrawn(db: Path) -> None:
     assert states == {KEY_A: "acknowledged", KEY_B: "open", KEY_C: "acknowledged"}
     assert err.strip() == "1 open (0 new), 2 acknowledged"
     _, out, _ = _run("list", "--state", "acknowledged", "--db", str(db))
-    assert [line.split()[1] for line in out.splitlines()] == [KEY_A, KEY_C]
+    # the most severe, then the oldest first (KEY_C was first seen a run before KEY_A)
+    assert [line.split()[1] for line in out.splitlines()] == [KEY_C, KEY_A]
     assert "acknowledged by" in out
     code, _, _ = _run("unack", KEY_C, "--note", "wrong", "--db", str(db))
     assert code == 0

@@ -138,6 +138,8 @@ def test_check_and_currency_then_sort_by_amount(explored: Explored, page: Page) 
     _expect_status(page, 1, 4, 4)
     page.select_option("#f-currency", "EUR")
     _expect_status(page, 1, 2, 2)
+    page.select_option("#f-sort", "amount-desc")
+    expect(page.locator("#explore-rows tr").first).to_contain_text("pay_eur_2")
     rows = _rows(page)
     assert [(r["id"], r["amount"]) for r in rows] == [
         ("pay_eur_2", "EUR 1,000.00"),
@@ -157,6 +159,7 @@ def test_amounts_sort_as_exact_integers(explored: Explored, page: Page) -> None:
     _open(page, explored.url)
     page.select_option("#f-check", "big_amounts")
     _expect_status(page, 1, 2, 2)
+    page.select_option("#f-sort", "amount-desc")
     # 2**53 + 1 and 2**53 are the same float: a sort on parsed text would keep them in
     # data order for both directions
     assert [r["id"] for r in _rows(page)] == ["pay_big_hi", "pay_big_lo"]
@@ -258,3 +261,53 @@ def test_too_many_findings_point_at_the_files(tmp_path: Path, page: Page) -> Non
         expect(notice).to_contain_text(text)
     # the largest findings per check are still listed
     expect(page.locator("#check-refunded_amount_mismatch")).to_contain_text("pay_eur_2")
+
+
+def test_by_default_the_most_severe_and_oldest_come_first(explored: Explored, page: Page) -> None:
+    _open(page, explored.url)
+    expect(page.locator("#f-sort")).to_have_value("severity")
+    rows = _rows(page)
+    order = {"ERROR": 0, "WARN": 1, "INFO": 2}
+    ranks = [order[r["severity"]] for r in rows]
+    assert ranks == sorted(ranks)
+
+
+def test_amounts_are_ordered_within_each_currency(explored: Explored, page: Page) -> None:
+    _open(page, explored.url)
+    page.select_option("#f-sort", "amount-desc")
+    expect(page.locator("#explore-hint")).to_be_visible()
+    page.select_option("#f-size", "250")
+    amounts = [r["amount"] for r in _rows(page) if r["amount"] != "—"]
+    currencies = [a.split()[0] for a in amounts]
+    # each currency's rows together, the currencies in order: never JPY beside EUR by size
+    assert currencies == sorted(currencies)
+    assert page.locator("#f-sort option[value=converted-desc]").count() == 0  # no rates given
+
+
+def test_with_exchange_rates_largest_first_across_currencies_is_labelled(
+    tmp_path: Path, page: Page
+) -> None:
+    from recon.fx import load_rates
+
+    (tmp_path / "rates.csv").write_text(
+        "currency,rate,date\nEUR,1,2026-11-20\nUSD,0.92,2026-11-20\nGBP,1.15,2026-11-20\n"
+        "JPY,0.0061,2026-11-20\n"
+    )
+    con = build(tmp_path / "w.duckdb")
+    paths = render_report(
+        con, run_id=LAST, reports_dir=tmp_path / "reports", rates=load_rates(tmp_path / "rates.csv")
+    )
+    con.close()
+    _open(page, paths.report_html.resolve().as_uri())
+    option = page.locator("#f-sort option[value=converted-desc]")
+    expect(option).to_have_text("Converted to EUR (rates of 2026-11-20), largest first")
+    page.select_option("#f-sort", "converted-desc")
+    rows = _rows(page)
+    labelled = [r["amount"] for r in rows if not r["amount"].startswith(("EUR", "—"))]
+    assert labelled
+    assert all(
+        "≈ EUR " in a and a.endswith(" converted")
+        for a in labelled
+        if a.split()[0] in ("USD", "GBP", "JPY")
+    )
+    expect(page.locator("#explore-hint")).to_contain_text("for ordering only")

@@ -200,6 +200,7 @@ def test_no_raw_column_in_findings_exports(report_files: dict[str, str]) -> None
         "entity_id",
         "currency",
         "amount_minor",
+        "amount",
         "issue_type",
         "detail",
         "first_seen_run",

@@ -231,7 +231,7 @@ def test_findings_csv_is_spreadsheet_safe(rendered: Rendered) -> None:
     dangerous = ("=", "+", "-", "@", "\t", "\r", "\n")
     for row in rows:
         for key, value in row.items():
-            if key == "amount_minor":
+            if key in ("amount_minor", "amount"):  # numbers, not text
                 continue
             assert not value.startswith(dangerous), (key, value)
     by_id = {r["entity_id"]: r for r in rows}
@@ -242,6 +242,10 @@ def test_findings_csv_is_spreadsheet_safe(rendered: Rendered) -> None:
     assert by_id["pay_odd"]["detail"] == "'-status weird"
     raw = rendered.paths.findings_csv.read_text()
     assert ",-1250," in raw  # unquoted, so a spreadsheet reads a number
+    # beside the minor units, the amount in currency units (at the file's largest exponent,
+    # BHD's 3 here), also a number
+    assert bad["amount"] == "-12.500"
+    assert ",-1250,-12.500," in raw
 
 
 def test_failed_calls_csv(rendered: Rendered) -> None:
@@ -341,12 +345,12 @@ def test_failed_run_with_nothing_else(tmp_path: Path) -> None:
     banner = _section(html, '<section class="banner', "</section>")
     assert "Run failed" in banner
     assert "API key (RECON_API_KEY) was refused" in banner
-    assert "No check ran in this run." in html
+    assert 'id="nothing-read"' in html  # it read nothing: no figures, and says why
     summary = json.loads(paths.summary_json.read_text())
     jsonschema.validate(summary, json.loads(SUMMARY_SCHEMA_PATH.read_text()))
     assert summary["run"]["finished_at"] is None
     assert summary["checks"] == []
-    # the newest run is the aborted one, and `latest` says so
+    # no night read data yet: `latest` is the aborted one, the only report there is
     assert (tmp_path / "reports" / "latest").resolve().name == "20261121T020000Z-0000ab"
 
 

@@ -30,9 +30,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import duckdb
+import orjson
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
@@ -40,7 +41,8 @@ from recon.analyst.excel import Sheet, write_xlsx
 from recon.errors import ConfigError, WarehouseError
 from recon.group.consolidated import attach_accounts
 from recon.report.privacy import PERSONAL_KEYS, scrub_column
-from recon.spreadsheet import write_csv_batches, write_parquet_batches
+from recon.resources import personal_paths
+from recon.spreadsheet import CsvDialect, write_csv_batches, write_parquet_batches
 
 __all__ = [
     "ExportFormat",
@@ -49,6 +51,7 @@ __all__ = [
     "is_personal_column",
     "list_relations",
     "open_read_only",
+    "personal_from_raw",
 ]
 
 ExportFormat = Literal["csv", "parquet", "xlsx"]
@@ -173,15 +176,152 @@ def _sources(
     return [(n, f"SELECT * FROM {_quote(n)}") for n in names]  # noqa: S608 - allow-listed
 
 
+_JSON_READERS = frozenset(
+    {
+        "->",
+        "->>",
+        "json_extract",
+        "json_extract_string",
+        "json_extract_path",
+        "json_extract_path_text",
+        "json_value",
+    }
+)
+
+
+def _json_path(text: str) -> tuple[str, ...]:
+    """`$.card.last4`, `card.last4`, `$."card"."last4"`, `/card/last4` as ('card', 'last4')."""
+    text = text.strip()
+    if text.startswith("/"):
+        keys = text.split("/")
+    else:
+        keys = re.split(r"\.(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", text.removeprefix("$"))
+    return tuple(re.sub(r"\[\d*\]$", "", k).strip('"').lower() for k in keys if k.strip('"'))
+
+
+def _personal_path(path: tuple[str, ...]) -> bool:
+    """A path the catalogue marks personal, an object holding one, or a key named like a
+    personal field (`…email`, `…last4`)."""
+    if not path:
+        return True  # the whole record
+    marked = personal_paths()
+    if any(path == p[: len(path)] or p == path[: len(p)] for p in marked):
+        return True
+    return is_personal_column(path[-1])
+
+
+def _reads_personal_raw(node: Any) -> str | None:
+    """The personal JSON path an expression tree reads from a `raw` column, if any."""
+    if isinstance(node, dict):
+        args: list[Any] = []
+        if node.get("class") == "FUNCTION" and node.get("function_name") in _JSON_READERS:
+            args = [a.get("expression", a) for a in node.get("arguments") or []]
+        elif node.get("class") == "LAMBDA" and node.get("syntax_type") == "SINGLE_ARROW":
+            args = [node.get("lhs") or {}, node.get("expr") or {}]  # `raw -> 'card'` parses so
+        if (
+            len(args) >= 2
+            and args[0].get("class") == "COLUMN_REF"
+            and args[0].get("column_names", [""])[-1].lower() == "raw"
+            and args[1].get("class") == "CONSTANT"
+        ):
+            text = str((args[1].get("literal") or {}).get("text", ""))
+            if _personal_path(_json_path(text)):
+                return text
+        for value in node.values():
+            found = _reads_personal_raw(value)
+            if found:
+                return found
+    elif isinstance(node, list):
+        for value in node:
+            found = _reads_personal_raw(value)
+            if found:
+                return found
+    return None
+
+
+def _selects(node: Any) -> Iterator[dict[str, Any]]:
+    """Every SELECT node of a serialized query tree (CTEs and subqueries included)."""
+    if isinstance(node, dict):
+        if "select_list" in node:
+            yield node
+        for value in node.values():
+            yield from _selects(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _selects(value)
+
+
+def _names_inner(node: Any, inner: Mapping[str, str]) -> str | None:
+    """The personal path behind a column reference to one of `inner`'s names, if any."""
+    if isinstance(node, dict):
+        if node.get("class") == "COLUMN_REF":
+            return inner.get(str(node.get("column_names", [""])[-1]).lower())
+        for value in node.values():
+            if found := _names_inner(value, inner):
+                return found
+    elif isinstance(node, list):
+        for value in node:
+            if found := _names_inner(value, inner):
+                return found
+    return None
+
+
+def personal_from_raw(
+    con: duckdb.DuckDBPyConnection, sql: str, columns: list[str]
+) -> dict[str, str]:
+    """The result columns of `sql` whose values come from a personal JSON path of `raw`
+    (`raw->>'$.card.last4' AS l4`): column -> path. Recognised by where a value comes
+    from, not by the name the query gives it."""
+    try:
+        # a cursor of its own: `con` may hold the query's pending result
+        row = con.cursor().execute("SELECT json_serialize_sql(?)", [sql]).fetchone()
+        tree = orjson.loads(row[0]) if row else {}
+    except (duckdb.Error, orjson.JSONDecodeError):
+        return {}
+    statements = tree.get("statements") or []
+    if tree.get("error") or len(statements) != 1:
+        return {}
+    node = statements[0].get("node", {})
+    # names given, in a CTE or subquery, to values read from a personal path: a column of
+    # the result that only names one of them carries it too
+    inner = {
+        alias.lower(): path
+        for select in _selects(node)
+        if select is not node
+        for e in select.get("select_list") or []
+        if (alias := e.get("alias")) and (path := _reads_personal_raw(e))
+    }
+    select_list = node.get("select_list") or []
+    starred = any(e.get("class") == "STAR" for e in select_list)
+    found: dict[str, str] = {}
+    for position, expression in enumerate(select_list):
+        path = _reads_personal_raw(expression) or _names_inner(expression, inner)
+        if path is None:
+            continue
+        alias = expression.get("alias")
+        if alias and alias in columns:
+            found[alias] = path
+        elif not starred and position < len(columns):
+            found[columns[position]] = path
+    return found
+
+
 def _shape(
-    rel: duckdb.DuckDBPyRelation, source: str, include_raw: bool
+    rel: duckdb.DuckDBPyRelation,
+    source: str,
+    include_raw: bool,
+    from_raw: Mapping[str, str] | None = None,
 ) -> tuple[duckdb.DuckDBPyRelation, list[str]]:
-    """`rel` without personal columns (unless `include_raw`), HUGEINTs cast to BIGINT."""
+    """`rel` without personal columns (unless `include_raw`): named like a personal field, or
+    read from a personal JSON path of `raw` (`from_raw`); HUGEINTs cast to BIGINT."""
     exprs: list[str] = []
     left_out: list[str] = []
     for name, dtype in zip(rel.columns, rel.types, strict=True):
         if not include_raw and source not in _REFERENCE_TABLES and is_personal_column(name):
             left_out.append(name)
+            continue
+        if not include_raw and from_raw and name in from_raw:
+            left_out.append(f"{name} (raw {from_raw[name]})")
             continue
         quoted = _quote(name)
         if str(dtype) in ("HUGEINT", "UHUGEINT"):
@@ -227,6 +367,7 @@ def export(
     fmt: ExportFormat | None = None,
     base_dir: Path | None = None,
     include_raw: bool = False,
+    csv_dialect: CsvDialect = "excel",
 ) -> ExportResult:
     """Export tables or views (`table`, `view`: names of either) or a query to `out`.
 
@@ -251,14 +392,16 @@ def export(
                 rel = con.sql(sql, params=dict(params) if params else None)
                 if rel is None:
                     raise ConfigError("query", "is not a statement that returns rows")
-                rel, dropped = _shape(rel, source, include_raw)
+                from_raw = personal_from_raw(con, sql, list(rel.columns)) if query else None
+                rel, dropped = _shape(rel, source, include_raw, from_raw)
                 left_out += [d for d in dropped if d not in left_out]
                 shaped.append((source, rel))
             if chosen == "xlsx":
                 sheets = [Sheet(s, _reader(r, include_raw).read_all()) for s, r in shaped]
                 rows = sum(write_xlsx(sheets, target).values())
             elif chosen == "csv":
-                rows = write_csv_batches(_reader(shaped[0][1], include_raw), target)
+                reader = _reader(shaped[0][1], include_raw)
+                rows = write_csv_batches(reader, target, dialect=csv_dialect)
             else:
                 rows = write_parquet_batches(_reader(shaped[0][1], include_raw), target)
         except duckdb.Error as exc:

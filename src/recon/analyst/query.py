@@ -6,19 +6,21 @@
 - The SQL comes as an argument, from a file, or from standard input (`-`).
 - A SQL error is DuckDB's own message, whole (its "Did you mean …?" hint included), raised
   as `QueryError`: not a bad setting.
-- `table` prints DuckDB's box rendering; `csv` is spreadsheet-safe CSV
-  (`recon.spreadsheet`);
-  `json` is an array of objects (polars), DECIMAL amounts as exact strings.
+- `table` prints a box table when every column fits the terminal, else one line per field
+  (psql's expanded display): no column is ever hidden. A DECIMAL amount beside a currency
+  column shows that currency's digits (JPY 725161, EUR 12.34, BHD 1.234); `csv` is
+  spreadsheet-safe CSV (`recon.spreadsheet`); `json` is an array of objects (polars),
+  DECIMAL amounts as exact strings.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import shutil
 import sys
+from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 import duckdb
 import polars as pl
@@ -27,6 +29,7 @@ from pydantic_settings import (
 )
 
 from recon.analyst.export import open_read_only
+from recon.currency import currency_exponent, is_iso4217
 from recon.errors import ConfigError, ReconError
 from recon.settings import ReconSources, Settings
 from recon.spreadsheet import write_csv_stream
@@ -108,12 +111,105 @@ def run_query(
 
 
 def _box(rel: duckdb.DuckDBPyRelation, max_rows: int) -> str:
-    """DuckDB's own table rendering of up to `max_rows` rows, every one shown (printing a
-    relation would elide all but 20 with dots)."""
-    text = io.StringIO()
-    with contextlib.redirect_stdout(text):  # show() prints through Python's sys.stdout
-        rel.limit(max_rows).show(max_rows=max_rows, max_width=shutil.get_terminal_size().columns)
-    return text.getvalue().rstrip("\n") + "\n"
+    """Up to `max_rows` rows, every column shown: a box table when it fits the terminal,
+    else one line per field (nothing is ever elided); amounts with their currency's digits."""
+    columns = list(rel.columns)
+    types = [str(t) for t in rel.types]
+    rows = rel.limit(max_rows).fetchall()
+    cells = [[_text(v) for v in row] for row in _with_currency_digits(columns, types, rows)]
+    width = shutil.get_terminal_size().columns
+    widths = [
+        max([len(c), len(t)] + [len(r[i]) for r in cells])
+        for i, (c, t) in enumerate(zip(columns, types, strict=True))
+    ]
+    multiline = any("\n" in v for r in cells for v in r)
+    if not multiline and sum(widths) + 3 * len(widths) + 1 <= width:
+        return _grid(columns, [t.lower() for t in types], cells, widths)
+    return _records(columns, cells, width, multiline)
+
+
+def _grid(columns: list[str], types: list[str], cells: list[list[str]], widths: list[int]) -> str:
+    def line(left: str, mid: str, right: str) -> str:
+        return left + mid.join("─" * (w + 2) for w in widths) + right
+
+    def row(values: list[str], numeric: list[bool] | None = None) -> str:
+        parts = []
+        for i, (v, w) in enumerate(zip(values, widths, strict=True)):
+            right = numeric is not None and numeric[i]
+            parts.append(f" {v:>{w}} " if right else f" {v:<{w}} ")
+        return "│" + "│".join(parts) + "│"
+
+    numeric = [t.upper().startswith(_NUMERIC) for t in types]
+    out = [line("┌", "┬", "┐"), row([c.center(w) for c, w in zip(columns, widths, strict=True)])]
+    out.append(row([t.center(w) for t, w in zip(types, widths, strict=True)]))
+    out.append(line("├", "┼", "┤"))
+    for r in cells:
+        out.append(row(r, numeric))
+    out.append(line("└", "┴", "┘"))
+    return "\n".join(out) + "\n"
+
+
+def _records(columns: list[str], cells: list[list[str]], width: int, multiline: bool) -> str:
+    """One line per field, a header per row (psql's expanded display)."""
+    name_width = max(len(c) for c in columns)
+    out = []
+    for n, r in enumerate(cells, start=1):
+        out.append(f"-[ row {n} ]".ljust(min(width, name_width + 30), "-"))
+        for c, v in zip(columns, r, strict=True):
+            lines = v.splitlines() or [""]
+            out.append(f"{c:<{name_width}} │ {lines[0]}")
+            out += [f"{'':<{name_width}} │ {extra}" for extra in lines[1:]]
+    why = (
+        "a value spans several lines"
+        if multiline
+        else f"{len(columns)} columns do not fit {width} characters side by side"
+    )
+    out.append(
+        f"({why}: one line per field; --format csv or json gives every column of a row on one line)"
+    )
+    return "\n".join(out) + "\n"
+
+
+_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "DECIMAL", "DOUBLE", "FLOAT")
+
+
+def _with_currency_digits(
+    columns: list[str], types: list[str], rows: list[tuple[Any, ...]]
+) -> list[tuple[Any, ...]]:
+    """Each DECIMAL amount beside a currency column (`books_amount` beside `books_currency`,
+    else `currency`) shown with that currency's ISO 4217 digits: JPY 725161, EUR 12.34."""
+    pairs: dict[int, int] = {}
+    for i, (name, kind) in enumerate(zip(columns, types, strict=True)):
+        if not kind.startswith("DECIMAL"):
+            continue
+        prefix = name[: name.index("amount")] if "amount" in name else ""
+        for candidate in (f"{prefix}currency", "currency"):
+            if candidate in columns:
+                pairs[i] = columns.index(candidate)
+                break
+    if not pairs:
+        return rows
+    shown = []
+    for row in rows:
+        values = list(row)
+        for i, at in pairs.items():
+            code = values[at]
+            if isinstance(values[i], Decimal) and isinstance(code, str) and is_iso4217(code):
+                exponent = currency_exponent(code)
+                if exponent is not None:
+                    values[i] = values[i].quantize(Decimal(1).scaleb(-exponent))
+        shown.append(tuple(values))
+    return shown
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, list):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    return str(value)
 
 
 def _empty(rel: duckdb.DuckDBPyRelation) -> str:

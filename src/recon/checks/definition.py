@@ -24,6 +24,7 @@ Parsing never touches the caller's transaction: `extract_statements` only parses
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "CheckDefinition",
     "parse_check",
     "parse_check_text",
+    "render_description",
     "used_parameters",
 ]
 
@@ -70,6 +72,9 @@ _FINDING_KEYS = (("entity_id", "issue_type"), ("entity_id",))
 # String literals and comments are skipped, so '$.amountMinor' (a JSON path) and a `$x` in a
 # comment are not parameters.
 _TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+_DESCRIPTION_PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,24 @@ class CheckDefinition:
     def key_has_issue_type(self) -> bool:
         """Whether `issue_type` is part of a finding's identity (`finding_key`)."""
         return "issue_type" in self.finding_key
+
+
+def render_description(description: str, values: Mapping[str, Any]) -> str:
+    """`description` with each `$name` replaced by its value for people (`$stuck_days` -> 7;
+    a list joined with commas); a name without a value is left as written."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            return match.group(0)
+        given = values[name]
+        if isinstance(given, (list, tuple, set, frozenset)):
+            return ", ".join(str(v) for v in given)
+        if isinstance(given, float):
+            return f"{given:g}"
+        return str(given)
+
+    return _DESCRIPTION_PARAMETER.sub(value, description)
 
 
 def used_parameters(sql: str) -> frozenset[str]:

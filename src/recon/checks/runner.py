@@ -37,6 +37,7 @@ from recon.checks.definition import (
     RESOURCES,
     CheckDefinition,
     parse_check,
+    render_description,
     used_parameters,
 )
 from recon.checks.lifecycle import CheckRun, Outcome, read_check_runs, record_outcomes
@@ -286,7 +287,7 @@ def _evaluate(
             item.severity,
             status,
             reason,
-            item.description,
+            render_description(item.description, values),
             count,
             elapsed,
             unread if evaluated else Scope(evaluate=False),

@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from recon.errors import AuthError, ConfigError, ReconError
+from recon.errors import AuthError, ConfigError, ReconError, UsageError
 from recon.findings.cli import app as findings_app
 from recon.sandbox.cli import app as sandbox_app
 
@@ -91,6 +91,8 @@ def guard(fn: Callable[[], T]) -> T:
     """Run `fn`, turning recon's errors into one line and the right exit code."""
     try:
         return fn()
+    except UsageError as exc:
+        raise fail(2, str(exc)) from None
     except ConfigError as exc:
         raise fail(2, f"bad setting {exc}") from None
     except AuthError as exc:

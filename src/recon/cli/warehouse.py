@@ -1,5 +1,6 @@
-"""The commands on the published warehouse, for analysts: `query` (read-only SQL) and
-`export` (a table, a view or a query to CSV, Parquet or Excel)."""
+"""The commands on the published warehouse, for analysts: `query` (read-only SQL),
+`describe` (the data dictionary) and `export` (a table, a view or a query to CSV, Parquet or
+Excel)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from recon.cli.common import (
     out,
     say,
 )
-from recon.errors import ConfigError
+from recon.errors import ConfigError, UsageError
 
 
 def _chosen(db: Path | None, account: str | None) -> Path:
@@ -67,6 +68,33 @@ def query(
 
 
 @app.command()
+def describe(
+    table: Annotated[
+        str | None, typer.Argument(help="A table, view or macro (default: list them all).")
+    ] = None,
+    db: DbPath = None,
+) -> None:
+    """The data dictionary: every table and view with what it holds, or one table's columns,
+    their types and what they mean (docs/dictionary.md has all of it)."""
+    from recon.analyst.dictionary import describe as describe_text
+    from recon.analyst.export import open_read_only
+    from recon.analyst.query import warehouse_path
+
+    def go() -> int:
+        with open_read_only(warehouse_path(db)) as con:
+            try:
+                text = describe_text(con, table)
+            except LookupError:
+                raise UsageError(
+                    "TABLE", f"no table, view or macro {table!r} (`recon describe` lists them)"
+                ) from None
+        out.print(text, end="", highlight=False, markup=False)
+        return 0
+
+    raise typer.Exit(guard(go))
+
+
+@app.command()
 def export(
     out_path: Annotated[
         Path, typer.Argument(metavar="OUT", help="Output file (.csv, .parquet or .xlsx).")
@@ -100,6 +128,15 @@ def export(
             file_okay=False,
         ),
     ] = None,
+    csv_dialect: Annotated[
+        Literal["excel", "excel-eu"],
+        typer.Option(
+            "--csv-dialect",
+            envvar="RECON_CSV_DIALECT",
+            help="excel (comma, decimal point) or excel-eu (semicolon, decimal comma); "
+            "RECON_CSV_DIALECT.",
+        ),
+    ] = "excel",
     db: DbPath = None,
     account: AccountName = None,
 ) -> None:
@@ -123,6 +160,7 @@ def export(
             fmt=fmt,
             base_dir=root,
             include_raw=include_raw,
+            csv_dialect=csv_dialect,
         )
         out.print(f"wrote {result.rows:,} rows to {result.path}", highlight=False)
         if result.left_out:

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from recon.errors import ConfigError, ReconError
+from recon.errors import ConfigError, ReconError, UsageError
+
+if TYPE_CHECKING:
+    from recon.fx import Rates
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -25,6 +28,9 @@ DbPath = Annotated[
 def _guard(fn: Callable[[], int]) -> int:
     try:
         return fn()
+    except UsageError as exc:
+        typer.echo(f"recon: {exc}", err=True)
+        return 2
     except ConfigError as exc:
         typer.echo(f"recon: bad setting {exc}", err=True)
         return 2
@@ -55,6 +61,14 @@ def _paths(db: Path | None, account: str | None = None) -> tuple[Path, Path]:
     return settings.db, acks_path(settings.db)
 
 
+def _rates(db: Path | None) -> Rates | None:
+    from recon.fx import load_rates
+    from recon.settings import load_settings
+
+    path = load_settings(**({"db": str(db)} if db else {})).fx_rates
+    return load_rates(path) if path is not None else None
+
+
 def _money(amount: int | None, currency: str | None) -> str:
     from recon.currency import format_minor, is_iso4217
 
@@ -74,21 +88,31 @@ def list_(
     older_than: Annotated[
         str | None, typer.Option(help="First seen longer ago than this: 7d, 12h, 2w.")
     ] = None,
+    sort: Annotated[
+        str,
+        typer.Option(
+            help="severity (then oldest first), amount (per currency, largest first) or "
+            "converted (largest first across currencies, with RECON_FX_RATES).",
+        ),
+    ] = "severity",
     db: DbPath = None,
     account: AccountName = None,
 ) -> None:
     """List the latest run's unresolved findings with their state (acknowledged ones too)."""
     from recon.findings.listing import list_findings, parse_age
+    from recon.findings.order import sort_findings
 
     def go() -> int:
         warehouse, log = _paths(db, account)
+        rates = _rates(db)
         age = parse_age(older_than) if older_than else None
         found = list_findings(warehouse, log, check=check, state=state, older_than=age)
-        for f in found:
+        for f in sort_findings(found, sort, rates):
             seen = f.first_seen_at.date().isoformat() if f.first_seen_at else "?"
+            converted = rates.label(f.amount_minor, f.currency) if rates else None
             line = (
-                f"{f.work_state:<12} {f.finding_key}  {_money(f.amount_minor, f.currency)}  "
-                f"since {seen}  {f.detail or ''}"
+                f"{f.work_state:<12} {f.finding_key}  {_money(f.amount_minor, f.currency)}"
+                f"{f' ({converted})' if converted else ''}  since {seen}  {f.detail or ''}"
             )
             if f.acknowledged and f.ack is not None:
                 until = f", until {f.ack.until}" if f.ack.until else ""
@@ -120,10 +144,10 @@ def _known(db: Path, log: Path, keys: Sequence[str]) -> dict[str, object]:
     found = {f.finding_key: f for f in list_findings(db, log, keys=keys)}
     unknown = [k for k in keys if k not in found]
     if unknown:
-        raise ConfigError(
+        raise UsageError(
             "FINDING_KEY",
-            f"{', '.join(unknown)}: not an unresolved finding of the latest run "
-            "(see `recon findings list`)",
+            f"unknown finding key {', '.join(unknown)}: not an unresolved finding of the "
+            "latest run (`recon findings list` shows their keys)",
         )
     return dict(found)
 
@@ -169,7 +193,7 @@ def unack(
         latest = current_acks(AckLog(log).read())
         unknown = [k for k in keys if k not in latest or latest[k].action != "ack"]
         if unknown:
-            raise ConfigError("FINDING_KEY", f"{', '.join(unknown)}: not acknowledged")
+            raise UsageError("FINDING_KEY", f"{', '.join(unknown)}: not acknowledged")
         AckLog(log).append("unack", [(k, None) for k in keys], note=note)
         typer.echo(f"reopened {len(keys)} finding(s); audit trail: {log}")
         return 0

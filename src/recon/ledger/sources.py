@@ -138,7 +138,7 @@ def _require(source: BooksSource, where: str, columns: list[str]) -> None:
             raise ConfigError(
                 source.setting,
                 f"{where} has no column {column!r} (the {source.input}' {field}); "
-                f"columns: {', '.join(columns) or 'none'}",
+                f"columns: {', '.join(columns) or 'none'}{_hint(source, where, columns)}",
             )
     if source.input == "refunds":
         ids = [mapping.column_of(f) for f in ("payment_id", "reference")]
@@ -146,6 +146,35 @@ def _require(source: BooksSource, where: str, columns: list[str]) -> None:
             raise ConfigError(
                 source.setting, f"{where} has neither {ids[0]!r} nor {ids[1]!r} (refunds need one)"
             )
+
+
+def _hint(source: BooksSource, where: str, columns: list[str]) -> str:
+    """What may be wrong when a column is missing: a CSV read with the wrong delimiter, or a
+    workbook whose first sheet is not the table."""
+    section = f"[ledger.{source.input}]"
+    if where.lower().endswith(".xlsx"):
+        sheets = _sheet_names(Path(where))
+        read = source.mapping.sheet or (sheets[0] if sheets else "the first")
+        others = [s for s in sheets if s != read]
+        listed = f"; its other sheets: {', '.join(others)}" if others else ""
+        return f' (read sheet {read!r}{listed}; name one with sheet = "…" in {section})'
+    if len(columns) == 1:
+        for delimiter in (";", "\t", "|", ","):
+            if delimiter != source.mapping.delimiter and delimiter in columns[0]:
+                shown = "\\t" if delimiter == "\t" else delimiter
+                return (
+                    f' (the file looks {shown}-delimited: set delimiter = "{shown}" in {section})'
+                )
+    return ""
+
+
+def _sheet_names(path: Path) -> list[str]:
+    try:
+        import fastexcel
+
+        return list(fastexcel.read_excel(path).sheet_names)
+    except Exception:  # naming the sheets is a courtesy: the error is reported anyway
+        return []
 
 
 def _file_columns(source: BooksSource, path: Path) -> list[str]:

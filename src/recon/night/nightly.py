@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import acks_path, load_acks, refresh_acks
+from recon.fx import load_rates
 from recon.ledger.loading import load_books, validate_books
 from recon.night import reach
 from recon.night.extract import (
@@ -42,7 +43,7 @@ from recon.night.outcome import (
 from recon.night.warehouse import LoadResult, Warehouse, load_run
 from recon.plugins import CREDENTIALS_GROUP, load_plugin
 from recon.runid import check_run_id, new_run_id
-from recon.settings import Settings, load_settings
+from recon.settings import NotifySettings, Settings, load_settings
 
 __all__ = [
     "EXIT_ABORTED",
@@ -151,6 +152,8 @@ def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -
     settings.require_remote_ready()
     _check_writable(settings)
     validate_books(settings)  # a missing books file or column stops the run here
+    if settings.fx_rates is not None:
+        load_rates(settings.fx_rates)  # a bad rates file too, not the report at the end
     if probe_api:
         reach.probe(settings.api_root)  # nothing there: abort in seconds, not an incomplete night
     return settings
@@ -279,7 +282,14 @@ def report_step(
     con = open_readonly(settings.db)
     try:
         run_id = run_id or _latest_loaded_run(con)
-        paths = render_report(con, run_id=run_id, reports_dir=settings.reports)
+        rates = load_rates(settings.fx_rates) if settings.fx_rates else None
+        paths = render_report(
+            con,
+            run_id=run_id,
+            reports_dir=settings.reports,
+            rates=rates,
+            csv_dialect=settings.csv_dialect,
+        )
         row = con.execute("SELECT status, reason FROM runs WHERE run_id = ?", [run_id]).fetchone()
         status, reason = (str(row[0]), row[1]) if row else ("failed", "run not in warehouse")
         lines = closing_lines(con, run_id)
@@ -311,7 +321,10 @@ def notify_abort(overrides: Mapping[str, Any] | None, problem: str) -> None:
     from recon.night.notify import Alert, send
 
     try:
-        settings = settings_for(overrides)
+        try:
+            settings: Any = settings_for(overrides)
+        except ConfigError:  # the bad setting itself: the webhook is read on its own
+            settings = NotifySettings()
         if settings.notify_url is not None:
             alert = Alert("(not started)", "aborted", EXIT_ABORTED, problem)
             send(settings.notify_url, alert, budget_s=settings.notify_budget_s)

@@ -29,7 +29,7 @@ from recon.database import STORAGE_VERSION
 from recon.errors import WarehouseError
 from recon.sql import sql_dir, sql_statements
 
-__all__ = ["prepare_for_readers", "storage_version"]
+__all__ = ["create_views", "prepare_for_readers", "storage_version"]
 
 
 def storage_version(con: duckdb.DuckDBPyConnection, database: str) -> str | None:
@@ -41,12 +41,17 @@ def storage_version(con: duckdb.DuckDBPyConnection, database: str) -> str | None
     return str(row[0]) if row and row[0] is not None else None
 
 
-def _create_views(con: duckdb.DuckDBPyConnection) -> None:
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    """The reference tables and macros, the analysts' views, then the data dictionary's
+    comments (recreating a view drops its comments: they are applied after it)."""
+    from recon.dictionary import apply_dictionary
+
     create_currencies_table(con)
     for folder in ("reference", "views"):
         for path in sorted((sql_dir() / folder).glob("*.sql")):
             for stmt in sql_statements(path.read_text(encoding="utf-8")):
                 con.execute(stmt)
+    apply_dictionary(con)
 
 
 def _rewrite_compatible(path: Path) -> None:
@@ -76,7 +81,7 @@ def prepare_for_readers(path: Path) -> None:
         con = duckdb.connect(str(path))
         try:
             con.execute("SET TimeZone = 'UTC'")
-            _create_views(con)
+            create_views(con)
             con.execute("CHECKPOINT")
             row = con.execute("SELECT current_database()").fetchone()
             current = storage_version(con, str(row[0])) if row else None

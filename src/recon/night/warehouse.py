@@ -23,6 +23,7 @@ import duckdb
 import orjson
 
 from recon.database import connect
+from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.night.landing import RunLanding
@@ -115,7 +116,8 @@ class Warehouse:
                 except OSError as exc:
                     raise WarehouseError(f"cannot copy {self.path}: {exc.strerror}") from None
         con = connect(self.work_path, memory_limit=self.memory_limit)
-        apply_migrations(con)
+        if apply_migrations(con):  # new tables or columns: their comments (views: at publish)
+            apply_dictionary(con)
         return con
 
     def publish(self) -> None:

@@ -9,10 +9,34 @@ and says so.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
+
+import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.currency import currency_exponent, format_minor, is_iso4217
 
-__all__ = ["format_amount", "format_amounts", "is_iso_currency"]
+__all__ = ["format_amount", "format_amounts", "is_iso_currency", "with_major_amount"]
+
+
+def with_major_amount(
+    table: pa.Table,
+    *,
+    minor: str = "amount_minor",
+    currency: str = "currency",
+    name: str = "amount",
+) -> pa.Table:
+    """`table` with `name` right after `minor`: the amount in currency units, exact, as a
+    DECIMAL whose scale is the largest exponent among the table's currencies (EUR 12.34 is
+    12.34, and 12.340 beside a BHD amount); NULL where the currency cannot be scaled."""
+    codes = table.column(currency).to_pylist()
+    exponents = {c: currency_exponent(c) if c and is_iso4217(c) else None for c in set(codes)}
+    scale = max([e for e in exponents.values() if e is not None], default=2)
+    values = [
+        None if m is None or exponents.get(c) is None else Decimal(m).scaleb(-(exponents[c] or 0))
+        for m, c in zip(table.column(minor).to_pylist(), codes, strict=True)
+    ]
+    column = pa.array(values, type=pa.decimal128(38, scale))
+    return table.add_column(table.column_names.index(minor) + 1, name, column)
 
 
 def is_iso_currency(code: str | None) -> bool:

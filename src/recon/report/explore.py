@@ -25,6 +25,7 @@ import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
 from recon.currency import currency_exponent
+from recon.fx import Rates
 from recon.report._money import format_amounts, is_iso_currency
 from recon.report.data import CheckRow
 
@@ -50,6 +51,14 @@ class Option:
 
 
 @dataclass(frozen=True)
+class FxView:
+    """The exchange rates the page may order by: their base currency and day."""
+
+    base: str
+    day: str
+
+
+@dataclass(frozen=True)
 class Explorer:
     """What report.html needs to show the explorer (or to say why it is not there)."""
 
@@ -57,6 +66,7 @@ class Explorer:
     limit: int
     data: Markup | None  # None when the run has more than `limit` findings
     options: dict[str, list[Option]]
+    fx: FxView | None = None  # the user's exchange rates, when given (RECON_FX_RATES)
 
     @property
     def embedded(self) -> bool:
@@ -104,9 +114,13 @@ def _ordered(values: list[str], first: tuple[str, ...]) -> list[str]:
 
 
 def build_explorer(
-    findings: pa.Table, checks: list[CheckRow], limit: int = EXPLORE_MAX
+    findings: pa.Table,
+    checks: list[CheckRow],
+    limit: int = EXPLORE_MAX,
+    rates: Rates | None = None,
 ) -> Explorer:
-    """The explorer's data from the run's findings (already scrubbed of personal data)."""
+    """The explorer's data from the run's findings (already scrubbed of personal data);
+    with `rates`, the page may also order by amounts converted to their base (labelled)."""
     total = findings.num_rows
     by_check = {c.check_name: c for c in checks}
     counts: dict[str, dict[str, int]] = {}
@@ -184,4 +198,14 @@ def build_explorer(
         "n": total,
         "col": columns,
     }
-    return Explorer(total=total, limit=limit, data=json_for_script(payload), options=options)
+    fx = None
+    if rates is not None:
+        day = max(d for _, d in rates.rates.values()).isoformat()
+        fx = FxView(rates.base, day)
+        payload["fx"] = {
+            "base": rates.base,
+            "digits": currency_exponent(rates.base) or 0,
+            # display and ordering only: a float is fine here, never for money kept
+            "rates": [float(rates.rates[c][0]) if c in rates.rates else None for c in codes],
+        }
+    return Explorer(total=total, limit=limit, data=json_for_script(payload), options=options, fx=fx)

@@ -12,7 +12,7 @@ import orjson
 from recon.report.templating import environment
 from recon.spreadsheet import atomic_path, atomic_write_text
 
-__all__ = ["render_index"]
+__all__ = ["read_data", "render_index"]
 
 
 def _read_summaries(reports_dir: Path) -> list[dict[str, Any]]:
@@ -52,10 +52,25 @@ def _point_latest(reports_dir: Path, run_id: str) -> None:
 def render_index(reports_dir: Path) -> Path:
     """Rewrite `reports_dir/index.html` (runs, newest first) and point `latest` at the newest."""
     summaries = _read_summaries(reports_dir)
-    html = environment().get_template("index.html.j2").render(runs=summaries)
+    read = [s for s in summaries if read_data(s)] or summaries
+    latest = read[0]["run"]["run_id"] if read else None
+    html = (
+        environment()
+        .get_template("index.html.j2")
+        .render(runs=summaries, read_data=read_data, latest=latest)
+    )
     target = reports_dir / "index.html"
     with atomic_path(target) as tmp:
         tmp.write_text(html, encoding="utf-8")
-    if summaries:
-        _point_latest(reports_dir, summaries[0]["run"]["run_id"])
+    if latest is not None:
+        _point_latest(reports_dir, latest)
     return target
+
+
+def read_data(summary: dict[str, Any]) -> bool:
+    """Whether the night of `summary` read any page: a night aborted before its first page
+    (a refused key) is listed, but `latest` stays on the last night that read data."""
+    if summary["run"].get("status") != "failed":
+        return True
+    resources = summary.get("resources") or []
+    return any(isinstance(r, dict) and r.get("pages") for r in resources)

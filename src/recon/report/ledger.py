@@ -16,8 +16,9 @@ from typing import Any
 
 import duckdb
 
+from recon.report._money import with_major_amount
 from recon.report.privacy import scrub_table
-from recon.spreadsheet import write_csv, write_parquet
+from recon.spreadsheet import CsvDialect, write_csv, write_parquet
 from recon.sql import read_sql
 
 __all__ = ["AGE_BUCKETS", "LargestBreak", "LedgerSection", "build_ledger_section"]
@@ -56,7 +57,8 @@ class LargestBreak:
     amount_minor: int | None
     issue_type: str
     detail: str | None
-    age_days: int | None
+    item_age_days: int | None  # the item's own age (NULL: it has no date)
+    known_days: int | None  # how long recon has known the break
     acknowledged: bool
 
 
@@ -78,7 +80,7 @@ class LedgerSection:
 
 
 def build_ledger_section(
-    con: duckdb.DuckDBPyConnection, run_id: str, folder: Path
+    con: duckdb.DuckDBPyConnection, run_id: str, folder: Path, csv_dialect: CsvDialect = "excel"
 ) -> LedgerSection:
     """Read the section's figures for `run_id` and write its exports into `folder`."""
     try:
@@ -106,8 +108,9 @@ def build_ledger_section(
     rel = con.sql(read_sql("ledger/report_breaks.sql"), params={"run_id": run_id})
     # personal data out of every report file (recon.report.privacy)
     table = scrub_table(rel.to_arrow_table(), ("detail", "acknowledged_note"))
+    table = with_major_amount(table)  # the amount in currency units beside the minor units
     section.files["ledger_breaks.parquet"] = write_parquet(table, folder / EXPORTS[1])
-    section.files["ledger_breaks.csv"] = write_csv(table, folder / EXPORTS[0])
+    section.files["ledger_breaks.csv"] = write_csv(table, folder / EXPORTS[0], dialect=csv_dialect)
     shown: dict[str, int] = {}
     for row in table.to_pylist():
         section.open_breaks += 0 if row["acknowledged"] else 1

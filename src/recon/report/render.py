@@ -20,7 +20,8 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
 from recon.errors import ConfigError
-from recon.report._money import is_iso_currency
+from recon.fx import Rates
+from recon.report._money import is_iso_currency, with_major_amount
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
 from recon.report.explore import EXPLORE_MAX, NO_CURRENCY, Explorer, build_explorer, script
@@ -30,7 +31,7 @@ from recon.report.privacy import scrub_table
 from recon.report.summary import SCHEMA_VERSION, build_summary
 from recon.report.templating import environment
 from recon.runid import check_run_id
-from recon.spreadsheet import atomic_write_bytes, atomic_write_text, write_csv
+from recon.spreadsheet import CsvDialect, atomic_write_bytes, atomic_write_text, write_csv
 from recon.spreadsheet import write_parquet as write_parquet_file
 from recon.sql import read_sql
 
@@ -114,6 +115,11 @@ def _headline(data: ReportData) -> str:
             + ". Checks that need the missing data were not evaluated; "
             "quote the request ids below to the payments provider."
         )
+    elif run.status == "failed" and read_nothing(data):
+        parts.append(
+            "The run failed before it read anything from the API: below are its failed "
+            "calls and what it did not fetch, and no figure of an earlier night."
+        )
     elif run.status == "failed":
         parts.append("The run failed; the results below are partial.")
     else:
@@ -169,6 +175,11 @@ def _trend_charts(data: ReportData) -> list[Markup]:
     return [findings, moves, records]
 
 
+def read_nothing(data: ReportData) -> bool:
+    """A night that failed before a single page came: every figure would be an older one."""
+    return data.run.status == "failed" and not any(r.pages for r in data.resources)
+
+
 def _view(data: ReportData, summary: dict[str, Any], top_n: int) -> dict[str, Any]:
     currencies = data.currencies
     amounts = [
@@ -193,6 +204,7 @@ def _view(data: ReportData, summary: dict[str, Any], top_n: int) -> dict[str, An
         )
     incomplete_resources = [r for r in data.resources if r.status != "complete"]
     return {
+        "read_nothing": read_nothing(data),
         "data": data,
         "run": data.run,
         "summary": summary,
@@ -239,6 +251,8 @@ def render_report(
     reports_dir: Path,
     top_n: int = 200,
     explore_max: int = EXPLORE_MAX,
+    rates: Rates | None = None,
+    csv_dialect: CsvDialect = "excel",
 ) -> ReportPaths:
     """Write the report folder of `run_id` under `reports_dir` and refresh the index.
 
@@ -278,12 +292,12 @@ def render_report(
         latest=reports_dir / "latest",
     )
     rows: dict[str, int | None] = {}
-    exported = findings.select(list(FINDINGS_COLUMNS))
+    exported = with_major_amount(findings.select(list(FINDINGS_COLUMNS)))
     rows["findings.parquet"] = write_parquet_file(exported, paths.findings_parquet)
-    rows["findings.csv"] = write_csv(exported, paths.findings_csv)
-    rows["failed_calls.csv"] = write_csv(calls, paths.failed_calls_csv)
+    rows["findings.csv"] = write_csv(exported, paths.findings_csv, dialect=csv_dialect)
+    rows["failed_calls.csv"] = write_csv(calls, paths.failed_calls_csv, dialect=csv_dialect)
 
-    ledger = build_ledger_section(con, run_id, folder)  # Books vs provider
+    ledger = build_ledger_section(con, run_id, folder, csv_dialect)  # Books vs provider
     rows.update(ledger.files)
     summary = build_summary(data, generated_at, ledger)
     env = environment()
@@ -291,7 +305,7 @@ def render_report(
     view["ledger"] = ledger
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None
-    explorer = build_explorer(findings, data.checks, explore_max)
+    explorer = build_explorer(findings, data.checks, explore_max, rates)
     del findings, exported
     html = env.get_template("report.html.j2").render(
         **view, **_explorer_view(explorer), charts=_trend_charts(data), generated_at=generated_at

@@ -12,7 +12,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from recon.report._money import format_amount
+from recon.report._money import format_amount, is_iso_currency
 
 __all__ = ["environment", "md_escape"]
 
@@ -31,6 +31,7 @@ def environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters["money"] = format_amount
+    env.filters["iso"] = is_iso_currency
     env.filters["md"] = md_escape
     env.filters["num"] = lambda n: "—" if n is None else f"{n:,}"
     env.filters["when"] = _when

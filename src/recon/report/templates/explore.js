@@ -22,6 +22,8 @@
     filters: $("explore-filters"),
   };
   const fmt = new Intl.NumberFormat("en-US");
+  const fx = new Intl.NumberFormat("en-US", { maximumFractionDigits: D.fx ? D.fx.digits : 2,
+    minimumFractionDigits: D.fx ? D.fx.digits : 2 });
 
   let hay = null; // lower-cased search text per row, built on the first search
   const haystack = () => {
@@ -63,9 +65,16 @@
     return keys;
   };
   const LIMIT = 2 ** 53;
+  // Amounts compare within a currency only: currency first (none last), then the amount.
+  const curName = (i) => (C.cur[i] === null ? null : D.currencies[C.cur[i]]);
   const byAmount = (dir) => {
     const k = amountKeys();
     return (a, b) => {
+      const ca = curName(a), cb = curName(b);
+      if (ca !== cb) {
+        if (ca === null || cb === null) return ca === null ? 1 : -1;
+        return ca < cb ? -1 : 1;
+      }
       const x = k[a], y = k[b];
       if (Number.isNaN(x) || Number.isNaN(y)) {
         if (Number.isNaN(x) && Number.isNaN(y)) return a - b;
@@ -95,10 +104,29 @@
     if (C.id[a] !== C.id[b]) return C.id[a] < C.id[b] ? -1 : 1;
     return a - b;
   };
+  const SEVERITY = { error: 0, warn: 1, info: 2 };
+  const bySeverity = (a, b) => {
+    const x = SEVERITY[D.severities[C.sev[a]]] ?? 9, y = SEVERITY[D.severities[C.sev[b]]] ?? 9;
+    if (x !== y) return x - y;
+    const byAge = nullsLast(C.age[a], C.age[b], -1, a, b); // the oldest first
+    return C.age[a] === C.age[b] ? byName(a, b) : byAge;
+  };
+  // With the user's exchange rates only (D.fx, RECON_FX_RATES): the amount converted to
+  // the base currency, for ordering; the page labels every converted figure.
+  const converted = (i) => {
+    const rate = D.fx && C.cur[i] !== null ? D.fx.rates[C.cur[i]] : null;
+    if (rate === null || rate === undefined || C.minor[i] === null) return null;
+    return Number(C.minor[i]) * 10 ** -D.exponents[C.cur[i]] * rate;
+  };
   const order = (sort) => {
     if (!orders[sort]) {
       const idx = Array.from({ length: n }, (_, i) => i);
-      if (sort === "amount-desc" || sort === "amount-asc") {
+      if (sort === "severity") {
+        idx.sort(bySeverity);
+      } else if (sort === "converted-desc" && D.fx) {
+        const v = idx.map(converted);
+        idx.sort((a, b) => nullsLast(v[a], v[b], -1, a, b));
+      } else if (sort === "amount-desc" || sort === "amount-asc") {
         idx.sort(byAmount(sort === "amount-desc" ? -1 : 1));
       } else if (sort === "age-desc" || sort === "age-asc") {
         const dir = sort === "age-desc" ? -1 : 1;
@@ -186,7 +214,12 @@
       id.appendChild(document.createElement("br"));
       span(id, D.entities[C.entity[i]], "muted");
       cell(tr, D.issues[C.issue[i]], "");
-      cell(tr, C.text[i] || "—", "amt");
+      const amt = cell(tr, C.text[i] || "—", "amt");
+      const cv = el.sort.value === "converted-desc" ? converted(i) : null;
+      if (cv !== null && C.cur[i] !== null && D.currencies[C.cur[i]] !== D.fx.base) {
+        amt.appendChild(document.createElement("br"));
+        span(amt, "≈ " + D.fx.base + " " + fx.format(cv) + " converted", "muted");
+      }
       const a = C.age[i];
       const age = cell(tr, a === null ? "—" : a === 0 ? "tonight"
         : fmt.format(a) + (a === 1 ? " day" : " days"), "n");
@@ -211,8 +244,8 @@
     el.filters.textContent = "Filters: " + chosen.filter(Boolean).join("; ") + ".";
     el.prev.disabled = page === 0;
     el.next.disabled = page >= pages - 1;
-    el.hint.hidden = !(el.sort.value.startsWith("amount") && el.currency.value === ""
-      && D.currencies.length > 1);
+    el.hint.hidden = !((el.sort.value.startsWith("amount") || el.sort.value.startsWith("converted"))
+      && el.currency.value === "" && D.currencies.length > 1);
   };
 
   let timer = 0;

@@ -1,0 +1,675 @@
+-- The data dictionary: a comment on every table, view and column of the warehouse, read by
+-- `recon describe [TABLE]` and docs/dictionary.md (`python -m recon.analyst.dictionary`).
+-- Applied after the migrations (working copy) and after the views (publish: recreating a
+-- view drops its comments). One statement per line, grouped by table; a new table or
+-- column adds its lines here (tests/analyst/test_dictionary.py fails on one without).
+
+-- api_calls
+COMMENT ON TABLE api_calls IS 'Every HTTP attempt of every run (secrets never stored: no headers, redacted query).';
+COMMENT ON COLUMN api_calls.run_id IS 'The run that made the call.';
+COMMENT ON COLUMN api_calls.call_id IS 'One logical call: all its attempts share it.';
+COMMENT ON COLUMN api_calls.resource IS 'The resource listed or fetched.';
+COMMENT ON COLUMN api_calls.method IS 'HTTP method.';
+COMMENT ON COLUMN api_calls.path IS 'Path under /api/v1.';
+COMMENT ON COLUMN api_calls.query IS 'Query string, redacted.';
+COMMENT ON COLUMN api_calls.attempt IS '1 for the first try, 2 for the first retry, …';
+COMMENT ON COLUMN api_calls.http_status IS 'The HTTP status; NULL when no answer came (transport failure).';
+COMMENT ON COLUMN api_calls.error IS 'The error envelope''s error, or a transport kind.';
+COMMENT ON COLUMN api_calls.message IS 'The error message.';
+COMMENT ON COLUMN api_calls.request_id IS 'The provider''s requestId (envelope or X-Request-Id): quote it to the provider.';
+COMMENT ON COLUMN api_calls.latency_ms IS 'How long the attempt took, in milliseconds.';
+COMMENT ON COLUMN api_calls.outcome IS 'ok | retry | failed (failed = gave up for good).';
+COMMENT ON COLUMN api_calls.attempted_at IS 'When the attempt went out.';
+COMMENT ON COLUMN api_calls.waited_ms IS 'How long it was held back first (rate limiter, backoff), in milliseconds.';
+
+-- check_runs
+COMMENT ON TABLE check_runs IS 'Every check''s verdict per run: passed, failed, not evaluated (with why) or errored.';
+COMMENT ON COLUMN check_runs.run_id IS 'The run.';
+COMMENT ON COLUMN check_runs.check_name IS 'The check (sql/checks/<name>.sql).';
+COMMENT ON COLUMN check_runs.severity IS 'error | warn | info.';
+COMMENT ON COLUMN check_runs.status IS 'passed | failed | not_evaluated | errored.';
+COMMENT ON COLUMN check_runs.reason IS 'Why not_evaluated or errored.';
+COMMENT ON COLUMN check_runs.description IS 'What a finding of the check means, with the night''s settings filled in.';
+COMMENT ON COLUMN check_runs.finding_count IS 'Findings it reported this run.';
+COMMENT ON COLUMN check_runs.opening_count IS 'Open findings it carried in from the run before.';
+COMMENT ON COLUMN check_runs.new_count IS 'Findings seen for the first time.';
+COMMENT ON COLUMN check_runs.resolved_count IS 'Findings of the run before it no longer reports.';
+COMMENT ON COLUMN check_runs.closing_count IS 'Open findings after this run.';
+COMMENT ON COLUMN check_runs.duration_ms IS 'How long it took, in milliseconds.';
+COMMENT ON COLUMN check_runs.coverage IS 'What an evaluated verdict covers, in words.';
+
+-- currencies
+COMMENT ON TABLE currencies IS 'ISO 4217 currencies and their exponents (JPY 0, EUR 2, BHD 3), used by money().';
+COMMENT ON COLUMN currencies.code IS 'ISO 4217 code.';
+COMMENT ON COLUMN currencies.exponent IS 'Digits after the decimal point (NULL: no minor unit, e.g. XAU).';
+COMMENT ON COLUMN currencies.name IS 'The currency''s name.';
+
+-- disputes
+COMMENT ON TABLE disputes IS 'Disputes (chargebacks) as the provider lists them now: one row per dispute id.';
+COMMENT ON COLUMN disputes.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN disputes.payment_id IS 'The disputed payment (undocumented paymentId; field name set by RECON_FIELDS).';
+COMMENT ON COLUMN disputes.amount_minor IS 'Disputed amount in minor units (undocumented amount.amountMinor).';
+COMMENT ON COLUMN disputes.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN disputes.status IS 'The provider''s status (lower case).';
+COMMENT ON COLUMN disputes.reason IS 'The dispute''s reason as sent.';
+COMMENT ON COLUMN disputes.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN disputes.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
+COMMENT ON COLUMN disputes.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN disputes.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN disputes.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN disputes.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+
+-- disputes_major
+COMMENT ON VIEW disputes_major IS 'disputes with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN disputes_major.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN disputes_major.payment_id IS 'The disputed payment (undocumented paymentId; field name set by RECON_FIELDS).';
+COMMENT ON COLUMN disputes_major.amount_minor IS 'Disputed amount in minor units (undocumented amount.amountMinor).';
+COMMENT ON COLUMN disputes_major.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN disputes_major.status IS 'The provider''s status (lower case).';
+COMMENT ON COLUMN disputes_major.reason IS 'The dispute''s reason as sent.';
+COMMENT ON COLUMN disputes_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN disputes_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN disputes_major.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN disputes_major.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN disputes_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+COMMENT ON COLUMN disputes_major.amount IS 'amount_minor in major units (money()).';
+
+-- failed_calls
+COMMENT ON VIEW failed_calls IS 'The calls that failed for good (after their retries), one row per logical call, with every request id to quote to the provider.';
+COMMENT ON COLUMN failed_calls.run_id IS 'The run.';
+COMMENT ON COLUMN failed_calls.call_id IS 'The logical call.';
+COMMENT ON COLUMN failed_calls.resource IS 'The resource.';
+COMMENT ON COLUMN failed_calls.method IS 'HTTP method.';
+COMMENT ON COLUMN failed_calls.path IS 'Path under /api/v1.';
+COMMENT ON COLUMN failed_calls.query IS 'Query string, redacted.';
+COMMENT ON COLUMN failed_calls.http_status IS 'The last attempt''s HTTP status (NULL: no answer).';
+COMMENT ON COLUMN failed_calls.error IS 'The last attempt''s error.';
+COMMENT ON COLUMN failed_calls.message IS 'The last attempt''s message.';
+COMMENT ON COLUMN failed_calls.request_id IS 'The last attempt''s request id.';
+COMMENT ON COLUMN failed_calls.attempts IS 'How many attempts were made.';
+COMMENT ON COLUMN failed_calls.attempted_at IS 'When the last attempt went out.';
+COMMENT ON COLUMN failed_calls.request_ids IS 'Every attempt''s request id.';
+
+-- field_presence
+COMMENT ON TABLE field_presence IS 'Per run and resource: how many landed records carry each mapped field (a check needing a field no record has is not evaluated).';
+COMMENT ON COLUMN field_presence.run_id IS 'The run.';
+COMMENT ON COLUMN field_presence.resource IS 'The resource.';
+COMMENT ON COLUMN field_presence.field IS 'recon''s name for the field: payment_id, amount, created_at, …';
+COMMENT ON COLUMN field_presence.json_path IS 'Where it was read in raw, e.g. $."paymentId".';
+COMMENT ON COLUMN field_presence.records IS 'Records of the resource landed in the run.';
+COMMENT ON COLUMN field_presence.present IS 'Of which carry the field (not JSON null).';
+
+-- finding_acknowledgements
+COMMENT ON VIEW finding_acknowledgements IS 'Per finding of each run: its latest acknowledgement and whether it still holds (same amounts, not lapsed).';
+COMMENT ON COLUMN finding_acknowledgements.run_id IS 'The run.';
+COMMENT ON COLUMN finding_acknowledgements.finding_key IS 'The finding.';
+COMMENT ON COLUMN finding_acknowledgements.check_name IS 'The check.';
+COMMENT ON COLUMN finding_acknowledgements.state IS 'The finding''s state in that run.';
+COMMENT ON COLUMN finding_acknowledgements.acknowledged IS 'True while the latest action is an ack taken with the amounts it still has and not past until.';
+COMMENT ON COLUMN finding_acknowledgements.last_action IS 'ack | unack.';
+COMMENT ON COLUMN finding_acknowledgements.who IS 'Who acted last.';
+COMMENT ON COLUMN finding_acknowledgements.acted_at IS 'When.';
+COMMENT ON COLUMN finding_acknowledgements.note IS 'Their note.';
+COMMENT ON COLUMN finding_acknowledgements.until IS 'When the ack lapses.';
+
+-- finding_acks
+COMMENT ON TABLE finding_acks IS 'The acknowledgement audit log (recon findings ack/unack), as loaded from <db>.acks.jsonl.';
+COMMENT ON COLUMN finding_acks.seq IS 'Line number in the log.';
+COMMENT ON COLUMN finding_acks.action IS 'ack | unack.';
+COMMENT ON COLUMN finding_acks.finding_key IS 'The finding.';
+COMMENT ON COLUMN finding_acks.who IS 'The OS user.';
+COMMENT ON COLUMN finding_acks.acted_at IS 'When.';
+COMMENT ON COLUMN finding_acks.note IS 'Why (required for an ack).';
+COMMENT ON COLUMN finding_acks.until IS 'The ack lapses after this day.';
+COMMENT ON COLUMN finding_acks.currency IS 'The finding''s currency when acknowledged.';
+COMMENT ON COLUMN finding_acks.amount_minor IS 'Its amount when acknowledged.';
+COMMENT ON COLUMN finding_acks.sides IS 'Ledger findings: both sides as their detail said when acknowledged.';
+
+-- findings
+COMMENT ON TABLE findings IS 'Every finding of every run: one row per (run, finding).';
+COMMENT ON COLUMN findings.run_id IS 'The run that reported it.';
+COMMENT ON COLUMN findings.check_name IS 'The check that raised it.';
+COMMENT ON COLUMN findings.severity IS 'error | warn | info.';
+COMMENT ON COLUMN findings.finding_key IS 'check_name:entity_id:issue_type, the same from night to night.';
+COMMENT ON COLUMN findings.state IS 'new (first seen this run) | open (seen before) | resolved.';
+COMMENT ON COLUMN findings.entity IS 'What it is about: payment, refund, invoice, order, …';
+COMMENT ON COLUMN findings.entity_id IS 'That record''s id (the reference for an order).';
+COMMENT ON COLUMN findings.currency IS 'ISO 4217 code of amount_minor (NULL when the finding has no amount).';
+COMMENT ON COLUMN findings.amount_minor IS 'The amount at stake in minor units of currency.';
+COMMENT ON COLUMN findings.issue_type IS 'What is wrong, in one word.';
+COMMENT ON COLUMN findings.detail IS 'What is wrong, in words.';
+COMMENT ON COLUMN findings.first_seen_run IS 'The run that first reported it.';
+
+-- findings_current
+COMMENT ON VIEW findings_current IS 'Every finding ever raised, in its latest state, with when it was first and last seen and its age.';
+COMMENT ON COLUMN findings_current.finding_key IS 'check_name:entity_id:issue_type, the same from night to night.';
+COMMENT ON COLUMN findings_current.check_name IS 'The check that raised it.';
+COMMENT ON COLUMN findings_current.severity IS 'error | warn | info.';
+COMMENT ON COLUMN findings_current.state IS 'new | open | resolved (resolved: the latest run no longer reports it).';
+COMMENT ON COLUMN findings_current.entity IS 'What it is about: payment, refund, invoice, order, …';
+COMMENT ON COLUMN findings_current.entity_id IS 'That record''s id (the reference for an order).';
+COMMENT ON COLUMN findings_current.currency IS 'ISO 4217 code of amount_minor (NULL when the finding has no amount).';
+COMMENT ON COLUMN findings_current.amount_minor IS 'The amount at stake in minor units of currency.';
+COMMENT ON COLUMN findings_current.amount IS 'amount_minor in major units (money()).';
+COMMENT ON COLUMN findings_current.issue_type IS 'What is wrong, in one word.';
+COMMENT ON COLUMN findings_current.detail IS 'What is wrong, in words.';
+COMMENT ON COLUMN findings_current.first_seen_run IS 'The run that first reported it.';
+COMMENT ON COLUMN findings_current.first_seen_at IS 'Start of the run that first reported it.';
+COMMENT ON COLUMN findings_current.last_seen_run IS 'The latest run that reported it open.';
+COMMENT ON COLUMN findings_current.last_seen_at IS 'That run''s start.';
+COMMENT ON COLUMN findings_current.age_days IS 'Days from first seen to the latest run (while open) or to the last sighting (once resolved): how long recon has known it.';
+COMMENT ON COLUMN findings_current.state_run IS 'The run whose row gives the state.';
+
+-- findings_major
+COMMENT ON VIEW findings_major IS 'findings with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN findings_major.run_id IS 'The run that reported it.';
+COMMENT ON COLUMN findings_major.check_name IS 'The check that raised it.';
+COMMENT ON COLUMN findings_major.severity IS 'error | warn | info.';
+COMMENT ON COLUMN findings_major.finding_key IS 'check_name:entity_id:issue_type, the same from night to night.';
+COMMENT ON COLUMN findings_major.state IS 'new (first seen this run) | open (seen before) | resolved.';
+COMMENT ON COLUMN findings_major.entity IS 'What it is about: payment, refund, invoice, order, …';
+COMMENT ON COLUMN findings_major.entity_id IS 'That record''s id (the reference for an order).';
+COMMENT ON COLUMN findings_major.currency IS 'ISO 4217 code of amount_minor (NULL when the finding has no amount).';
+COMMENT ON COLUMN findings_major.amount_minor IS 'The amount at stake in minor units of currency.';
+COMMENT ON COLUMN findings_major.issue_type IS 'What is wrong, in one word.';
+COMMENT ON COLUMN findings_major.detail IS 'What is wrong, in words.';
+COMMENT ON COLUMN findings_major.first_seen_run IS 'The run that first reported it.';
+COMMENT ON COLUMN findings_major.amount IS 'amount_minor in major units (money()).';
+
+-- invoices
+COMMENT ON TABLE invoices IS 'Invoices as the provider lists (or serves one by one) now: one row per invoice id.';
+COMMENT ON COLUMN invoices.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN invoices.customer_id IS 'The provider''s customer id.';
+COMMENT ON COLUMN invoices.subscription_id IS 'The subscription billed (undocumented subscriptionId).';
+COMMENT ON COLUMN invoices.status IS 'The provider''s status: open, paid, void, …';
+COMMENT ON COLUMN invoices.amount_due_minor IS 'Amount still due in minor units of currency.';
+COMMENT ON COLUMN invoices.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN invoices.due_date IS 'When it is due (undocumented dueDate; NULL when absent).';
+COMMENT ON COLUMN invoices.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN invoices.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
+COMMENT ON COLUMN invoices.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN invoices.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN invoices.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN invoices.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+
+-- invoices_major
+COMMENT ON VIEW invoices_major IS 'invoices with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN invoices_major.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN invoices_major.customer_id IS 'The provider''s customer id.';
+COMMENT ON COLUMN invoices_major.subscription_id IS 'The subscription billed (undocumented subscriptionId).';
+COMMENT ON COLUMN invoices_major.status IS 'The provider''s status: open, paid, void, …';
+COMMENT ON COLUMN invoices_major.amount_due_minor IS 'Amount still due in minor units of currency.';
+COMMENT ON COLUMN invoices_major.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN invoices_major.due_date IS 'When it is due (undocumented dueDate; NULL when absent).';
+COMMENT ON COLUMN invoices_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN invoices_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN invoices_major.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN invoices_major.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN invoices_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+COMMENT ON COLUMN invoices_major.amount_due IS 'amount_due_minor in major units (money()).';
+
+-- ledger_invoices
+COMMENT ON TABLE ledger_invoices IS 'The merchant''s books, invoices expected: the latest snapshot.';
+COMMENT ON COLUMN ledger_invoices.invoice_id IS 'The provider''s invoice id.';
+COMMENT ON COLUMN ledger_invoices.customer_id IS 'The customer.';
+COMMENT ON COLUMN ledger_invoices.amount_minor IS 'Amount in minor units.';
+COMMENT ON COLUMN ledger_invoices.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN ledger_invoices.status IS 'An invoice status (the status map applied).';
+COMMENT ON COLUMN ledger_invoices.books_status IS 'The status as the books say it.';
+COMMENT ON COLUMN ledger_invoices.source IS 'The file (or query) it was read from.';
+COMMENT ON COLUMN ledger_invoices.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
+COMMENT ON COLUMN ledger_invoices.run_id IS 'The run that read it.';
+
+-- ledger_invoices_major
+COMMENT ON VIEW ledger_invoices_major IS 'ledger_invoices with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN ledger_invoices_major.invoice_id IS 'The provider''s invoice id.';
+COMMENT ON COLUMN ledger_invoices_major.customer_id IS 'The customer.';
+COMMENT ON COLUMN ledger_invoices_major.amount_minor IS 'Amount in minor units.';
+COMMENT ON COLUMN ledger_invoices_major.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN ledger_invoices_major.status IS 'An invoice status (the status map applied).';
+COMMENT ON COLUMN ledger_invoices_major.books_status IS 'The status as the books say it.';
+COMMENT ON COLUMN ledger_invoices_major.source IS 'The file (or query) it was read from.';
+COMMENT ON COLUMN ledger_invoices_major.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
+COMMENT ON COLUMN ledger_invoices_major.run_id IS 'The run that read it.';
+COMMENT ON COLUMN ledger_invoices_major.amount IS 'amount_minor in major units (money()).';
+
+-- ledger_loads
+COMMENT ON TABLE ledger_loads IS 'What each run read from the books.';
+COMMENT ON COLUMN ledger_loads.run_id IS 'The run.';
+COMMENT ON COLUMN ledger_loads.input IS 'orders | refunds | invoices.';
+COMMENT ON COLUMN ledger_loads.source IS 'Files or query (database URL redacted).';
+COMMENT ON COLUMN ledger_loads.rows_read IS 'Rows read.';
+COMMENT ON COLUMN ledger_loads.rows_loaded IS 'Rows loaded.';
+COMMENT ON COLUMN ledger_loads.rejects IS 'Rows refused.';
+COMMENT ON COLUMN ledger_loads.as_of IS 'The run''s start: what ''younger than the grace'' is measured from.';
+COMMENT ON COLUMN ledger_loads.grace_hours IS 'RECON_LEDGER_GRACE_HOURS that night.';
+COMMENT ON COLUMN ledger_loads.loaded_at IS 'When.';
+
+-- ledger_matches
+COMMENT ON TABLE ledger_matches IS 'Books orders against provider payments (latest run): one row per books order and per settled payment no order names.';
+COMMENT ON COLUMN ledger_matches.entity IS 'order | payment.';
+COMMENT ON COLUMN ledger_matches.entity_id IS 'The reference (order), else the order_id, or the payment id.';
+COMMENT ON COLUMN ledger_matches.reference IS 'The order''s reference.';
+COMMENT ON COLUMN ledger_matches.order_id IS 'The books'' order number.';
+COMMENT ON COLUMN ledger_matches.books_amount_minor IS 'The books'' amount in minor units of books_currency.';
+COMMENT ON COLUMN ledger_matches.books_currency IS 'The books'' currency.';
+COMMENT ON COLUMN ledger_matches.books_status IS 'The books'' status (mapped).';
+COMMENT ON COLUMN ledger_matches.payment_ids IS 'The live settled payments with the reference.';
+COMMENT ON COLUMN ledger_matches.payments IS 'Live payments with the reference, any status.';
+COMMENT ON COLUMN ledger_matches.settled IS 'Of which settled.';
+COMMENT ON COLUMN ledger_matches.provider_amount_minor IS 'Their sum in minor units of provider_currency (NULL when one amount is unknown).';
+COMMENT ON COLUMN ledger_matches.provider_currency IS 'Their currency (NULL when they are in several currencies).';
+COMMENT ON COLUMN ledger_matches.provider_status IS 'confirmed / refunded (all) or partially_refunded.';
+COMMENT ON COLUMN ledger_matches.provider_statuses IS 'Their statuses.';
+COMMENT ON COLUMN ledger_matches.item_at IS 'The order''s (or payment''s) created_at: the item''s business date.';
+COMMENT ON COLUMN ledger_matches.kind IS 'matched | split | amount_mismatch | currency_mismatch | duplicate_charge | order_missing_at_provider | unexpected_payment | not_payable | awaiting_payment | payment_missing_from_books | awaiting_books.';
+COMMENT ON COLUMN ledger_matches.state IS 'matched | pending | break | none.';
+COMMENT ON COLUMN ledger_matches.run_id IS 'The run.';
+
+-- ledger_matches_major
+COMMENT ON VIEW ledger_matches_major IS 'ledger_matches with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN ledger_matches_major.entity IS 'order | payment.';
+COMMENT ON COLUMN ledger_matches_major.entity_id IS 'The reference (order), else the order_id, or the payment id.';
+COMMENT ON COLUMN ledger_matches_major.reference IS 'The order''s reference.';
+COMMENT ON COLUMN ledger_matches_major.order_id IS 'The books'' order number.';
+COMMENT ON COLUMN ledger_matches_major.books_amount_minor IS 'The books'' amount in minor units of books_currency.';
+COMMENT ON COLUMN ledger_matches_major.books_currency IS 'The books'' currency.';
+COMMENT ON COLUMN ledger_matches_major.books_status IS 'The books'' status (mapped).';
+COMMENT ON COLUMN ledger_matches_major.payment_ids IS 'The live settled payments with the reference.';
+COMMENT ON COLUMN ledger_matches_major.payments IS 'Live payments with the reference, any status.';
+COMMENT ON COLUMN ledger_matches_major.settled IS 'Of which settled.';
+COMMENT ON COLUMN ledger_matches_major.provider_amount_minor IS 'Their sum in minor units of provider_currency (NULL when one amount is unknown).';
+COMMENT ON COLUMN ledger_matches_major.provider_currency IS 'Their currency (NULL when they are in several currencies).';
+COMMENT ON COLUMN ledger_matches_major.provider_status IS 'confirmed / refunded (all) or partially_refunded.';
+COMMENT ON COLUMN ledger_matches_major.provider_statuses IS 'Their statuses.';
+COMMENT ON COLUMN ledger_matches_major.item_at IS 'The order''s (or payment''s) created_at: the item''s business date.';
+COMMENT ON COLUMN ledger_matches_major.kind IS 'matched | split | amount_mismatch | currency_mismatch | duplicate_charge | order_missing_at_provider | unexpected_payment | not_payable | awaiting_payment | payment_missing_from_books | awaiting_books.';
+COMMENT ON COLUMN ledger_matches_major.state IS 'matched | pending | break | none.';
+COMMENT ON COLUMN ledger_matches_major.run_id IS 'The run.';
+COMMENT ON COLUMN ledger_matches_major.books_amount IS 'books_amount_minor in major units of books_currency.';
+COMMENT ON COLUMN ledger_matches_major.provider_amount IS 'provider_amount_minor in major units of provider_currency.';
+
+-- ledger_orders
+COMMENT ON TABLE ledger_orders IS 'The merchant''s books, orders: the snapshot the latest run read, one row per books row that converted cleanly.';
+COMMENT ON COLUMN ledger_orders.reference IS 'The order''s reference (what the payment was made under).';
+COMMENT ON COLUMN ledger_orders.order_id IS 'The books'' own order number.';
+COMMENT ON COLUMN ledger_orders.amount_minor IS 'Order amount in minor units of currency.';
+COMMENT ON COLUMN ledger_orders.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN ledger_orders.status IS 'A payment status (the status map applied).';
+COMMENT ON COLUMN ledger_orders.books_status IS 'The status as the books say it.';
+COMMENT ON COLUMN ledger_orders.created_at IS 'When the order was placed (the item''s business date).';
+COMMENT ON COLUMN ledger_orders.source IS 'The file (or query) it was read from.';
+COMMENT ON COLUMN ledger_orders.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
+COMMENT ON COLUMN ledger_orders.run_id IS 'The run that read it.';
+
+-- ledger_orders_major
+COMMENT ON VIEW ledger_orders_major IS 'ledger_orders with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN ledger_orders_major.reference IS 'The order''s reference (what the payment was made under).';
+COMMENT ON COLUMN ledger_orders_major.order_id IS 'The books'' own order number.';
+COMMENT ON COLUMN ledger_orders_major.amount_minor IS 'Order amount in minor units of currency.';
+COMMENT ON COLUMN ledger_orders_major.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN ledger_orders_major.status IS 'A payment status (the status map applied).';
+COMMENT ON COLUMN ledger_orders_major.books_status IS 'The status as the books say it.';
+COMMENT ON COLUMN ledger_orders_major.created_at IS 'When the order was placed (the item''s business date).';
+COMMENT ON COLUMN ledger_orders_major.source IS 'The file (or query) it was read from.';
+COMMENT ON COLUMN ledger_orders_major.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
+COMMENT ON COLUMN ledger_orders_major.run_id IS 'The run that read it.';
+COMMENT ON COLUMN ledger_orders_major.amount IS 'amount_minor in major units (money()).';
+
+-- ledger_payment_refunds
+COMMENT ON TABLE ledger_payment_refunds IS 'Per settled payment the books cover: the books'' refund total against the payment''s status.';
+COMMENT ON COLUMN ledger_payment_refunds.payment_id IS 'The payment.';
+COMMENT ON COLUMN ledger_payment_refunds.reference IS 'Its reference.';
+COMMENT ON COLUMN ledger_payment_refunds.status IS 'The provider''s status.';
+COMMENT ON COLUMN ledger_payment_refunds.amount_minor IS 'The payment''s amount in minor units.';
+COMMENT ON COLUMN ledger_payment_refunds.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN ledger_payment_refunds.books_refunds IS 'Books refunds of it.';
+COMMENT ON COLUMN ledger_payment_refunds.books_total_minor IS 'Their total in minor units.';
+COMMENT ON COLUMN ledger_payment_refunds.books_settled_minor IS 'Their total without those younger than the grace.';
+COMMENT ON COLUMN ledger_payment_refunds.expected IS 'confirmed | partially_refunded | refunded | over_refunded (what the books'' total implies).';
+COMMENT ON COLUMN ledger_payment_refunds.state IS 'consistent | pending | break.';
+COMMENT ON COLUMN ledger_payment_refunds.run_id IS 'The run.';
+
+-- ledger_payment_refunds_major
+COMMENT ON VIEW ledger_payment_refunds_major IS 'ledger_payment_refunds with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN ledger_payment_refunds_major.payment_id IS 'The payment.';
+COMMENT ON COLUMN ledger_payment_refunds_major.reference IS 'Its reference.';
+COMMENT ON COLUMN ledger_payment_refunds_major.status IS 'The provider''s status.';
+COMMENT ON COLUMN ledger_payment_refunds_major.amount_minor IS 'The payment''s amount in minor units.';
+COMMENT ON COLUMN ledger_payment_refunds_major.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN ledger_payment_refunds_major.books_refunds IS 'Books refunds of it.';
+COMMENT ON COLUMN ledger_payment_refunds_major.books_total_minor IS 'Their total in minor units.';
+COMMENT ON COLUMN ledger_payment_refunds_major.books_settled_minor IS 'Their total without those younger than the grace.';
+COMMENT ON COLUMN ledger_payment_refunds_major.expected IS 'confirmed | partially_refunded | refunded | over_refunded (what the books'' total implies).';
+COMMENT ON COLUMN ledger_payment_refunds_major.state IS 'consistent | pending | break.';
+COMMENT ON COLUMN ledger_payment_refunds_major.run_id IS 'The run.';
+COMMENT ON COLUMN ledger_payment_refunds_major.amount IS 'amount_minor in major units.';
+COMMENT ON COLUMN ledger_payment_refunds_major.books_total IS 'books_total_minor in major units.';
+COMMENT ON COLUMN ledger_payment_refunds_major.books_settled IS 'books_settled_minor in major units.';
+
+-- ledger_refund_matches
+COMMENT ON TABLE ledger_refund_matches IS 'Books refunds against provider refunds (latest run): each books refund (side = books) and each counted provider refund the books do not list (side = provider).';
+COMMENT ON COLUMN ledger_refund_matches.side IS 'books | provider.';
+COMMENT ON COLUMN ledger_refund_matches.refund_key IS 'Refund id, or <source>#<row> for an id-less books row.';
+COMMENT ON COLUMN ledger_refund_matches.refund_id IS 'The refund id.';
+COMMENT ON COLUMN ledger_refund_matches.books_payment_id IS 'The payment as the books give it.';
+COMMENT ON COLUMN ledger_refund_matches.books_reference IS 'The reference as the books give it.';
+COMMENT ON COLUMN ledger_refund_matches.books_amount_minor IS 'The books'' amount in minor units of books_currency.';
+COMMENT ON COLUMN ledger_refund_matches.books_currency IS 'The books'' currency.';
+COMMENT ON COLUMN ledger_refund_matches.payment_id IS 'The live payment it resolves to.';
+COMMENT ON COLUMN ledger_refund_matches.resolution IS 'payment_id | reference | unknown_payment | ambiguous_reference | provider.';
+COMMENT ON COLUMN ledger_refund_matches.payment_currency IS 'That payment''s currency.';
+COMMENT ON COLUMN ledger_refund_matches.provider_payment_id IS 'The provider refund''s payment.';
+COMMENT ON COLUMN ledger_refund_matches.provider_amount_minor IS 'The provider''s amount in minor units of provider_currency.';
+COMMENT ON COLUMN ledger_refund_matches.provider_currency IS 'The provider''s currency.';
+COMMENT ON COLUMN ledger_refund_matches.provider_status IS 'The provider refund''s status.';
+COMMENT ON COLUMN ledger_refund_matches.provider_counted IS 'Counts toward the payment''s refunded total (NULL: no provider refund of that id).';
+COMMENT ON COLUMN ledger_refund_matches.item_at IS 'The refund''s business date.';
+COMMENT ON COLUMN ledger_refund_matches.young IS 'Younger than the grace: pending, not a break.';
+COMMENT ON COLUMN ledger_refund_matches.run_id IS 'The run.';
+
+-- ledger_refund_matches_major
+COMMENT ON VIEW ledger_refund_matches_major IS 'ledger_refund_matches with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN ledger_refund_matches_major.side IS 'books | provider.';
+COMMENT ON COLUMN ledger_refund_matches_major.refund_key IS 'Refund id, or <source>#<row> for an id-less books row.';
+COMMENT ON COLUMN ledger_refund_matches_major.refund_id IS 'The refund id.';
+COMMENT ON COLUMN ledger_refund_matches_major.books_payment_id IS 'The payment as the books give it.';
+COMMENT ON COLUMN ledger_refund_matches_major.books_reference IS 'The reference as the books give it.';
+COMMENT ON COLUMN ledger_refund_matches_major.books_amount_minor IS 'The books'' amount in minor units of books_currency.';
+COMMENT ON COLUMN ledger_refund_matches_major.books_currency IS 'The books'' currency.';
+COMMENT ON COLUMN ledger_refund_matches_major.payment_id IS 'The live payment it resolves to.';
+COMMENT ON COLUMN ledger_refund_matches_major.resolution IS 'payment_id | reference | unknown_payment | ambiguous_reference | provider.';
+COMMENT ON COLUMN ledger_refund_matches_major.payment_currency IS 'That payment''s currency.';
+COMMENT ON COLUMN ledger_refund_matches_major.provider_payment_id IS 'The provider refund''s payment.';
+COMMENT ON COLUMN ledger_refund_matches_major.provider_amount_minor IS 'The provider''s amount in minor units of provider_currency.';
+COMMENT ON COLUMN ledger_refund_matches_major.provider_currency IS 'The provider''s currency.';
+COMMENT ON COLUMN ledger_refund_matches_major.provider_status IS 'The provider refund''s status.';
+COMMENT ON COLUMN ledger_refund_matches_major.provider_counted IS 'Counts toward the payment''s refunded total (NULL: no provider refund of that id).';
+COMMENT ON COLUMN ledger_refund_matches_major.item_at IS 'The refund''s business date.';
+COMMENT ON COLUMN ledger_refund_matches_major.young IS 'Younger than the grace: pending, not a break.';
+COMMENT ON COLUMN ledger_refund_matches_major.run_id IS 'The run.';
+COMMENT ON COLUMN ledger_refund_matches_major.books_amount IS 'books_amount_minor in major units of books_currency.';
+COMMENT ON COLUMN ledger_refund_matches_major.provider_amount IS 'provider_amount_minor in major units of provider_currency.';
+
+-- ledger_refunds
+COMMENT ON TABLE ledger_refunds IS 'The merchant''s books, refunds issued: the latest snapshot.';
+COMMENT ON COLUMN ledger_refunds.refund_id IS 'The provider''s refund id, when the books know it.';
+COMMENT ON COLUMN ledger_refunds.payment_id IS 'The payment refunded (or reference).';
+COMMENT ON COLUMN ledger_refunds.reference IS 'The order''s reference (or payment_id).';
+COMMENT ON COLUMN ledger_refunds.amount_minor IS 'Refund amount in minor units.';
+COMMENT ON COLUMN ledger_refunds.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN ledger_refunds.created_at IS 'When the refund was issued (the item''s business date).';
+COMMENT ON COLUMN ledger_refunds.source IS 'The file (or query) it was read from.';
+COMMENT ON COLUMN ledger_refunds.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
+COMMENT ON COLUMN ledger_refunds.run_id IS 'The run that read it.';
+
+-- ledger_refunds_major
+COMMENT ON VIEW ledger_refunds_major IS 'ledger_refunds with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN ledger_refunds_major.refund_id IS 'The provider''s refund id, when the books know it.';
+COMMENT ON COLUMN ledger_refunds_major.payment_id IS 'The payment refunded (or reference).';
+COMMENT ON COLUMN ledger_refunds_major.reference IS 'The order''s reference (or payment_id).';
+COMMENT ON COLUMN ledger_refunds_major.amount_minor IS 'Refund amount in minor units.';
+COMMENT ON COLUMN ledger_refunds_major.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN ledger_refunds_major.created_at IS 'When the refund was issued (the item''s business date).';
+COMMENT ON COLUMN ledger_refunds_major.source IS 'The file (or query) it was read from.';
+COMMENT ON COLUMN ledger_refunds_major.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
+COMMENT ON COLUMN ledger_refunds_major.run_id IS 'The run that read it.';
+COMMENT ON COLUMN ledger_refunds_major.amount IS 'amount_minor in major units (money()).';
+
+-- ledger_rejects
+COMMENT ON TABLE ledger_rejects IS 'Books rows refused, with the reason (nothing is dropped silently).';
+COMMENT ON COLUMN ledger_rejects.run_id IS 'The run.';
+COMMENT ON COLUMN ledger_rejects.input IS 'orders | refunds | invoices.';
+COMMENT ON COLUMN ledger_rejects.source IS 'The file or query.';
+COMMENT ON COLUMN ledger_rejects.row_number IS 'The row (spreadsheet numbering).';
+COMMENT ON COLUMN ledger_rejects.reason IS 'Why it was refused.';
+COMMENT ON COLUMN ledger_rejects.raw IS 'The row''s mapped fields as read (text).';
+
+-- night_over_night
+COMMENT ON VIEW night_over_night IS 'What changed since the previous complete run: findings new, resolved or changed amount (kind = finding), record versions written since (kind = record).';
+COMMENT ON COLUMN night_over_night.kind IS 'finding | record.';
+COMMENT ON COLUMN night_over_night.name IS 'The check (findings) or table (records).';
+COMMENT ON COLUMN night_over_night.severity IS 'The check''s severity (findings).';
+COMMENT ON COLUMN night_over_night.change IS 'finding: new | resolved | amount_changed; record: new | changed | gone | returned.';
+COMMENT ON COLUMN night_over_night.entity IS 'What it is about.';
+COMMENT ON COLUMN night_over_night.entity_id IS 'Its id.';
+COMMENT ON COLUMN night_over_night.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN night_over_night.amount_minor_before IS 'Amount in minor units the night before.';
+COMMENT ON COLUMN night_over_night.amount_minor_after IS 'Amount in minor units tonight.';
+COMMENT ON COLUMN night_over_night.detail IS 'The finding''s detail.';
+COMMENT ON COLUMN night_over_night.amount_before IS 'amount_minor_before in major units.';
+COMMENT ON COLUMN night_over_night.amount_after IS 'amount_minor_after in major units.';
+COMMENT ON COLUMN night_over_night.since_run IS 'The previous complete run.';
+COMMENT ON COLUMN night_over_night.run_id IS 'The latest run.';
+
+-- open_invoices
+COMMENT ON VIEW open_invoices IS 'Every live open invoice with how overdue it is, as of the latest run''s start.';
+COMMENT ON COLUMN open_invoices.id IS 'Invoice id.';
+COMMENT ON COLUMN open_invoices.customer_id IS 'Customer.';
+COMMENT ON COLUMN open_invoices.subscription_id IS 'Subscription billed.';
+COMMENT ON COLUMN open_invoices.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN open_invoices.amount_due_minor IS 'Amount due in minor units.';
+COMMENT ON COLUMN open_invoices.amount_due IS 'Amount due in major units (money()).';
+COMMENT ON COLUMN open_invoices.due_date IS 'Due date (NULL: unknown).';
+COMMENT ON COLUMN open_invoices.open_since IS 'When it was created, else first seen.';
+COMMENT ON COLUMN open_invoices.days_overdue IS 'Days past the due date at as_of (negative: not yet due; NULL: no due date).';
+COMMENT ON COLUMN open_invoices.aging_bucket IS 'not yet due | 0-30 | 31-60 | 61-90 | 90+.';
+COMMENT ON COLUMN open_invoices.as_of IS 'The latest run''s start.';
+
+-- payment_intents
+COMMENT ON TABLE payment_intents IS 'Payment intents as the provider lists them now: one row per intent id.';
+COMMENT ON COLUMN payment_intents.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN payment_intents.status IS 'The provider''s status (lower case).';
+COMMENT ON COLUMN payment_intents.capture_method IS 'automatic or manual (captureMethod).';
+COMMENT ON COLUMN payment_intents.amount_minor IS 'The intent''s amount in minor units (must be >= 0).';
+COMMENT ON COLUMN payment_intents.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN payment_intents.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN payment_intents.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
+COMMENT ON COLUMN payment_intents.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN payment_intents.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN payment_intents.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN payment_intents.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+
+-- payment_intents_major
+COMMENT ON VIEW payment_intents_major IS 'payment_intents with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN payment_intents_major.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN payment_intents_major.status IS 'The provider''s status (lower case).';
+COMMENT ON COLUMN payment_intents_major.capture_method IS 'automatic or manual (captureMethod).';
+COMMENT ON COLUMN payment_intents_major.amount_minor IS 'The intent''s amount in minor units (must be >= 0).';
+COMMENT ON COLUMN payment_intents_major.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN payment_intents_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN payment_intents_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN payment_intents_major.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN payment_intents_major.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN payment_intents_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+COMMENT ON COLUMN payment_intents_major.amount IS 'amount_minor in major units (money()).';
+
+-- payment_methods
+COMMENT ON TABLE payment_methods IS 'Customers'' payment methods (only with --payment-methods): one row per id; card details are personal data in raw.';
+COMMENT ON COLUMN payment_methods.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN payment_methods.customer_id IS 'The provider''s customer id.';
+COMMENT ON COLUMN payment_methods.type IS 'card, sepa_debit, …';
+COMMENT ON COLUMN payment_methods.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
+COMMENT ON COLUMN payment_methods.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN payment_methods.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN payment_methods.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN payment_methods.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+
+-- payments
+COMMENT ON TABLE payments IS 'Payments as the provider lists them now: one row per payment id, with every field in raw.';
+COMMENT ON COLUMN payments.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN payments.amount_minor IS 'Amount in minor units of currency (BIGINT, never a float).';
+COMMENT ON COLUMN payments.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN payments.status IS 'The provider''s status: confirmed, refunded, partially_refunded, pending, failed, …';
+COMMENT ON COLUMN payments.reference IS 'The merchant''s reference the payment was made under (matches the books'' orders).';
+COMMENT ON COLUMN payments.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN payments.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
+COMMENT ON COLUMN payments.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN payments.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN payments.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN payments.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+
+-- payments_major
+COMMENT ON VIEW payments_major IS 'payments with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN payments_major.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN payments_major.amount_minor IS 'Amount in minor units of currency (BIGINT, never a float).';
+COMMENT ON COLUMN payments_major.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN payments_major.status IS 'The provider''s status: confirmed, refunded, partially_refunded, pending, failed, …';
+COMMENT ON COLUMN payments_major.reference IS 'The merchant''s reference the payment was made under (matches the books'' orders).';
+COMMENT ON COLUMN payments_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN payments_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN payments_major.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN payments_major.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN payments_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+COMMENT ON COLUMN payments_major.amount IS 'amount_minor in major units: money(amount_minor, currency), exact DECIMAL(38,4); NULL without a minor unit.';
+
+-- record_versions
+COMMENT ON TABLE record_versions IS 'Every version of every record: a new row when its content changes, first appears, goes or returns. ''When did this payment become refunded'' is a query here.';
+COMMENT ON COLUMN record_versions.entity IS 'The table the record lives in: payments, refunds, …';
+COMMENT ON COLUMN record_versions.id IS 'The record''s id.';
+COMMENT ON COLUMN record_versions.version IS '1, 2, … per (entity, id).';
+COMMENT ON COLUMN record_versions.run_id IS 'The run that saw this version first.';
+COMMENT ON COLUMN record_versions.change IS 'new | changed | gone | returned.';
+COMMENT ON COLUMN record_versions.status IS 'The record''s status at this version.';
+COMMENT ON COLUMN record_versions.amount_minor IS 'Its amount at this version, in minor units.';
+COMMENT ON COLUMN record_versions.currency IS 'Its currency at this version.';
+COMMENT ON COLUMN record_versions.content_hash IS 'Hash of the record at this version.';
+COMMENT ON COLUMN record_versions.raw IS 'The record at this version; NULL for the latest version (then it is the current table''s raw).';
+
+-- record_versions_major
+COMMENT ON VIEW record_versions_major IS 'record_versions with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN record_versions_major.entity IS 'The table the record lives in: payments, refunds, …';
+COMMENT ON COLUMN record_versions_major.id IS 'The record''s id.';
+COMMENT ON COLUMN record_versions_major.version IS '1, 2, … per (entity, id).';
+COMMENT ON COLUMN record_versions_major.run_id IS 'The run that saw this version first.';
+COMMENT ON COLUMN record_versions_major.change IS 'new | changed | gone | returned.';
+COMMENT ON COLUMN record_versions_major.status IS 'The record''s status at this version.';
+COMMENT ON COLUMN record_versions_major.amount_minor IS 'Its amount at this version, in minor units.';
+COMMENT ON COLUMN record_versions_major.currency IS 'Its currency at this version.';
+COMMENT ON COLUMN record_versions_major.content_hash IS 'Hash of the record at this version.';
+COMMENT ON COLUMN record_versions_major.amount IS 'amount_minor in major units (money()).';
+
+-- refund_payments
+COMMENT ON VIEW refund_payments IS 'Each live refund beside its payment (for the refund checks and counted_refunds).';
+COMMENT ON COLUMN refund_payments.id IS 'The refund id.';
+COMMENT ON COLUMN refund_payments.payment_id IS 'The payment it names.';
+COMMENT ON COLUMN refund_payments.amount_minor IS 'Refund amount in minor units.';
+COMMENT ON COLUMN refund_payments.currency IS 'Refund currency.';
+COMMENT ON COLUMN refund_payments.status IS 'Refund status.';
+COMMENT ON COLUMN refund_payments.created_at IS 'Refund created at.';
+COMMENT ON COLUMN refund_payments.live_payment_id IS 'The payment''s id when it is live (NULL: unknown or gone).';
+COMMENT ON COLUMN refund_payments.payment_status IS 'The payment''s status.';
+COMMENT ON COLUMN refund_payments.payment_currency IS 'The payment''s currency.';
+COMMENT ON COLUMN refund_payments.payment_amount_minor IS 'The payment''s amount in minor units.';
+
+-- refunds
+COMMENT ON TABLE refunds IS 'Refunds as the provider lists them now: one row per refund id.';
+COMMENT ON COLUMN refunds.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN refunds.payment_id IS 'The payment refunded.';
+COMMENT ON COLUMN refunds.amount_minor IS 'Refunded amount in minor units of currency.';
+COMMENT ON COLUMN refunds.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN refunds.status IS 'The provider''s status: succeeded, pending, failed, … (failure statuses do not count toward a payment''s refunded total).';
+COMMENT ON COLUMN refunds.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN refunds.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
+COMMENT ON COLUMN refunds.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN refunds.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN refunds.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN refunds.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+
+-- refunds_major
+COMMENT ON VIEW refunds_major IS 'refunds with the amounts in major units beside the minor ones, without raw.';
+COMMENT ON COLUMN refunds_major.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN refunds_major.payment_id IS 'The payment refunded.';
+COMMENT ON COLUMN refunds_major.amount_minor IS 'Refunded amount in minor units of currency.';
+COMMENT ON COLUMN refunds_major.currency IS 'ISO 4217 code of the amount (upper case).';
+COMMENT ON COLUMN refunds_major.status IS 'The provider''s status: succeeded, pending, failed, … (failure statuses do not count toward a payment''s refunded total).';
+COMMENT ON COLUMN refunds_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN refunds_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN refunds_major.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN refunds_major.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN refunds_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+COMMENT ON COLUMN refunds_major.amount IS 'amount_minor in major units (money()).';
+
+-- rejects
+COMMENT ON TABLE rejects IS 'Records that could not be loaded, kept whole with the reason.';
+COMMENT ON COLUMN rejects.run_id IS 'The run.';
+COMMENT ON COLUMN rejects.resource IS 'The resource.';
+COMMENT ON COLUMN rejects.page_offset IS 'The offset of the page it came on.';
+COMMENT ON COLUMN rejects.request_id IS 'The page''s request id.';
+COMMENT ON COLUMN rejects.reason IS 'Why it was refused.';
+COMMENT ON COLUMN rejects.raw IS 'The record as sent.';
+
+-- resource_scans
+COMMENT ON TABLE resource_scans IS 'Per run and resource: how the listing went and what it found.';
+COMMENT ON COLUMN resource_scans.run_id IS 'The run.';
+COMMENT ON COLUMN resource_scans.resource IS 'payments | refunds | disputes | subscriptions | invoices | payment_intents | payment_methods.';
+COMMENT ON COLUMN resource_scans.status IS 'complete | incomplete | unavailable | skipped.';
+COMMENT ON COLUMN resource_scans.reason IS 'Why not complete.';
+COMMENT ON COLUMN resource_scans.pages IS 'Pages fetched.';
+COMMENT ON COLUMN resource_scans.records IS 'Distinct ids landed.';
+COMMENT ON COLUMN resource_scans.duplicates IS 'Ids seen again while paging (dropped).';
+COMMENT ON COLUMN resource_scans.failed_pages IS 'Pages that failed for good.';
+COMMENT ON COLUMN resource_scans.rejects IS 'Records that could not be loaded (see rejects).';
+COMMENT ON COLUMN resource_scans.new_records IS 'Ids never seen before.';
+COMMENT ON COLUMN resource_scans.changed_records IS 'Records whose content changed.';
+COMMENT ON COLUMN resource_scans.gone_records IS 'Ids no longer listed (only after a complete scan).';
+
+-- runs
+COMMENT ON TABLE runs IS 'One row per nightly run: when, how it ended, why.';
+COMMENT ON COLUMN runs.run_id IS 'The run''s id: its start time (UTC) and a random suffix, e.g. 20261121T020000Z-ab12cd.';
+COMMENT ON COLUMN runs.started_at IS 'When the run started (UTC).';
+COMMENT ON COLUMN runs.finished_at IS 'When it finished (NULL while running or when killed).';
+COMMENT ON COLUMN runs.status IS 'running | complete | incomplete | failed.';
+COMMENT ON COLUMN runs.reason IS 'One line when failed or incomplete.';
+COMMENT ON COLUMN runs.base_url IS 'The API base address, redacted.';
+COMMENT ON COLUMN runs.trigger IS 'cli | schedule | sandbox | resume.';
+COMMENT ON COLUMN runs.loaded_at IS 'When its data was loaded into the warehouse.';
+
+-- schema_migrations
+COMMENT ON TABLE schema_migrations IS 'The numbered migrations (sql/migrations) this warehouse has taken.';
+COMMENT ON COLUMN schema_migrations.version IS 'The migration''s number.';
+COMMENT ON COLUMN schema_migrations.name IS 'Its file name.';
+COMMENT ON COLUMN schema_migrations.applied_at IS 'When it was applied.';
+
+-- status_transitions
+COMMENT ON TABLE status_transitions IS 'The status changes recon expects per resource (others are suspicious_changes).';
+COMMENT ON COLUMN status_transitions.entity IS 'The resource.';
+COMMENT ON COLUMN status_transitions.from_status IS 'Status before.';
+COMMENT ON COLUMN status_transitions.to_status IS 'Status after.';
+
+-- status_values
+COMMENT ON TABLE status_values IS 'The statuses recon knows per resource, and which are final.';
+COMMENT ON COLUMN status_values.entity IS 'The resource.';
+COMMENT ON COLUMN status_values.status IS 'A status.';
+COMMENT ON COLUMN status_values.is_final IS 'True when a record in it does not change any more.';
+
+-- subscriptions
+COMMENT ON TABLE subscriptions IS 'Subscriptions as the provider lists them now: one row per subscription id.';
+COMMENT ON COLUMN subscriptions.id IS 'The provider''s id of the record (one row per id).';
+COMMENT ON COLUMN subscriptions.customer_id IS 'The provider''s customer id.';
+COMMENT ON COLUMN subscriptions.price_id IS 'The price subscribed to.';
+COMMENT ON COLUMN subscriptions.status IS 'The provider''s status (lower case).';
+COMMENT ON COLUMN subscriptions.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
+COMMENT ON COLUMN subscriptions.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
+COMMENT ON COLUMN subscriptions.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
+COMMENT ON COLUMN subscriptions.first_seen_run IS 'The run that first listed this id.';
+COMMENT ON COLUMN subscriptions.last_seen_run IS 'The latest run that listed this id.';
+COMMENT ON COLUMN subscriptions.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
+
+-- macros analysts call (the ledger_* and recon_* ones are recon's own helpers)
+COMMENT ON MACRO money IS 'money(amount_minor, currency): the exact amount in major units, DECIMAL(38,4), scaled by the ISO 4217 exponent; NULL without a minor unit. money(1234, ''EUR'') = 12.3400.';
+COMMENT ON MACRO recon_money IS 'recon_money(amount_minor, currency): the amount as text with its code and the currency''s own decimals, e.g. ''EUR 12.34'', ''JPY 123,456''.';
+COMMENT ON MACRO recon_minor_text IS 'recon_minor_text(amount_minor, exponent): minor units as text in major units with thousands separators (recon_money''s helper).';
+COMMENT ON MACRO aging_bucket IS 'aging_bucket(days_overdue): not yet due | 0-30 | 31-60 | 61-90 | 90+ (NULL for NULL).';
+COMMENT ON MACRO TABLE open_invoices_as_of IS 'open_invoices_as_of(as_of): every live open invoice as of a moment, with days_overdue and aging_bucket (the open_invoices view at the latest run).';
+COMMENT ON MACRO TABLE counted_refunds IS 'counted_refunds(failed_statuses, as_of, grace_hours): per live payment the refunds that count (not a failure status, same currency): total, in_flight, young, settled, assumed. E.g. counted_refunds([''failed'',''canceled'',''cancelled'',''rejected'',''reversed''], now(), 48).';
+COMMENT ON MACRO recon_assumed IS 'recon_assumed(assumed, assumed_count, currency): the words a refund check adds when it counted refunds of unknown status.';
+COMMENT ON MACRO ledger_amount_decimals IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+COMMENT ON MACRO ledger_amount_minor IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+COMMENT ON MACRO ledger_amount_ok IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+COMMENT ON MACRO ledger_amount_problem IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+COMMENT ON MACRO ledger_amount_text IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+COMMENT ON MACRO ledger_currency_problem IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+COMMENT ON MACRO ledger_status IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+COMMENT ON MACRO ledger_status_problem IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+COMMENT ON MACRO ledger_time_problem IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';

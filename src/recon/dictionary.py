@@ -1,0 +1,62 @@
+"""The data dictionary's words, `sql/dictionary.sql`, put into a warehouse: `COMMENT ON`
+every table, view, column and macro. The night applies them after new migrations and at
+publish after the views (recreating a view drops its comments); `recon describe` and
+docs/dictionary.md read them back (`recon.analyst.dictionary`)."""
+
+from __future__ import annotations
+
+import re
+
+import duckdb
+
+from recon.errors import WarehouseError
+from recon.sql import read_sql, sql_statements
+
+__all__ = ["apply_dictionary"]
+
+
+def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) -> list[str]:
+    """Run `sql/dictionary.sql` on `con` in one transaction; returns the statements whose
+    object does not exist (skipped, e.g. a view on a working copy not yet published), or
+    raises a WarehouseError naming the first of them when `strict`."""
+    objects = {
+        (kind, name)
+        for kind, name in con.execute(
+            "SELECT 'TABLE', table_name FROM duckdb_tables() WHERE database_name = "
+            "current_database() AND schema_name = 'main' UNION ALL SELECT 'VIEW', view_name "
+            "FROM duckdb_views() WHERE database_name = current_database() AND schema_name = "
+            "'main' UNION ALL SELECT CASE function_type WHEN 'table_macro' THEN 'MACRO TABLE' "
+            "ELSE 'MACRO' END, function_name FROM duckdb_functions() WHERE database_name = "
+            "current_database() AND schema_name = 'main' AND function_type LIKE '%macro'"
+        ).fetchall()
+    }
+    columns = {
+        (t, c)
+        for t, c in con.execute(
+            "SELECT table_name, column_name FROM duckdb_columns() "
+            "WHERE database_name = current_database() AND schema_name = 'main'"
+        ).fetchall()
+    }
+    run: list[str] = []
+    skipped: list[str] = []
+    for stmt in sql_statements(read_sql("dictionary.sql")):
+        target = _TARGET.match(stmt)
+        if target is None:
+            raise WarehouseError(f"sql/dictionary.sql: not a COMMENT ON statement: {stmt[:60]}")
+        kind, name, column = target.groups()
+        exists = (name, column) in columns if kind == "COLUMN" else (kind, name) in objects
+        (run if exists else skipped).append(stmt)
+    if strict and skipped:
+        raise WarehouseError(f"sql/dictionary.sql: no such object: {skipped[0][:80]}")
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for stmt in run:
+            con.execute(stmt)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return skipped
+
+
+_TARGET = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN|MACRO TABLE|MACRO) (\w+)(?:\.(\w+))? IS ")
