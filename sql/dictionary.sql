@@ -106,16 +106,16 @@ COMMENT ON COLUMN finding_acknowledgements.finding_key IS 'The finding.';
 COMMENT ON COLUMN finding_acknowledgements.check_name IS 'The check.';
 COMMENT ON COLUMN finding_acknowledgements.state IS 'The finding''s state in that run.';
 COMMENT ON COLUMN finding_acknowledgements.acknowledged IS 'True while the latest action is an ack taken with the amounts it still has and not past until.';
-COMMENT ON COLUMN finding_acknowledgements.last_action IS 'ack | unack.';
+COMMENT ON COLUMN finding_acknowledgements.last_action IS 'ack | unack | assign | resolve (the latest work action).';
 COMMENT ON COLUMN finding_acknowledgements.who IS 'Who acted last.';
 COMMENT ON COLUMN finding_acknowledgements.acted_at IS 'When.';
 COMMENT ON COLUMN finding_acknowledgements.note IS 'Their note.';
 COMMENT ON COLUMN finding_acknowledgements.until IS 'When the ack lapses.';
 
 -- finding_acks
-COMMENT ON TABLE finding_acks IS 'The acknowledgement audit log (recon findings ack/unack), as loaded from <db>.acks.jsonl.';
+COMMENT ON TABLE finding_acks IS 'The audit trail (recon findings ack/unack/assign/resolve, recon close, and other writers'' lines), as loaded from <db>.acks.jsonl.';
 COMMENT ON COLUMN finding_acks.seq IS 'Line number in the log.';
-COMMENT ON COLUMN finding_acks.action IS 'ack | unack.';
+COMMENT ON COLUMN finding_acks.action IS 'ack | unack | assign | resolve (work states); close | reopen (a period); others written by other commands.';
 COMMENT ON COLUMN finding_acks.finding_key IS 'The finding.';
 COMMENT ON COLUMN finding_acks.who IS 'The OS user.';
 COMMENT ON COLUMN finding_acks.acted_at IS 'When.';
@@ -124,6 +124,38 @@ COMMENT ON COLUMN finding_acks.until IS 'The ack lapses after this day.';
 COMMENT ON COLUMN finding_acks.currency IS 'The finding''s currency when acknowledged.';
 COMMENT ON COLUMN finding_acks.amount_minor IS 'Its amount when acknowledged.';
 COMMENT ON COLUMN finding_acks.sides IS 'Ledger findings: both sides as their detail said when acknowledged.';
+COMMENT ON COLUMN finding_acks.owner IS 'assign: who investigates the finding.';
+COMMENT ON COLUMN finding_acks.reason IS 'resolve: the reason code (timing, provider_error, books_error, written_off, duplicate, other).';
+COMMENT ON COLUMN finding_acks.details IS 'Every other field of the line, as JSON (a period''s sign-off, a manual match, …).';
+COMMENT ON COLUMN finding_acks.line_hash IS 'SHA-256 of the line as written (recon findings verify compares the trail with it).';
+COMMENT ON COLUMN finding_acks.prev_hash IS 'SHA-256 of the line before it, as the line carries it (the hash chain).';
+
+-- finding_states
+COMMENT ON VIEW finding_states IS 'Every finding row with its work state as the audit trail decides it (docs/closing.md).';
+COMMENT ON COLUMN finding_states.run_id IS 'The run.';
+COMMENT ON COLUMN finding_states.finding_key IS 'The finding.';
+COMMENT ON COLUMN finding_states.work_state IS 'open | investigating | acknowledged | resolved_manually; NULL once the checks resolved it.';
+COMMENT ON COLUMN finding_states.owner IS 'Who investigates it (the latest assign).';
+COMMENT ON COLUMN finding_states.work_by IS 'Who made the latest decision.';
+COMMENT ON COLUMN finding_states.work_at IS 'When.';
+COMMENT ON COLUMN finding_states.work_note IS 'Its note.';
+COMMENT ON COLUMN finding_states.work_reason IS 'resolve: the reason code.';
+COMMENT ON COLUMN finding_states.work_until IS 'ack: the day it lapses after.';
+COMMENT ON COLUMN finding_states.lapsed_reason IS 'Why an acknowledgement or manual resolution no longer holds (amount changed, until passed).';
+
+-- finding_work
+COMMENT ON VIEW finding_work IS 'Per finding key: the latest work decision of the audit trail and the owner.';
+COMMENT ON COLUMN finding_work.finding_key IS 'The finding.';
+COMMENT ON COLUMN finding_work.action IS 'ack | unack | assign | resolve.';
+COMMENT ON COLUMN finding_work.who IS 'The OS user who decided.';
+COMMENT ON COLUMN finding_work.acted_at IS 'When.';
+COMMENT ON COLUMN finding_work.note IS 'The note.';
+COMMENT ON COLUMN finding_work.until IS 'ack: the day it lapses after.';
+COMMENT ON COLUMN finding_work.reason IS 'resolve: the reason code.';
+COMMENT ON COLUMN finding_work.currency IS 'The finding''s currency when decided.';
+COMMENT ON COLUMN finding_work.amount_minor IS 'Its amount when decided.';
+COMMENT ON COLUMN finding_work.sides IS 'Ledger findings: both sides as their detail said when decided.';
+COMMENT ON COLUMN finding_work.owner IS 'Who investigates it (the latest assign).';
 
 -- findings
 COMMENT ON TABLE findings IS 'Every finding of every run: one row per (run, finding).';
@@ -159,6 +191,11 @@ COMMENT ON COLUMN findings_current.last_seen_run IS 'The latest run that reporte
 COMMENT ON COLUMN findings_current.last_seen_at IS 'That run''s start.';
 COMMENT ON COLUMN findings_current.age_days IS 'Days from first seen to the latest run (while open) or to the last sighting (once resolved): how long recon has known it.';
 COMMENT ON COLUMN findings_current.state_run IS 'The run whose row gives the state.';
+COMMENT ON COLUMN findings_current.work_state IS 'What the team decided: open | investigating | acknowledged | resolved_manually (unresolved findings only).';
+COMMENT ON COLUMN findings_current.owner IS 'Who investigates it (recon findings assign).';
+COMMENT ON COLUMN findings_current.work_note IS 'The note of the latest decision.';
+COMMENT ON COLUMN findings_current.work_reason IS 'resolve: the reason code.';
+COMMENT ON COLUMN findings_current.lapsed_reason IS 'Why an acknowledgement or manual resolution no longer holds.';
 
 -- findings_major
 COMMENT ON VIEW findings_major IS 'findings with the amounts in major units beside the minor ones, without raw.';

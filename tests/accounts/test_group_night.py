@@ -202,3 +202,13 @@ def test_one_night_every_account_its_own_outcome(
     result = runner.invoke(app, ["check"])
     assert result.exit_code == 2
     assert "name one (eu, jp, uk, us)" in result.output
+    # Closing a month and the audit trail, per account (no key needed: no request is sent).
+    monkeypatch.delenv("RECON_EU_API_KEY")
+    month = by["eu"].run_id[:4] + "-" + by["eu"].run_id[4:6]
+    result = runner.invoke(app, ["close", month, "--account", "eu"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "reports" / "eu" / f"close-{month}" / "close.xlsx").exists()
+    result = runner.invoke(app, ["close", month])
+    assert result.exit_code == 2
+    result = runner.invoke(app, ["findings", "verify", "--account", "us"])
+    assert result.exit_code == 0, result.output

@@ -82,7 +82,7 @@ def test_an_ack_is_audited_counted_apart_and_withdrawn(db: Path) -> None:
     code, out, err = _run("list", "--db", str(db))
     states = {line.split()[1]: line.split()[0] for line in out.splitlines()}
     assert states == {KEY_A: "acknowledged", KEY_B: "open", KEY_C: "acknowledged"}
-    assert err.strip() == "1 open (0 new), 2 acknowledged"
+    assert err.strip() == "1 open (0 new), 0 investigating, 2 acknowledged, 0 resolved manually"
     _, out, _ = _run("list", "--state", "acknowledged", "--db", str(db))
     # the most severe, then the oldest first (KEY_C was first seen a run before KEY_A)
     assert [line.split()[1] for line in out.splitlines()] == [KEY_C, KEY_A]

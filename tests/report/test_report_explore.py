@@ -79,7 +79,7 @@ def _rows(page: Page) -> list[dict[str, str]]:
     cells: list[list[str]] = page.eval_on_selector_all(
         "#explore-rows tr", "trs => trs.map(tr => [...tr.cells].map(td => td.innerText))"
     )
-    names = ("check", "severity", "state", "id", "issue", "amount", "age", "detail")
+    names = ("check", "severity", "state", "id", "issue", "amount", "age", "detail", "work")
     rows = [dict(zip(names, c, strict=True)) for c in cells]
     for row in rows:
         row["entity"] = row["id"].split("\n")[1]
@@ -200,20 +200,23 @@ def test_keyboard_reaches_every_control(explored: Explored, page: Page) -> None:
     _open(page, explored.url)
     page.focus("#f-q")
     order = ["f-q"]
-    for _ in range(8):
+    for _ in range(10):
         page.keyboard.press("Tab")
         order.append(page.evaluate("document.activeElement.id || document.activeElement.type"))
-    assert order[:8] == [
+    assert order[:10] == [
         "f-q",
         "f-check",
         "f-severity",
         "f-currency",
         "f-state",
+        "f-work",
+        "f-owner",
         "f-sort",
         "f-size",
         "reset",
     ]
-    for control in ("f-q", "f-check", "f-severity", "f-currency", "f-state", "f-sort", "f-size"):
+    controls = ("f-q", "f-check", "f-severity", "f-currency", "f-state", "f-work", "f-owner")
+    for control in (*controls, "f-sort", "f-size"):
         assert page.locator(f"label[for={control}]").count() == 1
     page.focus("#explore-next")
     page.keyboard.press("Enter")

@@ -205,6 +205,11 @@ def test_no_raw_column_in_findings_exports(report_files: dict[str, str]) -> None
         "detail",
         "first_seen_run",
         "finding_key",
+        "work_state",
+        "owner",
+        "work_note",
+        "work_reason",
+        "lapsed_reason",
     ]
 
 

@@ -34,16 +34,25 @@ from recon.currency import currency_exponent, is_iso4217
 from recon.files import atomic_path
 from recon.spreadsheet import as_text, csv_native
 
-__all__ = ["MAX_ROWS", "Sheet", "money_columns", "write_xlsx"]
+__all__ = [
+    "MAX_ROWS",
+    "WORKBOOK_OPTIONS",
+    "Sheet",
+    "major_units",
+    "money_columns",
+    "number_format",
+    "write_xlsx",
+]
 
 # Excel's limit is 1,048,576 rows, the header included.
 MAX_ROWS = 1_048_575
-_WORKBOOK_OPTIONS = {
+WORKBOOK_OPTIONS = {
     "strings_to_formulas": False,
     "strings_to_urls": False,
     "strings_to_numbers": False,
     "nan_inf_to_errors": True,
 }
+_WORKBOOK_OPTIONS = WORKBOOK_OPTIONS
 _BAD_SHEET_CHARS = str.maketrans(dict.fromkeys("[]:*?/\\", "_"))
 
 
@@ -194,3 +203,13 @@ def write_xlsx(sheets: Sequence[Sheet], target: Path) -> dict[str, int]:
         finally:
             workbook.close()
     return rows
+
+
+def major_units(minor: int | None, currency: str | None) -> Decimal | None:
+    """Minor units in the currency's major units, exactly (minor units if it cannot scale)."""
+    return _major(minor, currency)
+
+
+def number_format(currency: str | None) -> str:
+    """The Excel number format of an amount in `currency` (`#,##0.00 "EUR"`)."""
+    return _number_format(currency)

@@ -3,13 +3,14 @@
 recon.cli.common     the app, the common options; errors -> one line and an exit code
 recon.cli.run        nightly, extract, load, check, report, schedule
 recon.cli.warehouse  query, export (the published warehouse)
+recon.cli.close      close (a period's close pack)
 """
 
 from __future__ import annotations
 
 import sys
 
-from recon.cli import run, warehouse  # noqa: F401  (importing them registers their commands)
+from recon.cli import close, run, warehouse  # noqa: F401  (importing them registers their commands)
 from recon.cli.common import app
 
 __all__ = ["app", "main"]

@@ -1,6 +1,9 @@
-"""Working off exceptions: `recon findings list|ack|unack` and their audit trail.
+"""Working off exceptions as a team: `recon findings` and the audit trail.
 
-recon.findings.acks      the append-only acknowledgement log beside the warehouse
-recon.findings.listing   the latest run's unresolved findings with their ack state
-recon.findings.cli       the `recon findings` commands
+recon.findings.acks          the hash-chained audit trail beside the warehouse (AckLog)
+recon.findings.work          a finding's work state, decided from the trail
+recon.findings.verify        `recon findings verify`: the trail's hash chain checked
+recon.findings.listing       the latest run's unresolved findings, the filters every action takes
+recon.findings.worklist      the Excel worklist: written, read back, applied
+recon.findings.cli           the `recon findings` commands (cli_worklist: export, import)
 """

@@ -1,15 +1,22 @@
-"""The acknowledgement audit trail: an append-only JSON-lines log beside the warehouse.
+"""The audit trail: an append-only, hash-chained JSON-lines log beside the warehouse.
 
-The published warehouse is replaced by rename at every publish, so an acknowledgement
-written only into it would be lost by a run that copied the file before. The log is the
-record: every `ack` and `unack` is one line (who = the OS user, when, the note, `until`,
-and the finding's amounts at that moment), appended under an exclusive lock, flushed and
-fsync'd before the command says it is done. Runs copy it into `finding_acks` at load and
-once more just before publish; "acknowledged" is always decided when read.
+The published warehouse is replaced by rename at every publish, so a decision written only
+into it would be lost by a run that copied the file before. The log is the record: every
+change of a finding's work state (`ack`, `unack`, `assign`, `resolve`), and whatever else
+is audited (other writers add `match`, `unmatch`, `accept_books`, `close`, …), is one line —
+who (the OS user), when, the note, and the finding's amounts at that moment — appended
+under an exclusive lock, flushed and fsync'd before the command says it is done. Runs copy
+it into `finding_acks` at load and once more just before publish; a finding's state is
+always decided when read (recon.findings.work). Readers ignore actions they do not know.
 
-An acknowledgement holds while the finding still has the amounts it was acknowledged with
-(its currency and amount; for ledger findings also both sides, which their detail states)
-and its `until` day has not passed; after that the finding is open again.
+**Tamper evidence.** Every line carries `prev`, the SHA-256 (hex) of the line before it
+(its bytes without the newline; the first line: of nothing). A line edited, removed or
+moved breaks the chain at the next line, which `verify_trail` names. Lines written before
+the trail was chained (no `prev`) may only stand at its start; the first chained line then
+carries the SHA-256 of every byte before it, so they are covered too. A line cut by a crash
+(it does not parse) stays in the chain: the next line vouches for its bytes. What no chain
+can show is lines cut off the end; `recon.findings.verify` also compares the trail with the
+copy the warehouse took at its last load (`finding_acks.line_hash`) for that.
 """
 
 from __future__ import annotations
@@ -17,30 +24,46 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import getpass
+import hashlib
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import orjson
+import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 __all__ = [
+    "GENESIS",
     "AckEvent",
     "AckLog",
     "Amounts",
+    "NewEvent",
     "acks_path",
     "amounts_of",
     "current_acks",
     "is_acknowledged",
+    "line_hash",
     "load_acks",
     "refresh_acks",
+    "split_lines",
 ]
 
 log = logging.getLogger("recon")
+
+GENESIS = hashlib.sha256(b"").hexdigest()  # `prev` of the first line
+_ACTION = re.compile(r"[a-z][a-z0-9_]{0,39}")
+WORK_ACTIONS = ("ack", "unack", "assign", "resolve")  # recon.findings.work decides from them
+
+
+def line_hash(line: bytes) -> str:
+    """The SHA-256 (hex) of one line's bytes, without its newline."""
+    return hashlib.sha256(line).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -65,13 +88,18 @@ class AckEvent:
     """One line of the log."""
 
     seq: int  # line number in the log, from 1
-    action: str  # ack | unack
+    action: str  # ack | unack | assign | resolve | anything another writer audits
     finding_key: str
     who: str
     at: datetime
     note: str | None
     until: date | None
     amounts: Amounts | None
+    owner: str | None = None  # assign
+    reason: str | None = None  # resolve
+    fields: Mapping[str, Any] = field(default_factory=dict)  # the rest of the line
+    line_hash: str = ""
+    prev: str | None = None
 
     def holds(self, amounts: Amounts, today: date) -> bool:
         """True if this event acknowledges a finding that now has `amounts`."""
@@ -82,9 +110,40 @@ class AckEvent:
         )
 
 
+@dataclass(frozen=True)
+class NewEvent:
+    """A line to append: one action on one key (a finding key, an order, a period…)."""
+
+    action: str
+    finding_key: str
+    amounts: Amounts | None = None
+    note: str | None = None
+    until: date | None = None
+    owner: str | None = None
+    reason: str | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+
 def acks_path(db: Path) -> Path:
     """The log of the warehouse `db`: `data/recon.duckdb` -> `data/recon.acks.jsonl`."""
     return db.with_name(f"{db.stem}.acks.jsonl")
+
+
+def split_lines(raw: bytes) -> list[bytes]:
+    """The trail's lines, without their newlines (a cut last line included)."""
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the newline that ends the last line
+    return lines
+
+
+def _has_prev(line: bytes) -> bool | None:
+    """True/False if the line parses as an object (with/without `prev`); None if not."""
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return ("prev" in data) if isinstance(data, dict) else None
 
 
 class AckLog:
@@ -110,6 +169,124 @@ class AckLog:
             finally:
                 os.close(dir_fd)
 
+    @staticmethod
+    def _prev(fd: int, size: int) -> tuple[str, bool]:
+        """(`prev` for the next line, whether the file needs a newline first)."""
+        if size == 0:
+            return GENESIS, False
+        cut = os.pread(fd, 1, size - 1) != b"\n"
+        end = size if cut else size - 1
+        # Read backwards for the last line's start.
+        start, chunk = end, 65536
+        while start > 0:
+            lo = max(0, start - chunk)
+            part = os.pread(fd, start - lo, lo)
+            nl = part.rfind(b"\n")
+            if nl >= 0:
+                start = lo + nl + 1
+                break
+            start = lo
+        last = os.pread(fd, end - start, start)
+        chained = _has_prev(last)
+        if chained is None and start > 0:  # a cut line: chained if anything before was
+            earlier = split_lines(os.pread(fd, start, 0))
+            chained = any(_has_prev(x) for x in earlier)
+        if chained:
+            return line_hash(last), cut
+        # A trail written before chaining: the first chained line covers all of it.
+        whole = os.pread(fd, size, 0) + (b"\n" if cut else b"")
+        return hashlib.sha256(whole).hexdigest(), cut
+
+    def append_events(
+        self, events: Sequence[NewEvent], *, who: str | None = None, at: datetime | None = None
+    ) -> int:
+        """Append one line per event, chained; fsync'd before returning."""
+        if not events:
+            return 0
+        for event in events:
+            if not _ACTION.fullmatch(event.action):
+                raise ValueError(f"unknown action {event.action!r}")
+        when = (at or datetime.now(UTC)).astimezone(UTC)
+        user = who or getpass.getuser()
+        stamp = when.isoformat().replace("+00:00", "Z")
+        bodies: list[dict[str, Any]] = []
+        for event in events:
+            body: dict[str, Any] = {
+                "action": event.action,
+                "finding_key": event.finding_key,
+                "who": user,
+                "at": stamp,
+                "note": event.note,
+                "until": event.until.isoformat() if event.until else None,
+                "amounts": asdict(event.amounts) if event.amounts is not None else None,
+            }
+            if event.owner is not None or event.action == "assign":
+                body["owner"] = event.owner
+            if event.reason is not None:
+                body["reason"] = event.reason
+            for name, value in event.fields.items():
+                body.setdefault(name, value)
+            bodies.append(body)
+        self._append_bodies(bodies)
+        return len(events)
+
+    def _append_bodies(self, bodies: Sequence[dict[str, Any]]) -> None:
+        """Write `bodies` as chained lines (each gets `prev`), in one write, fsync'd."""
+        with self._locked() as fd:
+            prev, cut = self._prev(fd, os.fstat(fd).st_size)
+            out = [b"\n"] if cut else []  # end a line cut by a crash, so that it stays alone
+            for body in bodies:
+                line = orjson.dumps({**body, "prev": prev})
+                prev = line_hash(line)
+                out.append(line + b"\n")
+            os.write(fd, b"".join(out))  # one write: lines of concurrent writers never mix
+            os.fsync(fd)
+
+    def record(
+        self,
+        action: str,
+        fields: Mapping[str, Any],
+        *,
+        note: str | None,
+        who: str | None = None,
+        at: datetime | None = None,
+    ) -> dict[str, Any]:
+        """Append one line that is not about one finding (a manual match, an accepted books
+        input: `action` names it, `fields` say what), with who, when and the note, chained
+        like every line; fsync'd before returning. Returns the line as written."""
+        if not _ACTION.fullmatch(action) or action in WORK_ACTIONS:
+            raise ValueError(f"{action!r}: work actions are appended with append()")
+        when = (at or datetime.now(UTC)).astimezone(UTC)
+        line: dict[str, Any] = {
+            **fields,
+            "action": action,
+            "who": who or getpass.getuser(),
+            "at": when.isoformat().replace("+00:00", "Z"),
+            "note": note,
+        }
+        self._append_bodies([line])
+        return line
+
+    def records(self, actions: Iterable[str]) -> list[dict[str, Any]]:
+        """Every line whose action is one of `actions`, in order (with `at` as a datetime,
+        without the chain's `prev`); a line that does not parse is skipped, as by read()."""
+        wanted = set(actions)
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        out: list[dict[str, Any]] = []
+        for line in split_lines(raw):
+            try:
+                data = orjson.loads(line)
+                if isinstance(data, dict) and data.get("action") in wanted:
+                    data.pop("prev", None)
+                    data["at"] = datetime.fromisoformat(str(data["at"]).replace("Z", "+00:00"))
+                    out.append(data)
+            except (orjson.JSONDecodeError, KeyError, ValueError):
+                continue
+        return out
+
     def append(
         self,
         action: str,
@@ -119,36 +296,25 @@ class AckLog:
         until: date | None = None,
         who: str | None = None,
         at: datetime | None = None,
+        owner: str | None = None,
+        reason: str | None = None,
+        fields: Mapping[str, Any] | None = None,
     ) -> int:
-        """Append one event per (finding key, amounts); fsync'd before returning."""
-        if action not in ("ack", "unack"):
-            raise ValueError(f"unknown action {action!r}")
-        when = (at or datetime.now(UTC)).astimezone(UTC)
-        user = who or getpass.getuser()
-        lines = [
-            orjson.dumps(
-                {
-                    "action": action,
-                    "finding_key": key,
-                    "who": user,
-                    "at": when.isoformat().replace("+00:00", "Z"),
-                    "note": note,
-                    "until": until.isoformat() if until else None,
-                    "amounts": asdict(amounts) if amounts is not None else None,
-                }
+        """Append one event per (key, amounts), all with the same action and note."""
+        events = [
+            NewEvent(
+                action,
+                key,
+                amounts,
+                note=note,
+                until=until,
+                owner=owner,
+                reason=reason,
+                fields=dict(fields or {}),
             )
-            + b"\n"
             for key, amounts in entries
         ]
-        if not lines:
-            return 0
-        with self._locked() as fd:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                lines.insert(0, b"\n")  # end a line cut by a crash, so that it stays alone
-            os.write(fd, b"".join(lines))  # one write: lines of concurrent writers never mix
-            os.fsync(fd)
-        return len(lines)
+        return self.append_events(events, who=who, at=at)
 
     def read(self) -> list[AckEvent]:
         """Every event, in order. A line that does not parse (a write cut by a crash) is
@@ -158,35 +324,44 @@ class AckLog:
         except FileNotFoundError:
             return []
         events: list[AckEvent] = []
-        for seq, line in enumerate(raw.splitlines(), start=1):
+        for seq, line in enumerate(split_lines(raw), start=1):
             if not line.strip():
                 continue
             try:
-                events.append(_event(seq, orjson.loads(line)))
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-                log.warning("%s line %d is not an acknowledgement; skipped", self.path, seq)
+                events.append(_event(seq, orjson.loads(line), line_hash(line)))
+            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+                log.warning("%s line %d is not an audit line; skipped", self.path, seq)
         return events
 
 
-def _event(seq: int, data: Mapping[str, Any]) -> AckEvent:
+_KNOWN = {"action", "finding_key", "who", "at", "note", "until", "amounts", "owner", "reason"}
+
+
+def _event(seq: int, data: Mapping[str, Any], digest: str) -> AckEvent:
     amounts = data.get("amounts")
     return AckEvent(
         seq=seq,
         action=str(data["action"]),
-        finding_key=str(data["finding_key"]),
+        finding_key=str(data.get("finding_key") or ""),
         who=str(data["who"]),
         at=datetime.fromisoformat(str(data["at"]).replace("Z", "+00:00")),
         note=data.get("note"),
         until=date.fromisoformat(data["until"]) if data.get("until") else None,
         amounts=Amounts(**amounts) if isinstance(amounts, dict) else None,
+        owner=data.get("owner"),
+        reason=data.get("reason"),
+        fields={k: v for k, v in data.items() if k not in _KNOWN and k != "prev"},
+        line_hash=digest,
+        prev=data.get("prev"),
     )
 
 
 def current_acks(events: Iterable[AckEvent]) -> dict[str, AckEvent]:
-    """The latest event per finding key."""
+    """The latest ack/unack event per finding key."""
     latest: dict[str, AckEvent] = {}
     for event in events:
-        latest[event.finding_key] = event
+        if event.action in ("ack", "unack"):
+            latest[event.finding_key] = event
     return latest
 
 
@@ -198,34 +373,75 @@ def is_acknowledged(
     return event is not None and event.holds(amounts, today or datetime.now(UTC).date())
 
 
+# -- the warehouse's copy ------------------------------------------------------------------
+
+
 def load_acks(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     """Replace `finding_acks` with the log's events (in one statement); the count."""
     events = AckLog(path).read()
+    columns = {
+        r[0]
+        for r in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'finding_acks'"
+        ).fetchall()
+    }
     rows = [
-        (
-            e.seq,
-            e.action,
-            e.finding_key,
-            e.who,
-            e.at,
-            e.note,
-            e.until,
-            e.amounts.currency if e.amounts else None,
-            e.amounts.amount_minor if e.amounts else None,
-            e.amounts.sides if e.amounts else None,
-        )
+        {
+            "seq": e.seq,
+            "action": e.action,
+            "finding_key": e.finding_key,
+            "who": e.who,
+            "acted_at": e.at,
+            "note": e.note,
+            "until": e.until,
+            "currency": e.amounts.currency if e.amounts else None,
+            "amount_minor": e.amounts.amount_minor if e.amounts else None,
+            "sides": e.amounts.sides if e.amounts else None,
+            "owner": e.owner,
+            "reason": e.reason,
+            "details": orjson.dumps(dict(e.fields)).decode() if e.fields else None,
+            "line_hash": e.line_hash,
+            "prev_hash": e.prev,
+        }
         for e in events
     ]
+    names = [n for n in _TYPES if n in columns]
+    table = pa.table({n: pa.array([row[n] for row in rows], type=_TYPES[n]) for n in names})
+    casts = ", ".join(f"{n}::JSON AS {n}" if n == "details" else n for n in names)
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute("DELETE FROM finding_acks")
         if rows:
-            con.executemany("INSERT INTO finding_acks VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            con.register("_trail_rows", table)
+            try:
+                insert = f"INSERT INTO finding_acks BY NAME SELECT {casts} FROM _trail_rows"  # noqa: S608
+                con.execute(insert)  # the names are _TYPES', fixed
+            finally:
+                con.unregister("_trail_rows")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     return len(rows)
+
+
+_TYPES: dict[str, pa.DataType] = {
+    "seq": pa.int64(),
+    "action": pa.string(),
+    "finding_key": pa.string(),
+    "who": pa.string(),
+    "acted_at": pa.timestamp("us", tz="UTC"),
+    "note": pa.string(),
+    "until": pa.date32(),
+    "currency": pa.string(),
+    "amount_minor": pa.int64(),
+    "sides": pa.string(),
+    "owner": pa.string(),
+    "reason": pa.string(),
+    "details": pa.string(),
+    "line_hash": pa.string(),
+    "prev_hash": pa.string(),
+}
 
 
 def refresh_acks(work_path: Path, path: Path) -> int:

@@ -1,4 +1,10 @@
-"""`recon findings list|ack|unack`: the exceptions analysts work off, with an audit trail."""
+"""`recon findings list|ack|unack|assign|resolve|export|import|verify`: the exceptions a team
+works off, every decision one line of a hash-chained audit trail.
+
+Every action takes the keys it names and/or the filters of `findings list` (--check,
+--currency, --older-than, --state, --owner), says how many findings it will change, and
+asks before changing more than 100 unless --yes.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +13,44 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+import click
 import typer
 
 from recon.errors import ConfigError, ReconError, UsageError
 
 if TYPE_CHECKING:
+    from recon.findings.listing import Filters, Finding
     from recon.fx import Rates
 
 app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
-    help="Work off findings: list them, acknowledge them with a note (audited).",
+    help="Work off findings as a team: list, acknowledge, assign, resolve (audited), "
+    "round-trip through Excel, verify the audit trail.",
 )
+
+CONFIRM_ABOVE = 100
 
 DbPath = Annotated[
     Path | None, typer.Option("--db", help="Warehouse file (RECON_DB).", dir_okay=False)
 ]
+Check = Annotated[str | None, typer.Option(help="Only this check's findings.")]
+Currency = Annotated[str | None, typer.Option(help="Only findings in this currency.")]
+State = Annotated[
+    str | None,
+    typer.Option(
+        help="open (new included), new, investigating, acknowledged or resolved_manually."
+    ),
+]
+OlderThan = Annotated[
+    str | None, typer.Option(help="First seen longer ago than this: 7d, 12h, 2w.")
+]
+Owner = Annotated[str | None, typer.Option(help="Only findings assigned to this owner.")]
+Keys = Annotated[
+    list[str] | None,
+    typer.Argument(help="Finding keys (check:entity_id:issue); or select with the filters."),
+]
+Yes = Annotated[bool, typer.Option("--yes", help="Change more than 100 without asking.")]
 
 
 def _guard(fn: Callable[[], int]) -> int:
@@ -36,6 +64,9 @@ def _guard(fn: Callable[[], int]) -> int:
         return 2
     except ReconError as exc:
         typer.echo(f"recon: {exc}", err=True)
+        return 1
+    except OSError as exc:
+        typer.echo(f"recon: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
         return 1
 
 
@@ -79,15 +110,67 @@ def _money(amount: int | None, currency: str | None) -> str:
     return format_minor(amount, currency)
 
 
+def _filters(
+    check: str | None,
+    currency: str | None,
+    older_than: str | None,
+    state: str | None,
+    owner: str | None,
+) -> Filters:
+    from recon.findings.listing import Filters, parse_age
+
+    age = parse_age(older_than) if older_than else None
+    return Filters(check=check, currency=currency, older_than=age, state=state, owner=owner)
+
+
+def _select(db: Path, log: Path, keys: Sequence[str], filters: Filters) -> list[Finding]:
+    """The findings an action changes: the keys named (all must be unresolved findings of
+    the latest run), narrowed by the filters; or every finding the filters keep."""
+    from recon.findings.listing import list_findings
+
+    if not keys and not filters.any:
+        raise ConfigError("FINDING_KEY", "name findings by key or select them with a filter")
+    if not keys:
+        return list_findings(db, log, filters=filters)
+    found = {f.finding_key: f for f in list_findings(db, log, keys=keys)}
+    unknown = [k for k in keys if k not in found]
+    if unknown:
+        raise UsageError(
+            "FINDING_KEY",
+            f"unknown finding key {', '.join(unknown)}: not an unresolved finding of the "
+            "latest run (`recon findings list` shows their keys)",
+        )
+    now = datetime.now(UTC)
+    return [found[k] for k in dict.fromkeys(keys) if filters.keeps(found[k], now)]
+
+
+def _confirm(verb: str, count: int, filters: Filters, yes: bool) -> None:
+    """Say how many will change; ask above CONFIRM_ABOVE unless --yes."""
+    typer.echo(f"{verb} {count:,} finding(s) ({filters.describe()})", err=True)
+    if count <= CONFIRM_ABOVE or yes:
+        return
+    try:
+        agreed = typer.confirm(f"Change {count:,} findings?", default=False, err=True)
+    except (click.exceptions.Abort, typer.Abort):  # no answer (stdin closed or not a terminal)
+        typer.echo("", err=True)
+        raise ConfigError("--yes", f"{count:,} findings would change: confirm with --yes") from None
+    if not agreed:
+        raise ReconError("nothing changed")
+
+
+def _note(note: str | None, why: str) -> str:
+    if note is None or not note.strip():
+        raise ConfigError("--note", f"must say why the findings are {why}")
+    return note.strip()
+
+
 @app.command("list")
 def list_(
-    check: Annotated[str | None, typer.Option(help="Only this check's findings.")] = None,
-    state: Annotated[
-        str | None, typer.Option(help="open (new included), new or acknowledged.")
-    ] = None,
-    older_than: Annotated[
-        str | None, typer.Option(help="First seen longer ago than this: 7d, 12h, 2w.")
-    ] = None,
+    check: Check = None,
+    currency: Currency = None,
+    state: State = None,
+    older_than: OlderThan = None,
+    owner: Owner = None,
     sort: Annotated[
         str,
         typer.Option(
@@ -98,15 +181,15 @@ def list_(
     db: DbPath = None,
     account: AccountName = None,
 ) -> None:
-    """List the latest run's unresolved findings with their state (acknowledged ones too)."""
-    from recon.findings.listing import list_findings, parse_age
+    """List the latest run's unresolved findings with their work state and owner."""
+    from recon.findings.listing import list_findings
     from recon.findings.order import sort_findings
 
     def go() -> int:
         warehouse, log = _paths(db, account)
         rates = _rates(db)
-        age = parse_age(older_than) if older_than else None
-        found = list_findings(warehouse, log, check=check, state=state, older_than=age)
+        filters = _filters(check, currency, older_than, state, owner)
+        found = list_findings(warehouse, log, filters=filters)
         for f in sort_findings(found, sort, rates):
             seen = f.first_seen_at.date().isoformat() if f.first_seen_at else "?"
             converted = rates.label(f.amount_minor, f.currency) if rates else None
@@ -114,13 +197,28 @@ def list_(
                 f"{f.work_state:<12} {f.finding_key}  {_money(f.amount_minor, f.currency)}"
                 f"{f' ({converted})' if converted else ''}  since {seen}  {f.detail or ''}"
             )
-            if f.acknowledged and f.ack is not None:
-                until = f", until {f.ack.until}" if f.ack.until else ""
-                line += f"  [acknowledged by {f.ack.who} {f.ack.at:%Y-%m-%d}{until}: {f.ack.note}]"
+            event = f.ack
+            if f.owner:
+                line += f"  [owner {f.owner}]"
+            if event is not None and f.decided in ("acknowledged", "resolved_manually"):
+                verb = "acknowledged" if f.decided == "acknowledged" else "resolved manually"
+                until = f", until {event.until}" if event.until else ""
+                reason = f" ({event.reason})" if event.reason else ""
+                line += (
+                    f"  [{verb} by {event.who} {event.at:%Y-%m-%d}{until}{reason}: {event.note}]"
+                )
+            if f.lapsed:
+                line += f"  [lapsed: {f.lapsed}]"
             typer.echo(line)
-        acked = sum(f.acknowledged for f in found)
+        count = {s: sum(f.decided == s for f in found) for s in ("open", "investigating")}
+        acked = sum(f.decided == "acknowledged" for f in found)
+        manual = sum(f.decided == "resolved_manually" for f in found)
         new = sum(f.work_state == "new" for f in found)
-        typer.echo(f"{len(found) - acked:,} open ({new:,} new), {acked:,} acknowledged", err=True)
+        typer.echo(
+            f"{count['open']:,} open ({new:,} new), {count['investigating']:,} investigating, "
+            f"{acked:,} acknowledged, {manual:,} resolved manually",
+            err=True,
+        )
         return 0
 
     raise typer.Exit(_guard(go))
@@ -138,41 +236,111 @@ def _until(value: str | None) -> date | None:
     return day
 
 
-def _known(db: Path, log: Path, keys: Sequence[str]) -> dict[str, object]:
-    from recon.findings.listing import list_findings
-
-    found = {f.finding_key: f for f in list_findings(db, log, keys=keys)}
-    unknown = [k for k in keys if k not in found]
-    if unknown:
-        raise UsageError(
-            "FINDING_KEY",
-            f"unknown finding key {', '.join(unknown)}: not an unresolved finding of the "
-            "latest run (`recon findings list` shows their keys)",
-        )
-    return dict(found)
-
-
 @app.command()
 def ack(
-    keys: Annotated[list[str], typer.Argument(help="Finding keys (check:entity_id:issue).")],
-    note: Annotated[str, typer.Option("--note", help="Why (kept in the audit trail).")],
+    keys: Keys = None,
+    note: Annotated[
+        str | None, typer.Option("--note", help="Why (kept in the audit trail).")
+    ] = None,
     until: Annotated[str | None, typer.Option(help="Reopen after this day (YYYY-MM-DD).")] = None,
+    check: Check = None,
+    currency: Currency = None,
+    state: State = None,
+    older_than: OlderThan = None,
+    owner: Owner = None,
+    yes: Yes = False,
     db: DbPath = None,
     account: AccountName = None,
 ) -> None:
     """Acknowledge findings: they stay listed, counted apart, until their amounts change."""
     from recon.findings.acks import AckLog
-    from recon.findings.listing import Finding
 
     def go() -> int:
-        if not note.strip():
-            raise ConfigError("--note", "must say why the findings are acknowledged")
+        text = _note(note, "acknowledged")
         day = _until(until)
         warehouse, log = _paths(db, account)
-        found = _known(warehouse, log, keys)
-        entries = [(k, f.amounts) for k, f in found.items() if isinstance(f, Finding)]
-        AckLog(log).append("ack", entries, note=note.strip(), until=day)
-        typer.echo(f"acknowledged {len(entries)} finding(s); audit trail: {log}")
+        filters = _filters(check, currency, older_than, state, owner)
+        found = _select(warehouse, log, keys or [], filters)
+        _confirm("acknowledging", len(found), filters, yes)
+        AckLog(log).append("ack", [(f.finding_key, f.amounts) for f in found], note=text, until=day)
+        typer.echo(f"acknowledged {len(found)} finding(s); audit trail: {log}")
+        return 0
+
+    raise typer.Exit(_guard(go))
+
+
+@app.command()
+def assign(
+    keys: Keys = None,
+    to: Annotated[str | None, typer.Option("--to", help="Who investigates them.")] = None,
+    note: Annotated[str | None, typer.Option("--note", help="Why or what (optional).")] = None,
+    check: Check = None,
+    currency: Currency = None,
+    state: State = None,
+    older_than: OlderThan = None,
+    owner: Owner = None,
+    yes: Yes = False,
+    db: DbPath = None,
+    account: AccountName = None,
+) -> None:
+    """Mark findings as being investigated by an owner (audited)."""
+    from recon.findings.acks import AckLog
+
+    def go() -> int:
+        if to is None or not to.strip():
+            raise ConfigError("--to", "must name who investigates the findings")
+        warehouse, log = _paths(db, account)
+        filters = _filters(check, currency, older_than, state, owner)
+        found = _select(warehouse, log, keys or [], filters)
+        _confirm("assigning", len(found), filters, yes)
+        AckLog(log).append(
+            "assign",
+            [(f.finding_key, f.amounts) for f in found],
+            note=note.strip() if note else None,
+            owner=to.strip(),
+        )
+        typer.echo(f"assigned {len(found)} finding(s) to {to.strip()}; audit trail: {log}")
+        return 0
+
+    raise typer.Exit(_guard(go))
+
+
+@app.command()
+def resolve(
+    keys: Keys = None,
+    reason: Annotated[
+        str | None,
+        typer.Option(help="timing, provider_error, books_error, written_off, duplicate or other."),
+    ] = None,
+    note: Annotated[
+        str | None, typer.Option("--note", help="How (kept in the audit trail).")
+    ] = None,
+    check: Check = None,
+    currency: Currency = None,
+    state: State = None,
+    older_than: OlderThan = None,
+    owner: Owner = None,
+    yes: Yes = False,
+    db: DbPath = None,
+    account: AccountName = None,
+) -> None:
+    """Resolve findings by hand with a reason code and a note (audited); they reopen if
+    their amounts change."""
+    from recon.findings.acks import AckLog
+    from recon.findings.work import REASONS
+
+    def go() -> int:
+        if reason not in REASONS:
+            raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
+        text = _note(note, "resolved")
+        warehouse, log = _paths(db, account)
+        filters = _filters(check, currency, older_than, state, owner)
+        found = _select(warehouse, log, keys or [], filters)
+        _confirm("resolving", len(found), filters, yes)
+        AckLog(log).append(
+            "resolve", [(f.finding_key, f.amounts) for f in found], note=text, reason=reason
+        )
+        typer.echo(f"resolved {len(found)} finding(s) manually ({reason}); audit trail: {log}")
         return 0
 
     raise typer.Exit(_guard(go))
@@ -180,22 +348,94 @@ def ack(
 
 @app.command()
 def unack(
-    keys: Annotated[list[str], typer.Argument(help="Finding keys to reopen.")],
+    keys: Keys = None,
     note: Annotated[str | None, typer.Option("--note", help="Why (optional).")] = None,
+    check: Check = None,
+    currency: Currency = None,
+    state: State = None,
+    older_than: OlderThan = None,
+    owner: Owner = None,
+    yes: Yes = False,
     db: DbPath = None,
     account: AccountName = None,
 ) -> None:
-    """Withdraw acknowledgements: the findings are open again (audited)."""
-    from recon.findings.acks import AckLog, current_acks
+    """Withdraw acknowledgements, assignments or manual resolutions: open again (audited)."""
+    from recon.findings.acks import AckLog
+    from recon.findings.work import work_events
 
     def go() -> int:
-        _, log = _paths(db, account)
-        latest = current_acks(AckLog(log).read())
-        unknown = [k for k in keys if k not in latest or latest[k].action != "ack"]
-        if unknown:
-            raise UsageError("FINDING_KEY", f"{', '.join(unknown)}: not acknowledged")
-        AckLog(log).append("unack", [(k, None) for k in keys], note=note)
-        typer.echo(f"reopened {len(keys)} finding(s); audit trail: {log}")
+        warehouse, log = _paths(db, account)
+        filters = _filters(check, currency, older_than, state, owner)
+        works = work_events(AckLog(log).read())
+
+        def worked(key: str) -> bool:
+            w = works.get(key)
+            return w is not None and w.event is not None and w.event.action != "unack"
+
+        if keys and not filters.any:
+            unknown = [k for k in keys if not worked(k)]
+            if unknown:
+                raise UsageError(
+                    "FINDING_KEY",
+                    f"{', '.join(unknown)}: not acknowledged, assigned or resolved",
+                )
+            chosen = list(dict.fromkeys(keys))
+        else:
+            chosen = [
+                f.finding_key
+                for f in _select(warehouse, log, keys or [], filters)
+                if worked(f.finding_key)
+            ]
+        _confirm("reopening", len(chosen), filters, yes)
+        AckLog(log).append("unack", [(k, None) for k in chosen], note=note)
+        typer.echo(f"reopened {len(chosen)} finding(s); audit trail: {log}")
         return 0
 
     raise typer.Exit(_guard(go))
+
+
+@app.command()
+def verify(db: DbPath = None, account: AccountName = None) -> None:
+    """Check the audit trail's hash chain: exit 0 if intact, 1 naming the first line that
+    was edited, removed or reordered."""
+    from recon.findings.verify import verify_trail
+
+    def go() -> int:
+        warehouse, log = _paths(db, account)
+        report = verify_trail(log, _recorded(warehouse))
+        for note in report.notes:
+            typer.echo(f"note: {note}", err=True)
+        if not report.intact:
+            typer.echo(f"recon: audit trail {log}: {report.problem}", err=True)
+            return 1
+        typer.echo(f"audit trail intact: {report.lines:,} line(s) in {log}")
+        return 0
+
+    raise typer.Exit(_guard(go))
+
+
+def _recorded(warehouse: Path) -> dict[int, str]:
+    """The (line, hash) pairs the published warehouse copied at its last load."""
+    import duckdb
+
+    from recon.database import open_readonly
+
+    if not warehouse.exists():
+        return {}
+    try:
+        con = open_readonly(warehouse)
+    except (ReconError, duckdb.Error):
+        return {}
+    try:
+        rows = con.execute(
+            "SELECT seq, line_hash FROM finding_acks WHERE line_hash IS NOT NULL"
+        ).fetchall()
+    except duckdb.Error:
+        return {}
+    finally:
+        con.close()
+    return {int(seq): str(digest) for seq, digest in rows}
+
+
+# The worklist commands live beside these; importing them registers them on `app`.
+from recon.findings import cli_worklist  # noqa: E402, F401

@@ -1,9 +1,15 @@
-"""The findings analysts work off: the latest run's unresolved findings with their
-acknowledgement state, read from the published warehouse and the audit log.
+"""The findings analysts work off: the latest run's unresolved findings with their work
+state, read from the published warehouse and the audit trail.
 
-    new           first seen in the latest run, not acknowledged
-    open          unresolved and not acknowledged (new ones included)
-    acknowledged  an acknowledgement holds (amounts unchanged, `until` not passed)
+    new                first seen in the latest run, nothing decided yet
+    open               unresolved and nothing holds (new ones included; a lapsed
+                       acknowledgement says why in `lapsed`)
+    investigating      assigned to an owner
+    acknowledged       an acknowledgement holds (amounts unchanged, `until` not passed)
+    resolved_manually  resolved by hand with a reason code (amounts unchanged)
+
+Every action of `recon findings` selects its findings with `Filters`, the filters of
+`findings list`.
 """
 
 from __future__ import annotations
@@ -16,24 +22,80 @@ from pathlib import Path
 
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
-from recon.findings.acks import AckEvent, AckLog, Amounts, amounts_of, current_acks
+from recon.findings.acks import AckEvent, AckLog, Amounts, amounts_of
+from recon.findings.work import Work, judge, work_events
 
-__all__ = ["STATES", "Finding", "list_findings", "parse_age"]
+__all__ = ["STATES", "Filters", "Finding", "list_findings", "parse_age"]
 
-STATES = ("open", "new", "acknowledged")
+STATES = ("open", "new", "investigating", "acknowledged", "resolved_manually")
 _AGE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
 _UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 
 
 @dataclass(frozen=True)
+class Filters:
+    """The filters of `findings list`, taken by every `findings` action."""
+
+    check: str | None = None
+    currency: str | None = None
+    older_than: timedelta | None = None
+    state: str | None = None
+    owner: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.state is not None and self.state not in STATES:
+            raise ConfigError("--state", f"must be one of {', '.join(STATES)}, not {self.state!r}")
+
+    @property
+    def any(self) -> bool:
+        return any(
+            v is not None
+            for v in (self.check, self.currency, self.older_than, self.state, self.owner)
+        )
+
+    def describe(self) -> str:
+        """The filters in words, as given on the command line."""
+        parts = [
+            f"--{name.replace('_', '-')} {value}"
+            for name, value in (
+                ("check", self.check),
+                ("currency", self.currency),
+                ("state", self.state),
+                ("owner", self.owner),
+            )
+            if value is not None
+        ]
+        if self.older_than is not None:
+            hours = int(self.older_than.total_seconds()) // 3600
+            age = f"{hours // 24}d" if hours % 24 == 0 else f"{hours}h"
+            parts.append(f"--older-than {age}")
+        return " ".join(parts) or "no filter"
+
+    def keeps(self, f: Finding, now: datetime) -> bool:
+        if self.check is not None and f.check_name != self.check:
+            return False
+        if self.currency is not None and (f.currency or "").upper() != self.currency.upper():
+            return False
+        if self.owner is not None and (f.owner or "") != self.owner:
+            return False
+        if self.state is not None and not (
+            f.work_state == self.state or (self.state == "open" and f.work_state == "new")
+        ):
+            return False
+        return self.older_than is None or (
+            f.first_seen_at is not None and f.first_seen_at <= now - self.older_than
+        )
+
+
+@dataclass(frozen=True)
 class Finding:
-    """One unresolved finding of the latest run, with its acknowledgement."""
+    """One unresolved finding of the latest run, with its work state."""
 
     run_id: str
     finding_key: str
     check_name: str
     severity: str
-    state: str  # new | open (the run's lifecycle)
+    state: str  # new | open | … (the run's lifecycle)
     entity: str
     entity_id: str
     currency: str | None
@@ -42,19 +104,33 @@ class Finding:
     detail: str | None
     first_seen_run: str
     first_seen_at: datetime | None
-    ack: AckEvent | None  # the latest ack/unack event of the key, if any
-    acknowledged: bool
+    work: Work | None  # what the trail says of the key
+    decided: str  # open | investigating | acknowledged | resolved_manually
+    lapsed: str | None  # why an acknowledgement or a manual resolution no longer holds
 
     @property
     def amounts(self) -> Amounts:
         return amounts_of(self.check_name, self.currency, self.amount_minor, self.detail)
 
     @property
+    def ack(self) -> AckEvent | None:
+        """The latest work event of the key, if any."""
+        return self.work.event if self.work else None
+
+    @property
+    def owner(self) -> str | None:
+        return self.work.owner if self.work else None
+
+    @property
+    def acknowledged(self) -> bool:
+        return self.decided == "acknowledged"
+
+    @property
     def work_state(self) -> str:
-        """acknowledged, new or open."""
-        if self.acknowledged:
-            return "acknowledged"
-        return "new" if self.state == "new" else "open"
+        """new, open, investigating, acknowledged or resolved_manually."""
+        if self.decided == "open" and self.state == "new":
+            return "new"
+        return self.decided
 
 
 def parse_age(text: str) -> timedelta:
@@ -74,12 +150,12 @@ def list_findings(
     older_than: timedelta | None = None,
     keys: Sequence[str] | None = None,
     now: datetime | None = None,
+    filters: Filters | None = None,
 ) -> list[Finding]:
     """The latest loaded run's unresolved findings, filtered; largest amounts first."""
-    if state is not None and state not in STATES:
-        raise ConfigError("--state", f"must be one of {', '.join(STATES)}, not {state!r}")
+    filters = filters or Filters(check=check, state=state, older_than=older_than)
     now = now or datetime.now(UTC)
-    latest = current_acks(AckLog(log_path).read())
+    works = work_events(AckLog(log_path).read())
     con = open_readonly(db)
     try:
         row = con.execute(
@@ -92,10 +168,10 @@ def list_findings(
             "f.entity_id, f.currency, f.amount_minor, f.issue_type, f.detail, "
             "f.first_seen_run, r.started_at "
             "FROM findings AS f LEFT JOIN runs AS r ON r.run_id = f.first_seen_run "
-            "WHERE f.run_id = $run AND f.state IN ('new', 'open') "
+            "WHERE f.run_id = $run AND f.state IN ('new', 'open', 'reopened') "
             "AND ($check IS NULL OR f.check_name = $check) "
             "ORDER BY f.amount_minor DESC NULLS LAST, f.finding_key",
-            {"run": row[0], "check": check},
+            {"run": row[0], "check": filters.check},
         ).fetchall()
     finally:
         con.close()
@@ -105,9 +181,8 @@ def list_findings(
     for r in rows:
         if wanted is not None and r[1] not in wanted:
             continue
-        amounts = amounts_of(r[2], r[7], r[8], r[10])
-        event = latest.get(r[1])
-        acknowledged = event is not None and event.holds(amounts, today)
+        work = works.get(r[1])
+        decided, lapsed = judge(work, amounts_of(r[2], r[7], r[8], r[10]), today)
         finding = Finding(
             run_id=r[0],
             finding_key=r[1],
@@ -122,18 +197,10 @@ def list_findings(
             detail=r[10],
             first_seen_run=r[11],
             first_seen_at=r[12],
-            ack=event,
-            acknowledged=acknowledged,
+            work=work,
+            decided=decided,
+            lapsed=lapsed,
         )
-        if (
-            state is not None
-            and finding.work_state != state
-            and not (state == "open" and finding.work_state == "new")
-        ):
-            continue
-        if older_than is not None and (
-            finding.first_seen_at is None or finding.first_seen_at > now - older_than
-        ):
-            continue
-        out.append(finding)
+        if filters.keeps(finding, now):
+            out.append(finding)
     return out

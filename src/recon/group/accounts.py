@@ -126,7 +126,9 @@ def account_db(name: str, overrides: Mapping[str, Any] | None = None) -> Path:
     return Path(own) if own else account_paths(top, name)["db"]
 
 
-def _secret(name: str, entry: Mapping[str, Any], key: str, *, required: bool) -> SecretStr | None:
+def _secret(
+    name: str, entry: Mapping[str, Any], key: str, *, required: bool, read: bool = True
+) -> SecretStr | None:
     var = entry.get(key)
     setting = f"[accounts.{name}] {key}"
     if var is None:
@@ -137,17 +139,22 @@ def _secret(name: str, entry: Mapping[str, Any], key: str, *, required: bool) ->
         raise ConfigError(
             setting, "must be the name of an environment variable, e.g. RECON_EU_API_KEY"
         )
+    if not read:  # a command that sends no request: the variable need not be set here
+        return None
     value = os.environ.get(var, "")
     if not value:
         raise ConfigError(setting, f"{var} is not set in the environment")
     return SecretStr(value)
 
 
-def account_settings(name: str, overrides: Mapping[str, Any] | None = None) -> Settings:
+def account_settings(
+    name: str, overrides: Mapping[str, Any] | None = None, *, secrets: bool = True
+) -> Settings:
     """Account `name`'s settings: shared ones, its own table, its secrets from the environment.
 
     `overrides` are the run's non-secret overrides (paths, …); a `base_url` among them is
-    refused: every account names its own.
+    refused: every account names its own. `secrets=False` (commands that send no request,
+    e.g. `recon close`) leaves the key and token unread.
     """
     values = _plain(overrides)
     if values.get("base_url"):
@@ -173,9 +180,11 @@ def account_settings(name: str, overrides: Mapping[str, Any] | None = None) -> S
     chosen: dict[str, Any] = {**values, **own}
     for key, default in account_paths(top, name).items():
         chosen[key] = own.get(key, default)
-    chosen["api_key"] = _secret(name, entry, "api_key_env", required=True)
-    chosen["bearer_token"] = _secret(name, entry, "bearer_token_env", required=False)
-    chosen["ledger_database_url"] = _secret(name, entry, "ledger_database_url_env", required=False)
+    chosen["api_key"] = _secret(name, entry, "api_key_env", required=True, read=secrets)
+    chosen["bearer_token"] = _secret(name, entry, "bearer_token_env", required=False, read=secrets)
+    chosen["ledger_database_url"] = _secret(
+        name, entry, "ledger_database_url_env", required=False, read=secrets
+    )
     chosen["notify_url"] = None  # the night sends one alert for every account (recon.group)
     for key in _BOOKS:  # books are per account: never the shared ones
         chosen[key] = own.get(key)

@@ -39,6 +39,8 @@ _SCRIPT = Path(__file__).parent / "templates" / "explore.js"
 _STATES = ("new", "open", "resolved")
 NO_CURRENCY = "-"  # the currency filter's value for findings without a currency
 _SEVERITIES = ("error", "warn", "info")
+_WORK = ("open", "investigating", "acknowledged", "resolved_manually")
+NO_OWNER = "-"  # the owner filter's value for findings nobody is assigned
 
 
 @dataclass(frozen=True)
@@ -124,10 +126,11 @@ def build_explorer(
     total = findings.num_rows
     by_check = {c.check_name: c for c in checks}
     counts: dict[str, dict[str, int]] = {}
-    for name in ("check_name", "severity", "state", "currency"):
+    for name in ("check_name", "severity", "state", "currency", "work_state", "owner"):
         vc = pc.value_counts(findings.column(name)).to_pylist() if total else []
-        # a finding without a currency is filtered as NO_CURRENCY
+        # a finding without a currency (an owner) is filtered as NO_CURRENCY (NO_OWNER)
         counts[name] = {d["values"] or NO_CURRENCY: d["counts"] for d in vc}
+    counts["work_state"].pop(NO_CURRENCY, None)  # resolved by the checks: no work state
     currencies = counts["currency"]
     options = {
         "check": [Option(c, c, n) for c, n in sorted(counts["check_name"].items())],
@@ -141,6 +144,14 @@ def build_explorer(
         "currency": [
             Option(c, "no currency" if c == NO_CURRENCY else c, currencies[c])
             for c in sorted(currencies, key=lambda c: (c == NO_CURRENCY, c))
+        ],
+        "work": [
+            Option(w, w.replace("_", " "), counts["work_state"][w])
+            for w in _ordered(list(counts["work_state"]), _WORK)
+        ],
+        "owner": [
+            Option(o, "nobody" if o == NO_CURRENCY else o, counts["owner"][o])
+            for o in sorted(counts["owner"], key=lambda o: (o == NO_CURRENCY, o))
         ],
     }
     if total > limit:
@@ -156,6 +167,8 @@ def build_explorer(
         ("issue_type", "issue"),
         ("currency", "cur"),
         ("first_seen_run", "first"),
+        ("work_state", "work"),
+        ("owner", "owner"),
     ):
         dictionaries[name], columns[key] = _encode(findings.column(name))
     codes = dictionaries["currency"]
@@ -176,6 +189,7 @@ def build_explorer(
     columns["text"] = text
     columns["age"] = findings.column("age_days").to_pylist()
     columns["detail"] = findings.column("detail").to_pylist()
+    columns["lapsed"] = findings.column("lapsed_reason").to_pylist()
     notes = []
     for name in dictionaries["check_name"]:
         check = by_check.get(name)
@@ -195,6 +209,8 @@ def build_explorer(
         "currencies": codes,
         "exponents": [_exponent(c) for c in codes],
         "firstSeen": dictionaries["first_seen_run"],
+        "works": dictionaries["work_state"],
+        "owners": dictionaries["owner"],
         "n": total,
         "col": columns,
     }

@@ -40,7 +40,8 @@ __all__ = ["SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"]
 CALLS_SHOWN = 25  # failed calls listed in the headline; all are in failed_calls.csv
 
 # The columns of findings.csv / findings.parquet, in this order: never `raw` or a personal
-# field (sql/report/findings.sql also gives `age_days`, for the explorer only).
+# field (sql/report/findings.sql also gives `age_days`, for the explorer only). The work
+# columns say what the team decided (audit trail; work_note is scrubbed like detail).
 FINDINGS_COLUMNS = (
     "run_id",
     "check_name",
@@ -54,6 +55,11 @@ FINDINGS_COLUMNS = (
     "detail",
     "first_seen_run",
     "finding_key",
+    "work_state",
+    "owner",
+    "work_note",
+    "work_reason",
+    "lapsed_reason",
 )
 FAILED_CALL_COLUMNS = (
     "method, path, query, http_status AS status, error, message, request_id, attempts, "
@@ -271,7 +277,7 @@ def render_report(
     p = {"run_id": run_id}
 
     findings = _arrow(con, read_sql("report/findings.sql"), p)
-    findings = scrub_table(findings, ("detail",), data.personal)
+    findings = scrub_table(findings, ("detail", "work_note"), data.personal)
     calls = _arrow(
         con,
         f"SELECT {FAILED_CALL_COLUMNS} FROM failed_calls WHERE run_id = $run_id "  # noqa: S608

@@ -17,6 +17,7 @@
   const el = {
     form: $("explore-form"), q: $("f-q"), check: $("f-check"), severity: $("f-severity"),
     currency: $("f-currency"), state: $("f-state"), sort: $("f-sort"), size: $("f-size"),
+    work: $("f-work"), owner: $("f-owner"),
     status: $("explore-status"), hint: $("explore-hint"), body: $("explore-rows"),
     prev: $("explore-prev"), next: $("explore-next"), page: $("explore-page"),
     filters: $("explore-filters"),
@@ -34,6 +35,7 @@
           D.checks[C.check[i]], D.entities[C.entity[i]], C.id[i], D.issues[C.issue[i]],
           C.cur[i] === null ? "" : D.currencies[C.cur[i]], C.text[i],
           C.first[i] === null ? "" : D.firstSeen[C.first[i]], C.detail[i] || "",
+          C.owner[i] === null ? "" : D.owners[C.owner[i]],
         ].join("\u0001").toLowerCase();
       }
     }
@@ -152,6 +154,9 @@
     const sv = el.state.value;
     const unresolved = sv === "unresolved";
     const state = unresolved ? D.states.indexOf("resolved") : pick(sv, D.states);
+    const work = pick(el.work.value, D.works);
+    const ov = el.owner.value;
+    const owner = ov === "" ? ANY : ov === "-" ? null : D.owners.indexOf(ov);
     const h = terms.length ? haystack() : null;
     const idx = order(el.sort.value);
     const out = [];
@@ -161,6 +166,8 @@
       if (sev !== ANY && C.sev[i] !== sev) continue;
       if (cur !== ANY && C.cur[i] !== cur) continue;
       if (unresolved ? C.state[i] === state : state !== ANY && C.state[i] !== state) continue;
+      if (work !== ANY && C.work[i] !== work) continue;
+      if (owner !== ANY && C.owner[i] !== owner) continue;
       if (h !== null && !terms.every((t) => h[i].includes(t))) continue;
       out.push(i);
     }
@@ -225,6 +232,15 @@
         : fmt.format(a) + (a === 1 ? " day" : " days"), "n");
       if (C.first[i] !== null) age.title = "first seen in run " + D.firstSeen[C.first[i]];
       cell(tr, C.detail[i] || "", "detail");
+      const wk = cell(tr, C.work[i] === null ? "—" : D.works[C.work[i]].replace("_", " "), "work");
+      if (C.owner[i] !== null) {
+        wk.appendChild(document.createElement("br"));
+        span(wk, D.owners[C.owner[i]], "owner");
+      }
+      if (C.lapsed[i]) {
+        wk.appendChild(document.createElement("br"));
+        span(wk, "lapsed: " + C.lapsed[i], "muted");
+      }
       frag.appendChild(tr);
     }
     el.body.replaceChildren(frag);
@@ -236,7 +252,7 @@
     el.page.textContent = `Page ${fmt.format(page + 1)} of ${fmt.format(pages)}`;
     // printed pages lose the controls: say which filters made these rows
     const chosen = [el.q.value.trim() ? `search "${el.q.value.trim()}"` : ""];
-    for (const s of [el.check, el.severity, el.currency, el.state]) {
+    for (const s of [el.check, el.severity, el.currency, el.state, el.work, el.owner]) {
       if (s.value !== "") chosen.push(s.labels[0].textContent + ": " + s.selectedOptions[0].text);
     }
     chosen.push("sorted by " + el.sort.selectedOptions[0].text.toLowerCase());
@@ -253,7 +269,7 @@
     clearTimeout(timer);
     timer = setTimeout(filter, 120);
   });
-  for (const s of [el.check, el.severity, el.currency, el.state, el.sort]) {
+  for (const s of [el.check, el.severity, el.currency, el.state, el.work, el.owner, el.sort]) {
     s.addEventListener("change", filter);
   }
   el.size.addEventListener("change", () => { page = 0; render(); });

@@ -1,0 +1,21 @@
+-- Books activity per currency for the period: the books' orders created inside it (as the
+-- latest load read the books) and how many of them the provider matched (ledger_matches of
+-- the same load: state 'matched'), with the match rate in per cent of orders.
+WITH orders AS (
+    SELECT o.reference, o.currency, o.amount_minor, m.state
+    FROM ledger_orders AS o
+    LEFT JOIN ledger_matches AS m ON m.entity = 'order' AND m.entity_id = o.reference
+    WHERE o.created_at >= $period_start AND o.created_at < $period_end
+)
+SELECT
+    currency,
+    CAST(count(*) AS BIGINT) AS orders,
+    CAST(sum(amount_minor) AS BIGINT) AS orders_minor,
+    CAST(count(*) FILTER (WHERE state = 'matched') AS BIGINT) AS matched,
+    CAST(coalesce(sum(amount_minor) FILTER (WHERE state = 'matched'), 0) AS BIGINT) AS matched_minor,
+    CAST(count(*) FILTER (WHERE state = 'break') AS BIGINT) AS breaks,
+    CAST(count(*) FILTER (WHERE state = 'pending') AS BIGINT) AS pending,
+    round(100.0 * count(*) FILTER (WHERE state = 'matched') / count(*), 1) AS match_rate_pct
+FROM orders
+GROUP BY currency
+ORDER BY currency

@@ -1,0 +1,12 @@
+-- Findings open at the period's cut-off: the unresolved findings of the last run of the
+-- period ($cutoff_run), with the run (and time) that first saw them.
+SELECT
+    coalesce(fam.family, 'other') AS family, f.check_name, f.severity, f.finding_key,
+    f.entity, f.entity_id, f.currency, f.amount_minor, f.issue_type, f.detail,
+    f.first_seen_run, fr.started_at AS first_seen_at,
+    date_diff('day', fr.started_at, $period_end) AS known_days
+FROM findings AS f
+LEFT JOIN runs AS fr ON fr.run_id = f.first_seen_run
+LEFT JOIN close_families AS fam USING (check_name)
+WHERE f.run_id = $cutoff_run AND f.state IN ('new', 'open', 'reopened')
+ORDER BY family, f.currency NULLS LAST, f.amount_minor DESC NULLS LAST, f.finding_key

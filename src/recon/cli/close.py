@@ -1,0 +1,89 @@
+"""`recon close YYYY-MM`: the period's close pack, its sign-off, and reopening it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from recon.cli.common import AccountName, DbPath, ReportsDir, app, fail, guard, tell
+
+__all__ = ["close"]
+
+
+@app.command()
+def close(
+    period: Annotated[str, typer.Argument(help="The month to close, UTC: 2026-10.")],
+    sign_off: Annotated[
+        str | None, typer.Option("--sign-off", help="Who signs the period off (freezes it).")
+    ] = None,
+    note: Annotated[
+        str | None, typer.Option("--note", help="The sign-off's or reopening's note.")
+    ] = None,
+    reopen: Annotated[
+        bool, typer.Option("--reopen", help="Reopen a signed-off period to redo it (needs --note).")
+    ] = False,
+    accept_incomplete: Annotated[
+        bool,
+        typer.Option("--accept-incomplete", help="Close although a night of it is incomplete."),
+    ] = False,
+    db: DbPath = None,
+    reports: ReportsDir = None,
+    account: AccountName = None,
+) -> None:
+    """Write reports/close-YYYY-MM/ (close.xlsx, close.html): roll-forward, open and resolved
+    findings, provider and books activity; --sign-off freezes it (audited)."""
+    from recon.close import ClosedError, SignOff, close_period, parse_period
+    from recon.errors import ConfigError
+    from recon.findings.acks import acks_path
+    from recon.settings import load_settings
+
+    def go() -> Path:
+        month = parse_period(period)
+        if sign_off is not None and not (sign_off.strip() and note and note.strip()):
+            raise ConfigError("--sign-off", "needs a name and a --note")
+        if reopen and not (note and note.strip()):
+            raise ConfigError("--reopen", "needs a --note saying why")
+        overrides = {k: str(v) for k, v in (("db", db), ("reports", reports)) if v}
+        if account is not None or _several(overrides):  # [accounts]: one account's month
+            from recon.group.accounts import account_settings
+
+            if account is None:
+                raise ConfigError("--account", "recon.toml has several accounts: name one")
+            settings = account_settings(account, overrides, secrets=False)
+        else:
+            settings = load_settings(**overrides)
+        try:
+            paths = close_period(
+                settings.db,
+                acks_path(settings.db),
+                settings.reports,
+                month,
+                sign_off=SignOff(sign_off.strip(), (note or "").strip()) if sign_off else None,
+                accept_incomplete=accept_incomplete,
+                reopen_note=note.strip() if reopen and note else None,
+                failed_statuses=tuple(settings.refund_failed_statuses),
+            )
+        except ClosedError as exc:
+            raise fail(1, str(exc)) from None
+        fig = paths.figures
+        for row in fig.rollforward.to_pylist():
+            tell(
+                f"{row['family']:<12} {row['currency'] or '-':<4} open {row['open_start_count']:,} "
+                f"+ new {row['new_count']:,} - resolved {row['resolved_count']:,} = "
+                f"{row['open_end_count']:,}  {'ties' if row['ties'] else 'DOES NOT TIE'}"
+            )
+        if fig.incomplete:
+            tell(f"closed with {len(fig.incomplete)} incomplete night(s) (accepted, on the cover)")
+        state = f"signed off by {sign_off}" if paths.signed else "draft (not signed off)"
+        tell(f"close pack {month.name}: {state}: {paths.xlsx}, {paths.html}")
+        return paths.folder
+
+    guard(go)
+
+
+def _several(overrides: dict[str, str]) -> bool:
+    from recon.group.accounts import account_names
+
+    return bool(account_names(overrides))

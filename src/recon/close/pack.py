@@ -1,0 +1,249 @@
+"""The close pack of a period, its sign-off and its freezing.
+
+`close_period` computes the figures (recon.close.period), writes
+`<reports>/close-YYYY-MM/close.xlsx` and `close.html` (each atomically), and with a
+sign-off appends one `close` line to the audit trail carrying the SHA-256 of both files.
+A signed-off period is frozen: closing it again is refused (ClosedError) until it is
+reopened, which is one `reopen` line in the trail with its note. A period holding a run
+that is not complete is closed only when the caller accepts it, and the cover says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+
+from recon.analyst.excel import Sheet, write_xlsx
+from recon.close.period import Period, PeriodFigures, compute_period, manual_resolutions
+from recon.database import open_readonly
+from recon.errors import ConfigError, ReconError
+from recon.files import atomic_write_text
+from recon.findings.acks import AckEvent, AckLog, NewEvent
+from recon.report._money import format_amount
+
+__all__ = ["ClosePaths", "ClosedError", "SignOff", "close_period", "period_key", "period_status"]
+
+SHEETS = (
+    "Summary",
+    "Roll-forward",
+    "Roll-forward items",
+    "Open at cut-off",
+    "Resolved in period",
+    "Resolved manually",
+    "Matched by rule",
+    "Provider activity",
+    "Books activity",
+)
+
+
+class ClosedError(ReconError):
+    """The period is signed off: its pack is frozen."""
+
+
+@dataclass(frozen=True)
+class SignOff:
+    """Who signs the period off, and their note."""
+
+    name: str
+    note: str
+
+
+@dataclass(frozen=True)
+class ClosePaths:
+    """What `close_period` wrote."""
+
+    folder: Path
+    xlsx: Path
+    html: Path
+    figures: PeriodFigures
+    signed: bool
+
+
+def period_key(period: Period) -> str:
+    """The trail key of a period's `close` and `reopen` lines."""
+    return f"period:{period.name}"
+
+
+def period_status(events: list[AckEvent], period: Period) -> AckEvent | None:
+    """The `close` line that froze `period`, if it still stands (no `reopen` after it)."""
+    latest = None
+    for e in events:
+        if e.finding_key == period_key(period) and e.action in ("close", "reopen"):
+            latest = e
+    return latest if latest is not None and latest.action == "close" else None
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _summary(figures: PeriodFigures, cover: dict[str, Any]) -> pa.Table:
+    items: list[tuple[str, str]] = [
+        ("period", f"{figures.period.name} (UTC {figures.period.start:%Y-%m-%d} to "
+                   f"{figures.period.last_day:%Y-%m-%d})"),
+        ("status", cover["status"]),
+    ]  # fmt: skip
+    if cover.get("signed_by"):
+        items.append(("signed off by", f"{cover['signed_by']} on {cover['signed_at']}"))
+        items.append(("sign-off note", cover["note"]))
+    opening = figures.opening
+    items.append(("opening run", f"{opening.run_id}" if opening else "none (nothing open)"))
+    cutoff = figures.cutoff
+    items.append(("cut-off run", cutoff.run_id if cutoff else "none"))
+    items.append(("runs in period", str(len(figures.in_period))))
+    items.append(("days without a run", figures.missing_ranges or "none"))
+    for r in figures.incomplete:
+        items.append(("INCOMPLETE night (accepted)", f"{r.run_id}: {r.status} — {r.reason or ''}"))
+    for row in figures.rollforward.to_pylist():
+        label = f"roll-forward {row['family']} {row['currency'] or 'no currency'}"
+        cur = row["currency"]
+        items.append(
+            (
+                label,
+                f"{format_amount(row['open_start_minor'], cur)} + "
+                f"{format_amount(row['new_minor'], cur)} - "
+                f"{format_amount(row['resolved_minor'], cur)} + "
+                f"{format_amount(row['change_minor'], cur)} = "
+                f"{format_amount(row['open_end_minor'], cur)}; counts "
+                f"{row['open_start_count']} + {row['new_count']} - {row['resolved_count']} = "
+                f"{row['open_end_count']}: {'ties' if row['ties'] else 'DOES NOT TIE'}",
+            )
+        )
+    items.append(("generated", cover["generated_at"]))
+    return pa.table({"item": [i for i, _ in items], "value": [v for _, v in items]})
+
+
+def _empty(names: list[str]) -> pa.Table:
+    return pa.table({n: pa.array([], pa.string()) for n in names})
+
+
+def _sheets(figures: PeriodFigures, cover: dict[str, Any]) -> list[Sheet]:
+    resolved = figures.resolved_items
+    manual = manual_resolutions(figures)
+    return [
+        Sheet("Summary", _summary(figures, cover)),
+        Sheet("Roll-forward", figures.rollforward),
+        Sheet("Roll-forward items", figures.rollforward_items),
+        Sheet("Open at cut-off", figures.open_items),
+        Sheet("Resolved in period", resolved),
+        Sheet("Resolved manually", manual),
+        Sheet(
+            "Matched by rule",
+            figures.matched_by_rule
+            if figures.matched_by_rule is not None
+            else _empty(["rule", "currency", "matches", "amount_minor"]),
+        ),
+        Sheet("Provider activity", figures.provider),
+        Sheet(
+            "Books activity",
+            figures.books if figures.books is not None else _empty(["currency", "orders"]),
+        ),
+    ]
+
+
+def _html(figures: PeriodFigures, cover: dict[str, Any]) -> str:
+    from recon.report.templating import environment
+
+    return (
+        environment()
+        .get_template("close.html.j2")
+        .render(
+            f=figures,
+            cover=cover,
+            rollforward=figures.rollforward.to_pylist(),
+            open_items=figures.open_items.to_pylist()[:200],
+            open_total=figures.open_items.num_rows,
+            resolved=figures.resolved_items.to_pylist()[:200],
+            resolved_total=figures.resolved_items.num_rows,
+            manual=manual_resolutions(figures).to_pylist(),
+            provider=figures.provider.to_pylist(),
+            books=figures.books.to_pylist() if figures.books is not None else None,
+            matched=figures.matched_by_rule.to_pylist()
+            if figures.matched_by_rule is not None
+            else None,
+        )
+    )
+
+
+def close_period(
+    db: Path,
+    trail: Path,
+    reports: Path,
+    period: Period,
+    *,
+    sign_off: SignOff | None = None,
+    accept_incomplete: bool = False,
+    reopen_note: str | None = None,
+    failed_statuses: tuple[str, ...] | None = None,
+    now: datetime | None = None,
+) -> ClosePaths:
+    """Write the close pack of `period`; sign it off if asked. See the module docstring."""
+    log = AckLog(trail)
+    frozen = period_status(log.read(), period)
+    if frozen is not None and reopen_note is None:
+        who = frozen.fields.get("signed_off_by") or frozen.who
+        raise ClosedError(
+            f"period {period.name} is closed: signed off by {who} on {frozen.at:%Y-%m-%d} "
+            f'(pack {reports / f"close-{period.name}"}); to redo it: --reopen --note "why"'
+        )
+    if reopen_note is not None and frozen is None:
+        raise ConfigError("--reopen", f"period {period.name} is not closed")
+    con = open_readonly(db)
+    try:
+        kwargs = {"failed_statuses": failed_statuses} if failed_statuses else {}
+        figures = compute_period(con, period, trail, now=now, **kwargs)
+    except duckdb.Error as exc:
+        raise ReconError(f"cannot read the warehouse for {period.name}: {exc}") from None
+    finally:
+        con.close()
+    if figures.incomplete and not accept_incomplete:
+        runs = "; ".join(
+            f"{r.run_id} ({r.status}: {r.reason or 'no reason'})" for r in figures.incomplete
+        )
+        raise ConfigError(
+            "--accept-incomplete",
+            f"{period.name} has {len(figures.incomplete)} night(s) that are not complete: {runs}; "
+            "finish them (recon nightly --retry-failed) or close with --accept-incomplete",
+        )
+    if reopen_note is not None:
+        log.append_events([NewEvent("reopen", period_key(period), note=reopen_note)])
+    when = (now or datetime.now(UTC)).astimezone(UTC)
+    cover: dict[str, Any] = {
+        "status": "signed off" if sign_off else "draft (not signed off)",
+        "signed_by": sign_off.name if sign_off else None,
+        "signed_at": f"{when:%Y-%m-%d %H:%M} UTC",
+        "note": sign_off.note if sign_off else None,
+        "generated_at": f"{when:%Y-%m-%d %H:%M:%S} UTC",
+        "accepted_incomplete": bool(figures.incomplete),
+    }
+    folder = reports / f"close-{period.name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    xlsx, html = folder / "close.xlsx", folder / "close.html"
+    write_xlsx(_sheets(figures, cover), xlsx)
+    atomic_write_text(html, _html(figures, cover))
+    if sign_off:
+        log.append_events(
+            [
+                NewEvent(
+                    "close",
+                    period_key(period),
+                    note=sign_off.note,
+                    fields={
+                        "period": period.name,
+                        "signed_off_by": sign_off.name,
+                        "close_xlsx_sha256": _sha256(xlsx),
+                        "close_html_sha256": _sha256(html),
+                        "cutoff_run": figures.cutoff.run_id if figures.cutoff else None,
+                        "accepted_incomplete": [r.run_id for r in figures.incomplete],
+                    },
+                )
+            ],
+            at=when,
+        )
+    return ClosePaths(folder, xlsx, html, figures, signed=sign_off is not None)

@@ -1,0 +1,302 @@
+"""The figures of a period's close, read from the published warehouse and the audit trail.
+
+A period is a calendar month in UTC: `2026-10` is [2026-10-01 00:00, 2026-11-01 00:00).
+Its runs are the loaded runs started inside it; its **opening run** is the last loaded run
+started before it (step 0; none for a warehouse's first month: nothing was open), its
+**cut-off run** the last one inside it. Findings "open at start" are the opening run's
+unresolved findings, "open at end" the cut-off run's; between two consecutive runs a
+finding opens (new), resolves, or stays open with its amount moved (change), so per
+currency and check family, exactly:
+
+    open at start + new - resolved + change = open at end     (amounts)
+    open at start + new - resolved          = open at end     (counts)
+
+(sql/close/rollforward_items.sql, one row per finding: the sheet lists them.) A check
+family is the check's first tag (`ledger`, `refunds`, `invoices`, …).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+
+from recon.errors import ConfigError, WarehouseError
+from recon.findings.acks import AckEvent, AckLog, amounts_of
+from recon.findings.work import judge, work_events
+from recon.report.privacy import personal_values, scrub_table, scrub_text
+from recon.sql import read_sql, sql_dir
+
+__all__ = ["Period", "PeriodFigures", "compute_period", "parse_period"]
+
+_PERIOD = re.compile(r"(\d{4})-(0[1-9]|1[0-2])")
+DEFAULT_FAILED = ("failed", "canceled", "cancelled", "rejected", "reversed")
+
+
+@dataclass(frozen=True)
+class Period:
+    """A calendar month in UTC."""
+
+    year: int
+    month: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.year:04d}-{self.month:02d}"
+
+    @property
+    def start(self) -> datetime:
+        return datetime(self.year, self.month, 1, tzinfo=UTC)
+
+    @property
+    def end(self) -> datetime:
+        year, month = (self.year + 1, 1) if self.month == 12 else (self.year, self.month + 1)
+        return datetime(year, month, 1, tzinfo=UTC)
+
+    @property
+    def last_day(self) -> date:
+        return (self.end - timedelta(days=1)).date()
+
+    @property
+    def days(self) -> list[date]:
+        first = self.start.date()
+        return [first + timedelta(days=i) for i in range((self.last_day - first).days + 1)]
+
+
+def parse_period(text: str) -> Period:
+    """`2026-10` as a Period; anything else is a ConfigError."""
+    m = _PERIOD.fullmatch(text.strip())
+    if not m:
+        raise ConfigError("PERIOD", f"{text!r} is not a month like 2026-10")
+    return Period(int(m.group(1)), int(m.group(2)))
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One run the close reads."""
+
+    run_id: str
+    started_at: datetime
+    status: str
+    reason: str | None
+    step: int
+    opening: bool
+
+
+@dataclass
+class PeriodFigures:
+    """Everything a close pack shows."""
+
+    period: Period
+    runs: list[RunRow]
+    rollforward_items: pa.Table
+    rollforward: pa.Table
+    open_items: pa.Table
+    resolved_items: pa.Table
+    provider: pa.Table
+    books: pa.Table | None
+    matched_by_rule: pa.Table | None
+    missing_days: list[date]
+    trail: list[AckEvent] = field(default_factory=list)
+
+    @property
+    def in_period(self) -> list[RunRow]:
+        return [r for r in self.runs if not r.opening]
+
+    @property
+    def opening(self) -> RunRow | None:
+        return next((r for r in self.runs if r.opening), None)
+
+    @property
+    def cutoff(self) -> RunRow | None:
+        inside = self.in_period
+        return inside[-1] if inside else None
+
+    @property
+    def missing_ranges(self) -> str:
+        """The days without a run as ranges: `2026-10-02 to 2026-10-14, 2026-10-16`."""
+        spans: list[list[date]] = []
+        for day in self.missing_days:
+            if spans and (day - spans[-1][-1]).days == 1:
+                spans[-1].append(day)
+            else:
+                spans.append([day])
+        return ", ".join(str(s[0]) if len(s) == 1 else f"{s[0]} to {s[-1]}" for s in spans)
+
+    @property
+    def incomplete(self) -> list[RunRow]:
+        return [r for r in self.in_period if r.status != "complete"]
+
+
+def _families() -> pa.Table:
+    from recon.checks.definition import parse_check
+
+    names, families = [], []
+    for path in sorted((sql_dir() / "checks").glob("*.sql")):
+        check = parse_check(path)
+        names.append(check.name)
+        families.append(check.tags[0] if check.tags else "other")
+    return pa.table({"check_name": names, "family": families})
+
+
+def _arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> pa.Table:
+    used = {k: v for k, v in params.items() if f"${k}" in sql}
+    rel = con.sql(sql, params=used)
+    assert rel is not None
+    table: pa.Table = rel.to_arrow_table()
+    return table
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    rows = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]
+    ).fetchall()
+    return bool(rows[0][0])
+
+
+def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
+    rows = con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
+        [table, column],
+    ).fetchall()
+    return bool(rows[0][0])
+
+
+def _rollforward(con: duckdb.DuckDBPyConnection, items: pa.Table) -> pa.Table:
+    con.register("close_items", items)
+    try:
+        return _arrow(con, read_sql("close/rollforward.sql"), {})
+    finally:
+        con.unregister("close_items")
+
+
+def _with_work(table: pa.Table, events: list[AckEvent], today: date) -> pa.Table:
+    """`table` (the findings open at cut-off) with what the team has decided on each when the
+    pack is written: a close is prepared in the days after the period, and the explanations
+    given by then belong in it (each still bound to the amounts the finding had at cut-off)."""
+    works = work_events(events)
+    rows = table.to_pylist()
+    states, owners, notes, reasons, lapsed = [], [], [], [], []
+    for r in rows:
+        work = works.get(r["finding_key"])
+        amounts = amounts_of(r["check_name"], r["currency"], r["amount_minor"], r["detail"])
+        state, why = judge(work, amounts, today)
+        event = work.event if work else None
+        states.append(state)
+        owners.append(work.owner if work else None)
+        notes.append(event.note if event and event.action != "unack" else None)
+        reasons.append(event.reason if event else None)
+        lapsed.append(why)
+    for name, values in (
+        ("work_state", states),
+        ("owner", owners),
+        ("work_note", notes),
+        ("work_reason", reasons),
+        ("lapsed_reason", lapsed),
+    ):
+        table = table.append_column(name, pa.array(values, type=pa.string()))
+    return table
+
+
+def _manual_resolutions(events: list[AckEvent], period: Period) -> list[dict[str, Any]]:
+    return [
+        {
+            "finding_key": e.finding_key,
+            "who": e.who,
+            "at": e.at,
+            "reason": e.reason,
+            "note": scrub_text(e.note, ()) if e.note else None,
+            "currency": e.amounts.currency if e.amounts else None,
+            "amount_minor": e.amounts.amount_minor if e.amounts else None,
+        }
+        for e in events
+        if e.action == "resolve" and period.start <= e.at < period.end
+    ]
+
+
+def compute_period(
+    con: duckdb.DuckDBPyConnection,
+    period: Period,
+    trail: Path,
+    *,
+    failed_statuses: tuple[str, ...] = DEFAULT_FAILED,
+    now: datetime | None = None,
+) -> PeriodFigures:
+    """Read every figure of `period` through `con` (the published warehouse, read-only)."""
+    params: dict[str, Any] = {"period_start": period.start, "period_end": period.end}
+    rows = con.execute(read_sql("close/runs.sql"), params).fetchall()
+    runs = [RunRow(r[0], r[1], r[2], r[3], int(r[4]), bool(r[5])) for r in rows]
+    if not any(not r.opening for r in runs):
+        raise WarehouseError(f"no loaded run started in {period.name}: nothing to close")
+    steps = pa.table(
+        {
+            "run_id": [r.run_id for r in runs],
+            "step": pa.array([r.step for r in runs], pa.int32()),
+            "started_at": pa.array([r.started_at for r in runs], pa.timestamp("us", tz="UTC")),
+        }
+    )
+    last = max(r.step for r in runs)
+    cutoff = next(r for r in runs if r.step == last)
+    params.update(last_step=last, cutoff_run=cutoff.run_id, failed_statuses=list(failed_statuses))
+    con.register("close_families", _families())
+    con.register("close_steps", steps)
+    try:
+        items = _arrow(con, read_sql("close/rollforward_items.sql"), params)
+        rollforward = _rollforward(con, items)
+        open_items = _arrow(con, read_sql("close/open_items.sql"), params)
+        resolved = _arrow(con, read_sql("close/resolved_items.sql"), params)
+    finally:
+        con.unregister("close_families")
+        con.unregister("close_steps")
+    provider = _arrow(con, read_sql("close/provider_activity.sql"), params)
+    books = matched = None
+    if _has_table(con, "ledger_orders") and _has_table(con, "ledger_matches"):
+        books = _arrow(con, read_sql("close/books_activity.sql"), params)
+        rule = "m.rule" if _has_column(con, "ledger_matches", "rule") else "'exact'"
+        matched = _arrow(con, read_sql("close/matched_by_rule.sql").replace("{rule}", rule), params)
+    events = AckLog(trail).read()
+    open_items = _with_work(open_items, events, (now or datetime.now(UTC)).date())
+    # The pack sits beside the reports and keeps their promise: no personal data in it.
+    personal: dict[str, list[str]] = {}
+    for r in runs:
+        for key, values in personal_values(con, r.run_id).items():
+            personal.setdefault(key, []).extend(values)
+    open_items = scrub_table(open_items, ("detail", "work_note", "lapsed_reason"), personal)
+    resolved = scrub_table(resolved, ("detail",), personal)
+    seen_days = {r.started_at.astimezone(UTC).date() for r in runs if not r.opening}
+    missing = [d for d in period.days if d not in seen_days]
+    return PeriodFigures(
+        period=period,
+        runs=runs,
+        rollforward_items=items,
+        rollforward=rollforward,
+        open_items=open_items,
+        resolved_items=resolved,
+        provider=provider,
+        books=books,
+        matched_by_rule=matched,
+        missing_days=missing,
+        trail=events,
+    )
+
+
+def manual_resolutions(figures: PeriodFigures) -> pa.Table:
+    """The findings resolved by hand during the period (from the audit trail)."""
+    rows = _manual_resolutions(figures.trail, figures.period)
+    schema = pa.schema(
+        [
+            ("finding_key", pa.string()),
+            ("who", pa.string()),
+            ("at", pa.timestamp("us", tz="UTC")),
+            ("reason", pa.string()),
+            ("note", pa.string()),
+            ("currency", pa.string()),
+            ("amount_minor", pa.int64()),
+        ]
+    )
+    return pa.Table.from_pylist(rows, schema=schema)

@@ -1,0 +1,92 @@
+"""`recon findings export|import`: the Excel round trip (recon.findings.worklist)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from recon.errors import ConfigError
+from recon.findings.cli import (
+    AccountName,
+    Check,
+    Currency,
+    DbPath,
+    OlderThan,
+    Owner,
+    State,
+    _filters,
+    _guard,
+    _paths,
+    app,
+)
+
+if TYPE_CHECKING:
+    from recon.findings.listing import Finding
+
+__all__ = ["export_", "import_"]
+
+
+def _personal(warehouse: Path, found: Sequence[Finding]) -> dict[str, list[str]]:
+    """The personal values the findings' details quote (removed from the worklist)."""
+    from recon.database import open_readonly
+    from recon.report.privacy import personal_values
+
+    if not found:
+        return {}
+    con = open_readonly(warehouse)
+    try:
+        return personal_values(con, found[0].run_id)
+    finally:
+        con.close()
+
+
+@app.command("export")
+def export_(
+    out: Annotated[Path, typer.Argument(help="The worklist to write (.xlsx).", dir_okay=False)],
+    check: Check = None,
+    currency: Currency = None,
+    state: State = None,
+    older_than: OlderThan = None,
+    owner: Owner = None,
+    db: DbPath = None,
+    account: AccountName = None,
+) -> None:
+    """Write a worklist (.xlsx) of the findings the filters keep: fill in action, owner,
+    reason, note and until, then `recon findings import` it."""
+    from recon.findings.listing import list_findings
+    from recon.findings.worklist import write_worklist
+
+    def go() -> int:
+        if out.suffix.lower() != ".xlsx":
+            raise ConfigError("OUT", f"{out.name}: a worklist is an .xlsx file")
+        warehouse, log = _paths(db, account)
+        filters = _filters(check, currency, older_than, state, owner)
+        found = list_findings(warehouse, log, filters=filters)
+        write_worklist(found, out, filters=filters.describe(), personal=_personal(warehouse, found))
+        typer.echo(f"wrote {len(found):,} finding(s) to {out}")
+        return 0
+
+    raise typer.Exit(_guard(go))
+
+
+@app.command("import")
+def import_(
+    worklist: Annotated[Path, typer.Argument(help="A filled-in worklist (.xlsx).", dir_okay=False)],
+    db: DbPath = None,
+    account: AccountName = None,
+) -> None:
+    """Apply the filled rows of a worklist; a row that cannot be applied is refused with its
+    row number and reason, the rest applied."""
+    from recon.findings.worklist import apply_worklist
+
+    def go() -> int:
+        warehouse, log = _paths(db, account)
+        result = apply_worklist(worklist, warehouse, log)
+        for line in result.lines():
+            typer.echo(line)
+        return 1 if result.refused else 0
+
+    raise typer.Exit(_guard(go))
