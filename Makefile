@@ -12,7 +12,7 @@ export UV_COMPILE_BYTECODE := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 90
 
-.PHONY: help setup demo test test-fast lint format bench bench-dlt clean
+.PHONY: help setup demo test test-fast test-scale test-deps lint format bench bench-dlt clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -28,11 +28,35 @@ setup: $(STAMP) ## Create .venv from uv.lock (installs uv with pip if missing; i
 demo: setup ## Run the nightly job against the bundled sandbox API and show where the results are
 	$(BIN)/recon nightly --sandbox
 
-test: setup lint ## Lint, then run every test (unit, contract, integration, slow, the 1M-payment load)
-	RECON_RELIABILITY_LOAD=1 $(BIN)/pytest -n 2 --dist loadgroup
+# What the browser and PostgreSQL tests need from the system, by Debian package name.
+TEST_DEPS_PACKAGES := chromium postgresql
+# `make test` and `make test-fast` leave out the scale tests; `make test-fast` also everything
+# that starts a server, a browser, a database or a full nightly.
+FAST_MARKERS := not slow and not integration and not browser and not database and not scale
+# Extra pytest options for the test targets, e.g. `make test-fast PYTEST_ARGS=--durations=40`.
+PYTEST_ARGS ?=
 
-test-fast: setup ## Run the fast tests only (no slow or integration ones)
-	$(BIN)/pytest -m "not slow and not integration" -n 2
+test: setup lint test-deps ## Lint, then run every test but the scale ones (unit, contract, integration, slow, browser, database)
+	$(BIN)/pytest -n 2 --dist loadgroup -m "not scale" $(PYTEST_ARGS)
+
+test-fast: setup ## The fast tests only (no server, browser, database, full nightly or scale test; < 90 s)
+	$(BIN)/pytest -n 2 -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
+
+test-scale: setup ## The heavy scale tests: the 1M-payment load run (minutes; CI runs it beside `make test`)
+	RECON_RELIABILITY_LOAD=1 $(BIN)/pytest -m scale $(PYTEST_ARGS)
+
+test-deps: ## Install Chromium and PostgreSQL for the browser and database tests (apt-get, as root; once)
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -z "$$missing" ]; then echo "test-deps: $(TEST_DEPS_PACKAGES) present"; \
+	elif [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+		echo "test-deps: cannot install$$missing here (needs apt-get as root): their tests will be SKIPPED"; \
+	else \
+		echo "test-deps: installing$$missing"; \
+		DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
 
 lint: setup ## ruff (lint + format check) and mypy --strict on src/ and pipelines/
 	$(BIN)/ruff check src pipelines tests benchmarks

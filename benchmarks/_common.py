@@ -144,7 +144,12 @@ def run_measured(
         returncode=child.returncode,
         stdout=stdout,
         stderr=stderr,
-        extra={"own_peak_rss_mb": peaks.get(child.pid, 0) / 1024.0, "processes": len(peaks)},
+        extra={
+            "own_peak_rss_mb": peaks.get(child.pid, 0) / 1024.0,
+            "processes": len(peaks),
+            # CPU-seconds of the child and the descendants it waited for (user + system)
+            "cpu_s": _usage.ru_utime + _usage.ru_stime,
+        },
     )
 
 

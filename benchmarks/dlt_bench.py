@@ -2,7 +2,7 @@
 
 Offset paginator with the sandbox's parameter names (`max-records` / `skip`), no total
 (`total_path: None`), stopping on the first empty page. Note dlt advances the offset by the
-page size it asked for and ignores `nextOffset` (FACTS.md): fine on this uncapped sandbox.
+page size it asked for and ignores `nextOffset` (docs/facts.md): fine on this uncapped sandbox.
 
     python -m benchmarks.dlt_bench URL WORKDIR --mode default|tuned
 

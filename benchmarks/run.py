@@ -54,6 +54,10 @@ LIST_RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices"
 TARGET_RATIO_1M = 2.0
 TARGET_RSS_1M_MB = 300.0
 TARGET_RSS_GROWTH = 1.10
+TARGET_NIGHT_RSS_MB = 500  # issue 23: the whole recon nightly at 1M, default settings
+TARGET_FIXED_WARM_S = 3.0
+TARGET_FIXED_COLD_S = 6.0
+TARGET_PAST_END_PCT = 1.0
 TARGET_CHECKS_S = 10.0
 TARGET_REPORT_S = 3.0
 
@@ -115,6 +119,7 @@ def machine() -> dict[str, Any]:
 def _proc_row(proc: Proc, **extra: Any) -> dict[str, Any]:
     row: dict[str, Any] = {
         "wall_s": round(proc.wall_s, 3),
+        "cpu_s": round(float(proc.extra.get("cpu_s", 0.0)), 3),
         "peak_rss_mb": round(proc.peak_rss_mb, 1),
         "ok": proc.ok,
         **extra,
@@ -192,6 +197,7 @@ def bench_recon_payments(url: str, work: Path) -> dict[str, Any]:
     out["load"] = _proc_row(load, rows=rows.get("payments"))
     out["landed_mb"] = _landed_mb(work, run_id)
     out["wall_s"] = round(extract.wall_s + load.wall_s, 3)
+    out["cpu_s"] = round(out["extract"]["cpu_s"] + out["load"]["cpu_s"], 3)
     out["peak_rss_mb"] = round(max(extract.peak_rss_mb, load.peak_rss_mb), 1)
     out["rows"] = rows.get("payments")
     out["ok"] = extract.ok and load.ok
@@ -237,6 +243,7 @@ def bench_ceiling(url: str, resource: str, repeat: int) -> dict[str, Any]:
         return runs[0]
     return {
         "wall_s": round(median([r["wall_s"] for r in ok]), 3),
+        "cpu_s": round(median([r["cpu_s"] for r in ok]), 3),
         "loop_s": round(median([r["loop_s"] for r in ok]), 3),
         "peak_rss_mb": round(median([r["peak_rss_mb"] for r in ok]), 1),
         "records": ok[0]["records"],
@@ -355,6 +362,13 @@ def bench_ledger() -> dict[str, Any]:
     return result
 
 
+def bench_night(sizes: list[int]) -> dict[str, Any]:
+    from benchmarks.night import bench_night as run_night
+
+    say("[bold]the whole night[/] (issue 23): recon nightly with the defaults")
+    return run_night(sizes, say=say)
+
+
 def bench_fixed() -> dict[str, Any]:
     from benchmarks.fixed_cost import bench_fixed_cost
 
@@ -465,6 +479,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 "pass": report["render_s"] <= TARGET_REPORT_S,
             }
         )
+    out.extend(_night_targets(results))
     ledger = results.get("ledger")
     if ledger and ledger.get("ok"):
         out.append(
@@ -474,6 +489,71 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 "pass": ledger["pass"],
             }
         )
+    return out
+
+
+def _night_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Issue 23's targets: the whole night's memory, fixed cost, pages past the end, CPU."""
+    out: list[dict[str, Any]] = []
+    night = results.get("night") or {}
+    by_size = {e["payments"]: e for e in night.get("sizes", [])}
+    one_m, two_m = by_size.get(1_000_000), by_size.get(LARGE_SIZE)
+    if one_m and one_m["first"].get("ok"):
+        rss = one_m["first"]["peak_rss_mb"]
+        out.append(
+            {
+                "target": "recon nightly peak RSS ≤ 500 MB @1M (defaults)",
+                "measured": f"{rss:.0f} MB",
+                "pass": rss <= TARGET_NIGHT_RSS_MB,
+            }
+        )
+        if two_m and two_m["first"].get("ok"):
+            growth = two_m["first"]["peak_rss_mb"] / rss
+            out.append(
+                {
+                    "target": "recon nightly peak RSS @2M ≤ 1.10x @1M",
+                    "measured": f"{growth:.2f}x ({two_m['first']['peak_rss_mb']:.0f} MB)",
+                    "pass": growth <= TARGET_RSS_GROWTH,
+                }
+            )
+    for kind, limit in (("warm", TARGET_FIXED_WARM_S), ("cold", TARGET_FIXED_COLD_S)):
+        row = night.get(f"empty_{kind}")
+        if row and row.get("ok"):
+            out.append(
+                {
+                    "target": f"night with nothing to fetch ≤ {limit:g} s ({kind} PREFECT_HOME)",
+                    "measured": f"{row['wall_s']:.1f} s, {row['cpu_s']:.1f} CPU-s, "
+                    f"load {row['loadavg'][0]:.1f}",
+                    "pass": row["wall_s"] <= limit,
+                }
+            )
+    for size, entry in sorted(by_size.items()):
+        for which in ("first", "second"):
+            row = entry.get(which, {})
+            if "past_end_pct" in row:
+                out.append(
+                    {
+                        "target": f"pages past a list's end ≤ 1% of requests "
+                        f"({size:,}, {which} night)",
+                        "measured": f"{row['past_end']} of {row['requests']:,} "
+                        f"({row['past_end_pct']:.2f}%; not a page taken "
+                        f"{row['not_pages_pct']:.2f}%)",
+                        "pass": row["past_end_pct"] <= TARGET_PAST_END_PCT,
+                    }
+                )
+    extract = {e["payments"]: e for e in results.get("extract", [])}.get(1_000_000)
+    if extract:
+        ceiling = extract.get("ceiling", {})
+        recon = extract.get("recon_payments", {})
+        if ceiling.get("cpu_s") and recon.get("cpu_s"):
+            ratio = recon["cpu_s"] / ceiling["cpu_s"]
+            out.append(
+                {
+                    "target": "recon payments CPU-s ≤ 2.0x ceiling CPU-s @1M (client side)",
+                    "measured": f"{ratio:.2f}x ({recon['cpu_s']:.1f} / {ceiling['cpu_s']:.1f})",
+                    "pass": ratio <= TARGET_RATIO_1M,
+                }
+            )
     return out
 
 
@@ -672,8 +752,9 @@ def print_table(results: dict[str, Any]) -> None:
                 "",
                 "measure; Prefect is the floor",
             )
+    _night_rows(table, results.get("night"))
     console.print(table)
-    verdicts = Table(title="targets (issue 6)")
+    verdicts = Table(title="targets (issues 6, 10, 23)")
     verdicts.add_column("target")
     verdicts.add_column("measured", justify="right")
     verdicts.add_column("")
@@ -685,6 +766,44 @@ def print_table(results: dict[str, Any]) -> None:
 # ------------------------------------------------------------------ main
 
 
+def _night_rows(table: Table, night: dict[str, Any] | None) -> None:
+    if not night:
+        return
+    table.add_section()
+
+    def row(size: str, label: str, r: dict[str, Any], note: str) -> None:
+        if not r.get("ok"):
+            table.add_row(size, label, "failed", "", "", "", str(r.get("error", ""))[:60])
+            return
+        load = r.get("loadavg", [0, 0])
+        table.add_row(
+            size,
+            f"{label} (CPU {r['cpu_s']:.1f} s, load {load[0]:.1f})",
+            _fmt(r.get("wall_s")),
+            "",
+            _fmt(r.get("peak_rss_mb"), ".0f"),
+            _fmt(r.get("requests"), ",") + (" req" if r.get("requests") else ""),
+            note,
+        )
+
+    for kind in ("cold", "warm"):
+        if f"empty_{kind}" in night:
+            limit = TARGET_FIXED_COLD_S if kind == "cold" else TARGET_FIXED_WARM_S
+            row(
+                "0",
+                f"recon nightly, nothing to fetch, {kind}",
+                night[f"empty_{kind}"],
+                f"≤ {limit:g} s",
+            )
+    for e in night.get("sizes", []):
+        for which in ("first", "second"):
+            r = e.get(which, {})
+            note = f"≤ {TARGET_NIGHT_RSS_MB} MB" if which == "first" else ""
+            if "past_end" in r:
+                note += f" past end {r['past_end']} ({r['past_end_pct']:.2f}%)"
+            row(f"{e['payments']:,}", f"recon nightly, {which} night", r, note.strip())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="recon benchmarks (issue 6)")
     parser.add_argument(
@@ -693,9 +812,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help=f"also {LARGE_SIZE:,} payments (slow)")
     parser.add_argument(
         "--only",
-        default="extract,dlt,checks,report,fixed,ledger,realistic",
+        default="extract,dlt,checks,report,fixed,ledger,realistic,night",
         help="parts to run (comma-separated): extract (ceiling + recon), dlt (ceiling + dlt), "
-        "checks, report, fixed, ledger, realistic (50 ms, 100 req/s)",
+        "checks, report, fixed, ledger, realistic (50 ms, 100 req/s), night (the whole "
+        "recon nightly: memory, fixed cost, pages past the end; issue 23)",
+    )
+    parser.add_argument(
+        "--night-sizes", default="1000000", help="payments of the whole-night runs (part night)"
     )
     parser.add_argument(
         "--repeat",
@@ -783,6 +906,12 @@ def main(argv: list[str] | None = None) -> int:
             [int(s) for s in args.realistic_sizes.split(",")], say=say
         )
         realistic.print_table(results["realistic"])
+    if "night" in parts:
+        night_sizes = [int(s) for s in args.night_sizes.split(",")]
+        if args.large and LARGE_SIZE not in night_sizes:
+            night_sizes.append(LARGE_SIZE)
+        results["night"] = bench_night(night_sizes)
+        _write(results, partial=True)
     results["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     results["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["targets"] = targets(results)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PrefectOrchestrator"]
 
-# Prefect's local mode: no analytics calls, and room for a cold start (FACTS.md).
+# Prefect's local mode: no analytics calls, and room for a cold start (docs/facts.md "Prefect").
 PREFECT_DEFAULTS = {
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",

@@ -1,6 +1,6 @@
 """`recon schedule`: serve the nightly flow on a cron schedule.
 
-Prefect's temporary server runs no scheduler (FACTS.md), so this uses the server at
+Prefect's temporary server runs no scheduler (docs/facts.md "Prefect"), so this uses the server at
 `PREFECT_API_URL` when one is configured, and otherwise starts a standing local one on
 127.0.0.1:4200 with its services and says so (`pipelines.server`).
 """

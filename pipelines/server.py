@@ -67,11 +67,12 @@ def prefect_server(
         os.environ["PREFECT_API_URL"] = api_url
         yield api_url
         return
-    prefect = shutil.which("prefect", path=os.path.dirname(sys.executable)) or "prefect"
-    args = [prefect, "server", "start", "--host", "127.0.0.1", "--port", str(port)]
-    args += ["--no-ui", "--analytics-off", "--log-level", "ERROR"]
-    if not services:
-        args.append("--no-services")
+    if services:
+        prefect = shutil.which("prefect", path=os.path.dirname(sys.executable)) or "prefect"
+        args = [prefect, "server", "start", "--host", "127.0.0.1", "--port", str(port)]
+        args += ["--no-ui", "--analytics-off", "--log-level", "ERROR"]
+    else:  # the API alone, without Prefect's command line (pipelines._api_server)
+        args = [sys.executable, "-m", "pipelines._api_server", str(port)]
     kind = "a standing local" if services else "a local"
     say(f"Prefect server: starting {kind} one at {api_url} (no PREFECT_API_URL set)")
     proc = subprocess.Popen(  # noqa: S603 - fixed arguments, this venv's prefect

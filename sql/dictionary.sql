@@ -462,6 +462,28 @@ COMMENT ON COLUMN ledger_rejects.row_number IS 'The row (spreadsheet numbering).
 COMMENT ON COLUMN ledger_rejects.reason IS 'Why it was refused.';
 COMMENT ON COLUMN ledger_rejects.raw IS 'The row''s mapped fields as read (text).';
 
+-- live_records
+COMMENT ON VIEW live_records IS 'Every record of every resource in one place, one row each (gone ones too), with each resource''s status, money and date columns under one name: what checks about every resource read. Generated from the resource catalogue.';
+COMMENT ON COLUMN live_records.resource IS 'The resource (its table): payments, refunds, …';
+COMMENT ON COLUMN live_records.entity IS 'What findings about it name: payment, refund, …';
+COMMENT ON COLUMN live_records.id IS 'The record''s id.';
+COMMENT ON COLUMN live_records.status IS 'Its status (a payment method: its type); NULL where the resource has none.';
+COMMENT ON COLUMN live_records.amount_minor IS 'Its amount in minor units (invoices: the amount due); NULL where the resource has no money.';
+COMMENT ON COLUMN live_records.currency IS 'ISO 4217 code of the amount.';
+COMMENT ON COLUMN live_records.created_at IS 'When the provider created it (the mapped createdAt), when known.';
+COMMENT ON COLUMN live_records.first_seen_run IS 'The run that first read it.';
+COMMENT ON COLUMN live_records.last_seen_run IS 'The last run that read it.';
+COMMENT ON COLUMN live_records.gone_in_run IS 'The run whose complete scan no longer listed it; NULL while it is live.';
+COMMENT ON COLUMN live_records.raw IS 'The record as received (JSON), personal data included.';
+
+-- money_paths
+COMMENT ON TABLE money_paths IS 'Where each resource''s amount and currency are in the raw record, from the resource catalogue (to word a value the loader could not type).';
+COMMENT ON COLUMN money_paths.resource IS 'The resource.';
+COMMENT ON COLUMN money_paths.column_name IS 'amount_minor or currency.';
+COMMENT ON COLUMN money_paths.field IS 'The mapped field ([fields.*] in recon.toml) the path starts from; NULL for a fixed path.';
+COMMENT ON COLUMN money_paths.default_path IS 'The JSON path by default (a mapped field: its default name).';
+COMMENT ON COLUMN money_paths.suffix IS 'What is read inside the field, e.g. ."amountMinor" of a Money object.';
+
 -- night_over_night
 COMMENT ON VIEW night_over_night IS 'What changed since the previous complete run: findings new, resolved or changed amount (kind = finding), record versions written since (kind = record).';
 COMMENT ON COLUMN night_over_night.kind IS 'finding | record.';

@@ -14,33 +14,16 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.night import nightly as steps
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("sandbox_warehouse")]
 
 
-@pytest.fixture(scope="module")
-def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from recon.sandbox.app import SandboxConfig
-    from recon.sandbox.server import serve_in_thread
-
-    root = tmp_path_factory.mktemp("readme")
-    mp = pytest.MonkeyPatch()
-    for name in list(os.environ):
-        if name.startswith("RECON_"):
-            mp.delenv(name)
-    mp.setenv("RECON_API_KEY", "sandbox-demo-key")
-    overrides = {
-        "db": str(root / "data" / "recon.duckdb"),
-        "landing": str(root / "data" / "landing"),
-        "reports": str(root / "reports"),
-    }
-    with serve_in_thread(SandboxConfig(seed=7, payments=600)) as url:
-        steps.run_local({**overrides, "base_url": url})
-        steps.run_local({**overrides, "base_url": url})  # a second night, for "what changed"
-    mp.undo()
-    return root / "data" / "recon.duckdb"
+@pytest.fixture
+def warehouse(analyst_db: Path) -> Path:
+    """The analysts' warehouse (tests/conftest.py): the README's queries and exports run on
+    the same two sandbox nights, built once for both."""
+    return analyst_db
 
 
 def _blocks(lang: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""Settings: defaults from DESIGN §1, env and recon.toml, and one-line errors naming the setting."""
+"""Settings: defaults from docs/design.md, env and recon.toml, and one-line errors naming
+the setting."""
 
 from __future__ import annotations
 

@@ -2,48 +2,33 @@
 -- description: A payment, refund, invoice, dispute or intent whose amount is negative or not a JSON integer, or whose currency is not an ISO 4217 code.
 -- severity: error
 -- requires: []
--- per_resource: [payments, refunds, invoices, disputes, payment_intents]
--- tolerates: [payments, refunds, invoices, disputes, payment_intents]
--- requires_fields: [disputes.amount, payment_intents.amount, payment_intents.currency]
+-- per_resource: every resource with amount
+-- tolerates: every resource with amount
+-- requires_fields: ["*.amount", "*.currency"]
 -- tags: [amounts, currency]
 -- # Evaluated per resource, over the records read tonight (recon hides a resource it leaves
 -- # out, e.g. disputes when no dispute carries the mapped `amount`: see docs/checks.md).
-WITH mapped AS (
-    -- Where tonight's load read the fields the spec does not show ([fields.*] in recon.toml;
-    -- field_presence records the paths), to word a value the loader could not type.
-    SELECT
-        coalesce(max(json_path) FILTER (WHERE resource = 'disputes' AND field = 'amount'), '$.amount') AS dispute_money,
-        coalesce(max(json_path) FILTER (WHERE resource = 'payment_intents' AND field = 'amount'), '$.amount') AS intent_amount,
-        coalesce(max(json_path) FILTER (WHERE resource = 'payment_intents' AND field = 'currency'), '$.currency') AS intent_currency
-    FROM field_presence WHERE run_id = $run_id
+WITH paths AS (
+    -- Where each resource's amount and currency are in the raw record (money_paths, from the
+    -- catalogue), a mapped field ([fields.*] in recon.toml) at the path tonight's load read it
+    -- (field_presence), to word a value the loader could not type.
+    SELECT p.resource, p.column_name, coalesce(f.json_path, p.default_path) || p.suffix AS json_path
+    FROM money_paths AS p
+    LEFT JOIN (
+        SELECT resource, field, max(json_path) AS json_path
+        FROM field_presence WHERE run_id = $run_id GROUP BY resource, field
+    ) AS f ON f.resource = p.resource AND f.field = p.field
 ),
 amounts AS (
     -- The JSON value is read only where the typed column is NULL (the loader types a value
     -- of the wrong JSON type as NULL and keeps `raw`), so this stays cheap on big tables.
-    SELECT 'payment' AS entity, 'payments' AS resource, id, amount_minor, currency,
-           CASE WHEN amount_minor IS NULL THEN json_extract(raw, '$.amountMinor') END AS amount_json,
-           CASE WHEN currency IS NULL THEN json_extract(raw, '$.currency') END AS currency_json
-    FROM payments WHERE gone_in_run IS NULL
-    UNION ALL
-    SELECT 'refund', 'refunds', id, amount_minor, currency,
-           CASE WHEN amount_minor IS NULL THEN json_extract(raw, '$.amount.amountMinor') END,
-           CASE WHEN currency IS NULL THEN json_extract(raw, '$.amount.currency') END
-    FROM refunds WHERE gone_in_run IS NULL
-    UNION ALL
-    SELECT 'invoice', 'invoices', id, amount_due_minor, currency,
-           CASE WHEN amount_due_minor IS NULL THEN json_extract(raw, '$.amountDue.amountMinor') END,
-           CASE WHEN currency IS NULL THEN json_extract(raw, '$.amountDue.currency') END
-    FROM invoices WHERE gone_in_run IS NULL
-    UNION ALL
-    SELECT 'dispute', 'disputes', id, amount_minor, currency,
-           CASE WHEN amount_minor IS NULL THEN json_extract(json_extract(raw, m.dispute_money), '$.amountMinor') END,
-           CASE WHEN currency IS NULL THEN json_extract(json_extract(raw, m.dispute_money), '$.currency') END
-    FROM disputes, mapped AS m WHERE gone_in_run IS NULL
-    UNION ALL
-    SELECT 'payment_intent', 'payment_intents', id, amount_minor, currency,
-           CASE WHEN amount_minor IS NULL THEN json_extract(raw, m.intent_amount) END,
-           CASE WHEN currency IS NULL THEN json_extract(raw, m.intent_currency) END
-    FROM payment_intents, mapped AS m WHERE gone_in_run IS NULL
+    SELECT r.entity, r.resource, r.id, r.amount_minor, r.currency,
+           CASE WHEN r.amount_minor IS NULL THEN json_extract(r.raw, a.json_path) END AS amount_json,
+           CASE WHEN r.currency IS NULL THEN json_extract(r.raw, c.json_path) END AS currency_json
+    FROM live_records AS r
+    JOIN paths AS a ON a.resource = r.resource AND a.column_name = 'amount_minor'
+    JOIN paths AS c ON c.resource = r.resource AND c.column_name = 'currency'
+    WHERE r.gone_in_run IS NULL
 )
 SELECT
     s.entity, s.id AS entity_id, s.currency, s.amount_minor,

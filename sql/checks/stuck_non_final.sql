@@ -2,20 +2,15 @@
 -- description: A payment, refund or payment intent still in a non-final state more than $stuck_days days after it was created.
 -- severity: warn
 -- requires: []
--- per_resource: [payments, refunds, payment_intents]
--- tolerates: [payments, refunds, payment_intents]
--- requires_fields: [payments.created_at, refunds.created_at, payment_intents.created_at]
+-- per_resource: every resource with final_statuses
+-- tolerates: every resource with final_statuses
+-- requires_fields: ["*.created_at"]
 -- tags: [status, aging]
 -- # Each record is judged on its own: evaluated per resource, over the records read tonight.
 WITH candidates AS (
-    SELECT 'payment' AS entity, 'payments' AS resource, id, status, currency, amount_minor, created_at
-    FROM payments WHERE gone_in_run IS NULL
-    UNION ALL
-    SELECT 'refund', 'refunds', id, status, currency, amount_minor, created_at
-    FROM refunds WHERE gone_in_run IS NULL
-    UNION ALL
-    SELECT 'payment_intent', 'payment_intents', id, status, currency, amount_minor, created_at
-    FROM payment_intents WHERE gone_in_run IS NULL
+    -- Only resources with non-final statuses can match (the join to status_values below).
+    SELECT entity, resource, id, status, currency, amount_minor, created_at
+    FROM live_records WHERE gone_in_run IS NULL
 )
 SELECT
     c.entity,

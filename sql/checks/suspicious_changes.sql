@@ -2,8 +2,8 @@
 -- description: A record whose new version this run changed status in a way that should not happen (see status_transitions) or changed its amount.
 -- severity: warn
 -- requires: []
--- per_resource: [payments, refunds, disputes, subscriptions, invoices, payment_intents, payment_methods]
--- tolerates: [payments, refunds, disputes, subscriptions, invoices, payment_intents, payment_methods]
+-- per_resource: every resource
+-- tolerates: every resource
 -- tags: [history, status]
 -- evaluable_when: SELECT count(*) > 0 FROM resource_scans AS s JOIN runs AS r ON r.run_id = s.run_id WHERE s.run_id <> $run_id AND r.started_at < $as_of AND s.records > 0
 -- not_evaluated_reason: "first run: no earlier records to compare with"

@@ -2,7 +2,7 @@
 -- description: A resource whose count of new records tonight differs from the mean of the last complete runs by more than $volume_ratio of that mean.
 -- severity: warn
 -- requires: []
--- per_resource: [payments, refunds, disputes, subscriptions, invoices, payment_intents, payment_methods]
+-- per_resource: every resource
 -- tags: [extraction, volume]
 -- evaluable_when: SELECT count(*) >= 3 FROM runs WHERE status = 'complete' AND run_id <> $run_id AND started_at < $as_of
 -- not_evaluated_reason: fewer than 3 earlier complete runs to compare with

@@ -16,11 +16,10 @@ as_of AS (
     QUALIFY row_number() OVER (PARTITION BY v.entity, v.id ORDER BY v.version DESC) = 1
 ),
 dated AS (
-    SELECT a.*, coalesce(p.created_at, r.created_at, d.created_at) AS created_at
+    -- live_records: every record of every resource (the catalogue's), its created_at included
+    SELECT a.*, l.created_at
     FROM as_of AS a
-    LEFT JOIN payments AS p ON a.entity = 'payments' AND p.id = a.id
-    LEFT JOIN refunds AS r ON a.entity = 'refunds' AND r.id = a.id
-    LEFT JOIN disputes AS d ON a.entity = 'disputes' AND d.id = a.id
+    LEFT JOIN live_records AS l ON l.resource = a.entity AND l.id = a.id
     WHERE a.change <> 'gone'
 ),
 inside AS (

@@ -1,4 +1,4 @@
--- Counted refunds per live payment (DESIGN §1): refunds not in a failure status, in the
+-- Counted refunds per live payment (docs/design.md): refunds not in a failure status, in the
 -- payment's own currency; `pending` ones are "in flight". The one definition of "counted"
 -- that the refund checks share, called with the checks' bound parameters:
 --   counted_refunds($failed_statuses, $as_of, $refund_grace_hours)

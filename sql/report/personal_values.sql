@@ -7,20 +7,12 @@ WITH tonight AS (
     FROM findings
     WHERE run_id = $run_id AND detail IS NOT NULL
 ),
-records AS (
-    SELECT 'payment' AS entity, id, raw FROM payments
-    UNION ALL SELECT 'refund', id, raw FROM refunds
-    UNION ALL SELECT 'dispute', id, raw FROM disputes
-    UNION ALL SELECT 'invoice', id, raw FROM invoices
-    UNION ALL SELECT 'subscription', id, raw FROM subscriptions
-    UNION ALL SELECT 'payment_intent', id, raw FROM payment_intents
-    UNION ALL SELECT 'payment_method', id, raw FROM payment_methods
-),
 quoted AS (
+    -- live_records: every record of every resource in the catalogue (recon.catalogue_views)
     SELECT t.finding_key, t.detail,
            unnest(regexp_extract_all(CAST(r.raw AS VARCHAR), $pattern, 1)) AS value
     FROM tonight AS t
-    JOIN records AS r ON r.entity = t.entity AND r.id = t.entity_id
+    JOIN live_records AS r ON r.entity = t.entity AND r.id = t.entity_id
 )
 SELECT DISTINCT finding_key, value
 FROM quoted

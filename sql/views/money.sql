@@ -1,17 +1,10 @@
--- Analysts' views: every table with money, plus the amount in major units beside each
--- `*_minor` column, exact (money() in sql/reference/money.sql: DECIMAL(38, 4), never a
--- float). `raw` (the record as received, with personal data) is left out: it stays in the
--- table itself. Created on every publish (recon.night.warehouse), so they are always current.
-CREATE OR REPLACE VIEW payments_major AS
-SELECT * EXCLUDE (raw), money(amount_minor, currency) AS amount FROM payments;
-CREATE OR REPLACE VIEW refunds_major AS
-SELECT * EXCLUDE (raw), money(amount_minor, currency) AS amount FROM refunds;
-CREATE OR REPLACE VIEW disputes_major AS
-SELECT * EXCLUDE (raw), money(amount_minor, currency) AS amount FROM disputes;
-CREATE OR REPLACE VIEW invoices_major AS
-SELECT * EXCLUDE (raw), money(amount_due_minor, currency) AS amount_due FROM invoices;
-CREATE OR REPLACE VIEW payment_intents_major AS
-SELECT * EXCLUDE (raw), money(amount_minor, currency) AS amount FROM payment_intents;
+-- Analysts' views: the tables with money that are not resources of the catalogue, plus the
+-- amount in major units beside each `*_minor` column, exact (money() in
+-- sql/reference/money.sql: DECIMAL(38, 4), never a float). `raw` (the record as received,
+-- with personal data) is left out: it stays in the table itself. The resources' own views
+-- (`payments_major`, `invoices_major`, …) are generated from the catalogue
+-- (sql/catalogue/money_view.sql). Created on every publish (recon.night.warehouse), so they are
+-- always current.
 CREATE OR REPLACE VIEW record_versions_major AS
 SELECT * EXCLUDE (raw), money(amount_minor, currency) AS amount FROM record_versions;
 CREATE OR REPLACE VIEW findings_major AS

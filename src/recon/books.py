@@ -2,7 +2,7 @@
 `recon.toml`.
 
 Every key is optional. With none, a books file has exactly the default column names
-(DESIGN.md §3) and `amount_minor` as an integer::
+(docs/design.md, "The merchant's books") and `amount_minor` as an integer::
 
     [ledger.orders]
     path = "books/orders-*.xlsx"   # a file or a glob (CSV, Parquet, .xlsx); or `query` + `url`

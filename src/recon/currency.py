@@ -1,7 +1,8 @@
 """ISO 4217 currencies: the warehouse's `currencies` table and exact money formatting.
 
-The table comes from the `iso4217` package (the ISO list of active codes, FACTS.md), not from
-CLDR. Amounts are integers in minor units; formatting uses integer arithmetic only, so
+The table comes from the `iso4217` package (the ISO list of active codes, docs/facts.md
+"Currencies"), not from CLDR. Amounts are integers in minor units; formatting uses integer
+arithmetic only, so
 `format_minor(1234, "BHD") == "BHD 1.234"` exactly, never via a float.
 """
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 
 from recon.errors import WarehouseError
+from recon.memory import duckdb_config
 
 __all__ = ["STORAGE_VERSION", "connect", "open_readonly"]
 
@@ -25,8 +26,10 @@ def connect(
 ) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file at `path` in UTC; a file created read-write is written in
     STORAGE_VERSION. A WarehouseError (one line) when DuckDB cannot open it."""
-    config: dict[str, str | bool | int | float | list[str]] = (
-        {"memory_limit": memory_limit} if memory_limit else {}
+    # DuckDB sized from the machine ("auto", recon.memory) unless a size is set; read-only
+    # connections too (the report of a 1M-payment night peaked at 730 MB without it).
+    config: dict[str, str | bool | int | float | list[str]] = dict(
+        duckdb_config(memory_limit, read_only=read_only)
     )
     if not read_only:  # a file created now is one DuckDB 1.1+ reads (recon.night.published)
         config["storage_compatibility_version"] = STORAGE_VERSION

@@ -16,14 +16,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from recon.resources import CATALOGUE
 from recon.settings import DEFAULT_FIELDS
 
 __all__ = ["FieldMap", "json_path", "load_parameters", "presence_parameters"]
 
 FieldMap = Mapping[str, Mapping[str, str]]
 
-# A Money object's members (DESIGN §1); the mapping names the object, these are fixed.
-_MONEY_FIELDS = {("disputes", "amount")}
+
+def _is_money_object(resource: str, field: str) -> bool:
+    """Whether the mapped `field` names a Money object (`amountMinor`, `currency`: fixed
+    members, docs/design.md), as the catalogue says: `amount_json = "{field}.amountMinor"`."""
+    entry = CATALOGUE.get(resource)
+    records = entry.records if entry is not None else None
+    return records is not None and records.amount_json == f"{{{field}}}.amountMinor"
 
 
 def json_path(name: str) -> str:
@@ -41,7 +47,7 @@ def load_parameters(resource: str, fields: FieldMap | None = None) -> dict[str, 
     methods, whose fields are all read at fixed names)."""
     out: dict[str, str] = {}
     for field, name in _mapping(resource, fields).items():
-        if (resource, field) in _MONEY_FIELDS:
+        if _is_money_object(resource, field):
             out[f"path_{field}_minor"] = json_path(f"{name}.amountMinor")
             out["path_currency"] = json_path(f"{name}.currency")
         else:

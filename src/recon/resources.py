@@ -11,12 +11,21 @@ require any name below. Adding a resource is adding one entry.
 
 Inputs that do not come from the API (the merchant's books) are entries without `api`:
 their own loader fills their table, and checks may require them like any list.
+
+An entry read from the API also says what per-resource SQL needs of its table (`records`):
+the entity its findings name, its status values (final or not, and the changes allowed
+between two nights), its money and date columns, where its amount is in the raw record and
+the fields the spec does not show (`fields`, the defaults of `Settings.fields`). From these
+`recon.catalogue_views` generates the view `live_records` over every record of every such
+resource, the `status_values` and `status_transitions` tables and the `<table>_major`
+views; checks that apply to every resource read those instead of naming tables, and their
+`per_resource` header can say `every resource with <trait>` (docs/checks.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from recon.errors import ConfigError
@@ -34,14 +43,19 @@ from recon.paging.paginators import BasePaginator, NextOffsetPaginator, OffsetPa
 
 __all__ = [
     "CATALOGUE",
+    "TRAITS",
     "ApiList",
     "Auth",
+    "Records",
     "Resource",
+    "Status",
     "api_list",
     "api_resources",
     "nightly_resources",
     "personal_paths",
+    "record_resources",
     "resource",
+    "resources_with",
 ]
 
 Auth = Literal["key", "bearer"]
@@ -55,7 +69,7 @@ class ApiList:
     paginator: type[BasePaginator]
     model: type[ApiModel]
     # A client setting (`ClientConfig` field) whose value replaces `path`; empty there means
-    # the provider does not offer the list (DESIGN.md §1: the assumed lists).
+    # the provider does not offer the list (docs/design.md: the assumed lists).
     path_setting: str | None = None
     by_id: str | None = None  # path of one record, `{id}` quoted in, e.g. "/invoices/{id}"
     by_id_auth: Auth = "key"
@@ -78,15 +92,61 @@ class ApiList:
 
 
 @dataclass(frozen=True, slots=True)
+class Status:
+    """A status value a resource's records may have (lower case, as loaded)."""
+
+    value: str
+    # Final or not where "stuck in a non-final state" applies (stuck_non_final); None where
+    # it does not.
+    final: bool | None = None
+    # The statuses a record may move to between two nights: every later state it can reach,
+    # not only the next one (several steps may happen between two runs). A change not listed
+    # is flagged by suspicious_changes.
+    to: tuple[str, ...] = ()
+
+
+def _statuses(*values: str | Status) -> tuple[Status, ...]:
+    return tuple(Status(v) if isinstance(v, str) else v for v in values)
+
+
+@dataclass(frozen=True, slots=True)
+class Records:
+    """What per-resource SQL reads of a resource's table (its `live_records` rows)."""
+
+    entity: str  # what its findings name, singular: 'payment'
+    statuses: tuple[Status, ...] = ()  # empty: its status is not checked (unknown_status)
+    status: str | None = "status"  # the column shown as its status (None: it has none)
+    amount: str | None = "amount_minor"  # the money column, integer minor units
+    currency: str | None = "currency"
+    created_at: str | None = "created_at"
+    # Where the amount and currency are in the raw record (dots into objects), to word a
+    # value the loader could not type (impossible_amounts). `{field}` stands for the record
+    # field `Settings.fields` maps `field` to, e.g. "{amount}.amountMinor".
+    amount_json: str | None = "amountMinor"
+    currency_json: str | None = "currency"
+
+    @property
+    def final_statuses(self) -> bool:
+        """True if some of its statuses are final and some not (stuck_non_final applies)."""
+        return any(s.final is not None for s in self.statuses)
+
+
+# What a check's `per_resource: every resource with <trait>` selects.
+TRAITS = ("statuses", "final_statuses", "amount", "created_at")
+
+
+@dataclass(frozen=True, slots=True)
 class Resource:
     """One kind of record recon lands, loads and checks."""
 
     name: str  # the resource's name everywhere: landing folder, warehouse table, `requires`
     api: ApiList | None  # None: not read from the API (the merchant's books)
     nightly: bool = True  # read by every nightly run (per-customer lists only on request)
-    # The record_versions columns: expressions over the staged table for status, amount and
-    # currency (what "when did this change" questions ask of history).
-    version: tuple[str, str, str] = ("status", "amount_minor", "currency")
+    records: Records | None = None  # what per-resource SQL reads (every API resource has it)
+    # The fields the spec does not show (docs/checks.md): recon's name -> the record's field
+    # (dots reach into nested objects). The defaults of `Settings.fields`; the load SQL binds
+    # each as `$path_<name>` (recon.fields).
+    fields: Mapping[str, str] = field(default_factory=dict)
     # JSON paths in `raw` whose values are personal data (dots between keys): `recon export`
     # leaves out a column a query reads from one of them, or from an object holding one.
     personal: tuple[str, ...] = ()
@@ -97,12 +157,177 @@ class Resource:
         return self.name
 
     @property
+    def version(self) -> tuple[str, str, str]:
+        """The record_versions columns: expressions over the table for status, amount and
+        currency (what "when did this change" questions ask of history)."""
+        rec = self.records
+        if rec is None:
+            return ("NULL::VARCHAR", "NULL::BIGINT", "NULL::VARCHAR")
+        return (
+            rec.status if rec.status and rec.statuses else "NULL::VARCHAR",
+            rec.amount or "NULL::BIGINT",
+            rec.currency or "NULL::VARCHAR",
+        )
+
+    def has(self, trait: str) -> bool:
+        """Whether the resource has `trait` (one of TRAITS) for per-resource checks."""
+        rec = self.records
+        if rec is None or trait not in TRAITS:
+            return False
+        return bool(getattr(rec, trait))
+
+    @property
     def load_sql(self) -> str:
         """The `sql/` file that turns landed records into the table's typed columns."""
         return f"load/{self.name}.sql"
 
 
-_NO_AMOUNT = ("status", "NULL::BIGINT", "NULL::VARCHAR")
+_PAYMENT = Records(
+    "payment",
+    _statuses(
+        Status(
+            "created",
+            final=False,
+            to=("pending", "confirmed", "partially_refunded", "refunded", "cancelled", "expired"),
+        ),
+        Status(
+            "pending",
+            final=False,
+            to=("confirmed", "partially_refunded", "refunded", "cancelled", "expired"),
+        ),
+        Status("confirmed", final=True, to=("partially_refunded", "refunded")),
+        Status("partially_refunded", final=True, to=("refunded",)),
+        Status("refunded", final=True),
+        Status("cancelled", final=True),
+        Status("expired", final=True),
+    ),
+)
+_REFUND = Records(
+    "refund",
+    _statuses(
+        Status(
+            "pending",
+            final=False,
+            to=("succeeded", "failed", "canceled", "cancelled", "rejected", "reversed"),
+        ),
+        Status("succeeded", final=True, to=("reversed",)),
+        Status("failed", final=True),
+        Status("canceled", final=True),
+        Status("cancelled", final=True),
+        Status("rejected", final=True),
+        Status("reversed", final=True),
+    ),
+    amount_json="amount.amountMinor",
+    currency_json="amount.currency",
+)
+_DISPUTE = Records(
+    "dispute",
+    _statuses(
+        Status(
+            "warning_needs_response",
+            to=(
+                "warning_under_review",
+                "warning_closed",
+                "needs_response",
+                "under_review",
+                "won",
+                "lost",
+            ),
+        ),
+        Status(
+            "warning_under_review",
+            to=("warning_closed", "needs_response", "under_review", "won", "lost"),
+        ),
+        Status("warning_closed"),
+        Status("needs_response", to=("under_review", "won", "lost")),
+        Status("under_review", to=("won", "lost")),
+        Status("won"),
+        Status("lost"),
+    ),
+    amount_json="{amount}.amountMinor",
+    currency_json="{amount}.currency",
+)
+_ENDED = ("canceled", "cancelled")  # both spellings: the spec shows neither
+_SUBSCRIPTION = Records(
+    "subscription",
+    _statuses(
+        Status(
+            "incomplete",
+            to=("active", "trialing", "past_due", "incomplete_expired", *_ENDED),
+        ),
+        Status("trialing", to=("active", "past_due", "unpaid", "paused", *_ENDED)),
+        Status("active", to=("past_due", "unpaid", "paused", *_ENDED)),
+        Status("past_due", to=("active", "unpaid", "paused", *_ENDED)),
+        Status("unpaid", to=("active", "past_due", "paused", *_ENDED)),
+        Status("paused", to=("active", "trialing", "past_due", *_ENDED)),
+        *_ENDED,
+        "incomplete_expired",
+    ),
+    amount=None,
+    currency=None,
+    amount_json=None,
+    currency_json=None,
+)
+_INVOICE = Records(
+    "invoice",
+    _statuses(
+        Status("draft", to=("open", "paid", "void", "uncollectible")),
+        Status("open", to=("paid", "void", "uncollectible")),
+        "paid",
+        "void",
+        Status("uncollectible", to=("paid", "void")),
+    ),
+    amount="amount_due_minor",
+    amount_json="amountDue.amountMinor",
+    currency_json="amountDue.currency",
+)
+_PAYMENT_INTENT = Records(
+    "payment_intent",
+    _statuses(
+        Status(
+            "requires_payment_method",
+            final=False,
+            to=("requires_action", "requires_capture", "processing", "succeeded", "cancelled"),
+        ),
+        Status(
+            "requires_action",
+            final=False,
+            to=(
+                "requires_payment_method",
+                "requires_capture",
+                "processing",
+                "succeeded",
+                "cancelled",
+            ),
+        ),
+        Status("requires_capture", final=False, to=("processing", "succeeded", "cancelled")),
+        Status(
+            "processing",
+            final=False,
+            to=(
+                "requires_payment_method",
+                "requires_action",
+                "requires_capture",
+                "succeeded",
+                "cancelled",
+            ),
+        ),
+        Status("succeeded", final=True),
+        Status("cancelled", final=True),
+    ),
+    amount_json="{amount}",
+    currency_json="{currency}",
+)
+_PAYMENT_METHOD = Records(
+    "payment_method",
+    status="type",  # shown where a check describes the record (vanished_records); not checked
+    amount=None,
+    currency=None,
+    created_at=None,
+    amount_json=None,
+    currency_json=None,
+)
+_CREATED = {"created_at": "createdAt"}
 
 CATALOGUE: Mapping[str, Resource] = {
     r.name: r
@@ -117,6 +342,8 @@ CATALOGUE: Mapping[str, Resource] = {
                 by_id_auth="bearer",  # op 6: the one record fetched with the bearer token
                 filters=(("status", "status_param"),),
             ),
+            records=_PAYMENT,
+            fields=_CREATED,
             personal=(
                 "customer.email",
                 "customer.name",
@@ -129,13 +356,29 @@ CATALOGUE: Mapping[str, Resource] = {
             ),
         ),
         Resource(
-            "refunds", ApiList("/refunds", OffsetPaginator, Refund, path_setting="refunds_path")
+            "refunds",
+            ApiList("/refunds", OffsetPaginator, Refund, path_setting="refunds_path"),
+            records=_REFUND,
+            fields=_CREATED,
         ),
-        Resource("disputes", ApiList("/disputes", OffsetPaginator, Dispute)),
+        Resource(
+            "disputes",
+            ApiList("/disputes", OffsetPaginator, Dispute),
+            records=_DISPUTE,
+            # `amount` is a Money object (`amountMinor`, `currency`): recon.fields
+            fields={
+                "payment_id": "paymentId",
+                "amount": "amount",
+                "status": "status",
+                "reason": "reason",
+                "created_at": "createdAt",
+            },
+        ),
         Resource(
             "subscriptions",
             ApiList("/subscriptions", OffsetPaginator, Subscription, by_id="/subscriptions/{id}"),
-            version=_NO_AMOUNT,
+            records=_SUBSCRIPTION,
+            fields=_CREATED,
         ),
         Resource(
             "invoices",
@@ -149,9 +392,21 @@ CATALOGUE: Mapping[str, Resource] = {
                 referenced_by=("invoiceId", "latestInvoiceId"),
                 ids_in_books=("invoices", "invoice_id"),
             ),
-            version=("status", "amount_due_minor", "currency"),
+            records=_INVOICE,
+            fields={"subscription_id": "subscriptionId", "due_date": "dueDate", **_CREATED},
         ),
-        Resource("payment_intents", ApiList("/payment-intents", OffsetPaginator, PaymentIntent)),
+        Resource(
+            "payment_intents",
+            ApiList("/payment-intents", OffsetPaginator, PaymentIntent),
+            records=_PAYMENT_INTENT,
+            # `amount`: the spec's unnamed integer field
+            fields={
+                "amount": "amount",
+                "currency": "currency",
+                "capture_method": "captureMethod",
+                **_CREATED,
+            },
+        ),
         Resource(
             "payment_methods",
             ApiList(
@@ -161,7 +416,7 @@ CATALOGUE: Mapping[str, Resource] = {
                 per_customer=True,
             ),
             nightly=False,
-            version=("NULL::VARCHAR", "NULL::BIGINT", "NULL::VARCHAR"),
+            records=_PAYMENT_METHOD,
             personal=(
                 "card.last4",
                 "card.expMonth",
@@ -214,3 +469,16 @@ def api_resources() -> Iterator[Resource]:
 def nightly_resources() -> Iterator[Resource]:
     """The lists every nightly run pages, in extraction order (per-customer ones last)."""
     return (r for r in api_resources() if r.nightly)
+
+
+def record_resources() -> Iterator[Resource]:
+    """The entries with records per-resource SQL reads (`live_records`), in catalogue order."""
+    return (r for r in CATALOGUE.values() if r.records is not None)
+
+
+def resources_with(trait: str | None = None) -> tuple[str, ...]:
+    """The names of the record resources having `trait` (one of TRAITS; None: all of them),
+    in catalogue order: what `per_resource: every resource [with <trait>]` selects."""
+    if trait is not None and trait not in TRAITS:
+        raise ConfigError("trait", f"unknown trait {trait!r}; expected one of {', '.join(TRAITS)}")
+    return tuple(r.name for r in record_resources() if trait is None or r.has(trait))

@@ -1,7 +1,8 @@
 """recon's settings: environment (`RECON_*`), an optional `recon.toml`, then CLI flags.
 
-Every open point of the API spec has a documented default here (DESIGN.md §1). Secrets
-are `SecretStr`: they print as `**********` and are read with `.get_secret_value()` only
+Every open point of the API spec has a documented default here (docs/design.md, "The
+API's open points"). Secrets are `SecretStr`: they print as `**********` and are read with
+`.get_secret_value()` only
 where a request header is built.
 """
 
@@ -27,6 +28,7 @@ from pydantic_settings import (
 
 from recon.books import LedgerMapping
 from recon.errors import ConfigError, redact_url
+from recon.resources import CATALOGUE
 
 __all__ = [
     "DEFAULT_FIELDS",
@@ -44,33 +46,13 @@ __all__ = [
 DEFAULT_REFUND_FAILED_STATUSES = ("failed", "canceled", "cancelled", "rejected", "reversed")
 API_PREFIX = "/api/v1"
 
-# The names recon reads for fields the spec does not show (DESIGN §1: never guess silently):
-# resource -> recon's field -> the field's name in a record (dots reach into nested objects).
-# `amount` of disputes is a Money object (`amountMinor`, `currency`); of payment intents the
-# spec's unnamed integer field. Overridden per field in recon.toml (`[fields.disputes]
-# amount = "disputedAmount"`) or RECON_FIELDS (JSON); see docs/checks.md.
+# The names recon reads for fields the spec does not show (docs/design.md: never guess
+# silently): resource -> recon's field -> the field's name in a record (dots reach into
+# nested objects), from the catalogue (recon.resources: each entry's `fields`). Overridden
+# per field in recon.toml (`[fields.disputes] amount = "disputedAmount"`) or RECON_FIELDS
+# (JSON); see docs/checks.md.
 DEFAULT_FIELDS: dict[str, dict[str, str]] = {
-    "payments": {"created_at": "createdAt"},
-    "refunds": {"created_at": "createdAt"},
-    "disputes": {
-        "payment_id": "paymentId",
-        "amount": "amount",
-        "status": "status",
-        "reason": "reason",
-        "created_at": "createdAt",
-    },
-    "subscriptions": {"created_at": "createdAt"},
-    "invoices": {
-        "subscription_id": "subscriptionId",
-        "due_date": "dueDate",
-        "created_at": "createdAt",
-    },
-    "payment_intents": {
-        "amount": "amount",
-        "currency": "currency",
-        "capture_method": "captureMethod",
-        "created_at": "createdAt",
-    },
+    r.name: dict(r.fields) for r in CATALOGUE.values() if r.fields
 }
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*")
 
@@ -123,7 +105,7 @@ class ReconSources(BaseSettings):
 
 
 class Settings(ReconSources):
-    """Every knob of recon, with the defaults DESIGN.md §1 settles."""
+    """Every knob of recon, with the defaults docs/design.md settles."""
 
     model_config = SettingsConfigDict(
         env_prefix="RECON_",
@@ -239,9 +221,11 @@ class Settings(ReconSources):
     landing: Path = Field(default=Path("data/landing"), description="Raw landing root")
     reports: Path = Field(default=Path("reports"), description="Report folders root")
     # Bounded so that memory does not grow with the merchant: beyond it DuckDB spills to
-    # <db>.tmp. 1M payments (2.2M records) load in 18 s under 2GB, in 56 s under 1GB.
+    # <db>.tmp. "auto" sizes it (and DuckDB's threads) from the machine: a quarter of the
+    # memory available, at most 192 MiB (recon.memory; a 1M-payment night under ~500 MB).
     duckdb_memory_limit: str | None = Field(
-        default="2GB", description="DuckDB memory limit for loads and checks, e.g. 1GB"
+        default="auto",
+        description="DuckDB memory limit for loads and checks: auto (from the machine) or e.g. 1GB",
     )
     landing_batch_records: int = Field(
         default=20_000, ge=1, le=1_000_000, description="Records per landed Parquet batch"
@@ -301,8 +285,10 @@ class Settings(ReconSources):
     @field_validator("duckdb_memory_limit")
     @classmethod
     def _check_size(cls, value: str | None) -> str | None:
+        if value and value.strip().lower() == "auto":
+            return "auto"
         if value and not re.fullmatch(r"\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)", value):
-            raise ValueError("must be a size like 512MB or 2GB")
+            raise ValueError("must be auto or a size like 512MB or 2GB")
         return value or None
 
     @field_validator("page_size_param", "skip_param", "status_param", "idempotency_header")

@@ -51,7 +51,7 @@ __all__ = [
     "write_parquet_batches",
 ]
 
-# The characters that make a spreadsheet cell a formula (FACTS.md, "Security").
+# The characters that make a spreadsheet cell a formula (docs/facts.md, "Security and retries").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
 _FORMULA_REGEX = r"^[=+\-@\t\r\n]"
 CSV_DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"

@@ -15,7 +15,7 @@ from recon.currency import currency_exponent, is_iso4217
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "analysts.md"
 QUESTIONS = re.findall(r"```sql\n(.*?)```", DOC.read_text(), flags=re.S)
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("sandbox_warehouse")]
 
 
 def test_the_doc_asks_a_dozen_questions() -> None:

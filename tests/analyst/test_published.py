@@ -23,7 +23,7 @@ from recon.database import STORAGE_VERSION
 from recon.night.published import storage_version
 from recon.night.warehouse import Warehouse
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("sandbox_warehouse")]
 OLD_DUCKDB = "1.1.0"
 
 READ_ALL = textwrap.dedent(

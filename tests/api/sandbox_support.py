@@ -12,8 +12,7 @@ import httpx
 from pydantic import SecretStr
 
 from recon.api import ApiClient, CallRecord, ClientConfig, Page, ScanReport
-
-LIST_RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+from recon.sandbox.data import LIST_RESOURCES  # the lists the sandbox serves
 
 
 @dataclass

@@ -329,6 +329,7 @@ def test_a_scan_is_iterated_once(harness: Harness) -> None:
 # --------------------------------------------------------------------------- property
 
 
+@pytest.mark.slow  # a property test: many generated lists
 @settings(
     max_examples=int(os.environ.get("RECON_HYPOTHESIS_EXAMPLES", "150")),
     deadline=None,

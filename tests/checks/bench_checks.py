@@ -20,6 +20,9 @@ import duckdb
 
 from recon.checks import CheckParams, run_checks
 from recon.night.migrations import apply_migrations
+from recon.resources import nightly_resources
+
+RESOURCES = tuple(r.name for r in nightly_resources())
 
 CUR = "['EUR','USD','GBP','JPY','BHD']"
 RAW = '\'{"id": "x"}\''
@@ -65,8 +68,8 @@ def build(con: duckdb.DuckDBPyConnection, n: int) -> None:
         "INSERT INTO runs (run_id, started_at, status) "
         "VALUES ('r1', TIMESTAMPTZ '2026-11-20 02:00:00+00', 'complete')",
         "INSERT INTO resource_scans (run_id, resource, status) SELECT 'r1', unnest(["
-        "'payments', 'refunds', 'disputes', 'subscriptions', 'invoices', 'payment_intents'"
-        "]), 'complete'",
+        + ", ".join(f"'{r}'" for r in RESOURCES)
+        + "]), 'complete'",
         "CHECKPOINT",
     ]
     for statement in statements:

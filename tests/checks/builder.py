@@ -12,9 +12,11 @@ import duckdb
 
 from recon.checks import CheckParams, CheckRun, run_checks
 from recon.night.migrations import apply_migrations
+from recon.resources import nightly_resources
 
 REPO = Path(__file__).resolve().parents[2]
-RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+# The lists a nightly run reads, from the catalogue (tests/checks/test_catalogue.py checks it).
+RESOURCES = tuple(r.name for r in nightly_resources())
 ANCHOR = datetime(2026, 11, 20, 2, 0, tzinfo=UTC)
 
 Finding = tuple[str, str]  # (entity_id, issue_type)

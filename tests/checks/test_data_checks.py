@@ -79,8 +79,8 @@ def test_impossible_amounts_leaves_out_a_resource_with_nothing_read(wh: Wh) -> N
     run = wh.checks("r1", only=["impossible_amounts"])["impossible_amounts"]
     assert (run.status, run.reason) == ("failed", None)
     assert run.coverage == (
-        "all 1 payment; refunds not evaluated (incomplete: 2 pages failed); all 0 invoices; "
-        "all 0 disputes; all 0 payment_intents"
+        "all 1 payment; refunds not evaluated (incomplete: 2 pages failed); all 0 disputes; "
+        "all 0 invoices; all 0 payment_intents"
     )
     assert wh.findings("impossible_amounts") == {("pay_neg", "negative_amount")}
 
@@ -93,8 +93,8 @@ def test_impossible_amounts_over_the_records_read_of_an_incomplete_resource(wh: 
     wh.refund("re_stale", "pay_neg", -5, seen="r0")  # on the page that failed
     run = wh.checks("r1", only=["impossible_amounts"])["impossible_amounts"]
     assert run.coverage == (
-        "all 1 payment; 1 refund read (offsets 200-399 could not be read); all 0 invoices; "
-        "all 0 disputes; all 0 payment_intents"
+        "all 1 payment; 1 refund read (offsets 200-399 could not be read); all 0 disputes; "
+        "all 0 invoices; all 0 payment_intents"
     )
     assert wh.findings("impossible_amounts") == {
         ("pay_neg", "negative_amount"),

@@ -140,8 +140,8 @@ def test_a_mapped_field_absent_from_every_record_is_not_evaluated_never_a_flood(
     assert run.status == "passed"
     assert run.coverage == (
         "all 1 payment; refunds not evaluated (not scanned in this run); "
-        "invoices not evaluated (not scanned in this run); "
         "disputes not evaluated (field amount not present); "
+        "invoices not evaluated (not scanned in this run); "
         "payment_intents not evaluated (field amount not present)"
     )
     assert con.execute(

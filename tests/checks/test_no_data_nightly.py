@@ -16,6 +16,8 @@ from recon.night import nightly as steps
 from recon.sandbox.app import SandboxConfig, create_app
 from recon.sandbox.server import InProcessTransport
 
+pytestmark = pytest.mark.slow  # two full nightlies (in-process sandbox)
+
 KEY = "no-data-key"
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
 

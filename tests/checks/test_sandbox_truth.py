@@ -47,7 +47,14 @@ ORACLE_CHECKS = frozenset(
 Key = tuple[str, str, str, str]
 
 
-@pytest.mark.parametrize(("seed", "payments"), [(7, 300), (11, 2000), (3, 6000)])
+@pytest.mark.parametrize(
+    ("seed", "payments"),
+    [
+        (7, 300),
+        pytest.param(11, 2000, marks=pytest.mark.slow),
+        pytest.param(3, 6000, marks=pytest.mark.slow),
+    ],
+)
 def test_findings_equal_the_sandbox_truth(tmp_path: Path, seed: int, payments: int) -> None:
     dataset = data_module.Dataset(seed, payments, anchor=ANCHOR)
     truth = truth_module.truth(dataset)

@@ -1,4 +1,5 @@
-"""Exit codes of `recon nightly` (DESIGN §3): findings alone never change them without --fail-on."""
+"""Exit codes of `recon nightly` (docs/design.md): findings alone never change them without
+--fail-on."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.slow  # `recon nightly` in a new process
 def test_an_unreachable_api_aborts_with_exit_1_and_one_line(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{_closed_port()}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("RECON_")}

@@ -1,8 +1,9 @@
 """A throwaway PostgreSQL server on 127.0.0.1 for the books' SQL-query source.
 
-Debian's `postgresql` is installed with apt-get when missing (as the report tests do for
-Chromium). The cluster is initialised in a fresh folder owned by the `postgres` user
-(PostgreSQL refuses to run as root), with password authentication, and stopped at the end.
+Debian's `postgresql` is installed by `make test-deps` (which `make test` runs first), never
+by a test; without it the test is skipped, loudly. The cluster is initialised in a fresh
+folder owned by the `postgres` user (PostgreSQL refuses to run as root), with password
+authentication, and stopped at the end.
 """
 
 from __future__ import annotations
@@ -26,17 +27,10 @@ def _bin(name: str) -> str | None:
 
 
 def install() -> str | None:
-    """Install Debian's postgresql when missing; return why not when it cannot be done."""
+    """Why PostgreSQL cannot be run here, or None (`make test-deps` installs it)."""
     if _bin("initdb") and _bin("pg_ctl"):
         return None
-    if shutil.which("apt-get") is None or os.geteuid() != 0:
-        return "PostgreSQL is missing and apt-get cannot install it here (not root)"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "postgresql"]):
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-        if done.returncode != 0:
-            return f"`{' '.join(cmd)}` failed: {done.stderr.strip()[-300:]}"
-    return None if _bin("initdb") else "initdb still missing after apt-get install"
+    return "PostgreSQL is missing: run `make test-deps` (apt-get install postgresql, as root)"
 
 
 def _free_port() -> int:

@@ -68,6 +68,7 @@ def _files(books_dir: Path, fmt: str) -> Any:
     )
 
 
+@pytest.mark.slow  # three full reconciliations, one through an .xlsx
 def test_parquet_and_excel_give_the_same_matches_as_csv(tmp_path: Path, books_dir: Path) -> None:
     csv = _reconcile(tmp_path, "csv", _files(books_dir, "csv"))
     assert csv["findings"]
@@ -90,6 +91,7 @@ def _without(result: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 @pytest.mark.integration
+@pytest.mark.database
 def test_a_postgresql_query_gives_the_same_matches_as_csv(
     tmp_path: Path, books_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

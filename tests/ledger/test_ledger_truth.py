@@ -18,7 +18,14 @@ from .support import RUN, keys, ledger_findings, load_dataset, score, warehouse
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
 
 
-@pytest.mark.parametrize(("seed", "payments"), [(7, 300), (11, 2000), (3, 6000)])
+@pytest.mark.parametrize(
+    ("seed", "payments"),
+    [
+        (7, 300),
+        pytest.param(11, 2000, marks=pytest.mark.slow),
+        pytest.param(3, 6000, marks=pytest.mark.slow),
+    ],
+)
 @pytest.mark.parametrize("lists", ["all", "spec-only"])
 def test_ledger_findings_equal_the_truth(
     tmp_path: Path, seed: int, payments: int, lists: str

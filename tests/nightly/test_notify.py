@@ -126,6 +126,8 @@ def test_the_time_budget_bounds_the_attempts() -> None:
     assert len(seen) < 4  # stopped by the budget, not by the attempt count
 
 
+@pytest.mark.integration
+@pytest.mark.slow  # a full nightly against the sandbox
 def test_a_run_sends_one_alert_to_a_real_webhook_with_its_failed_calls(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -158,6 +160,8 @@ def test_a_run_sends_one_alert_to_a_real_webhook_with_its_failed_calls(
             assert secret.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.integration
+@pytest.mark.slow  # a full nightly against the sandbox
 def test_an_unreachable_hook_never_fails_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

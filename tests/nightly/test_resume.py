@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 from recon.night import nightly as steps
+from recon.resources import nightly_resources
 
 from .conftest import KEY, TOKEN, overrides_for, sandbox
 
@@ -27,7 +28,7 @@ summary = run_local(json.loads(sys.argv[1]), resume=sys.argv[2] or None)
 print(summary.run_id, summary.status, flush=True)
 """
 
-TABLES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+TABLES = tuple(r.table for r in nightly_resources())  # the catalogue's
 
 
 def _env() -> dict[str, str]:

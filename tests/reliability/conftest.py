@@ -21,6 +21,7 @@ from typing import Any
 import duckdb
 import httpx
 
+from recon.resources import nightly_resources
 from tests.nightly.conftest import KEY, TOKEN, _env, overrides_for, sandbox, truth_of
 
 __all__ = [
@@ -39,7 +40,7 @@ __all__ = [
     "truth_of",
 ]
 
-TABLES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+TABLES = tuple(r.table for r in nightly_resources())  # the catalogue's
 
 
 def read_only(db: Path | str) -> duckdb.DuckDBPyConnection:

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,32 +35,17 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rendered]:
     con.close()
 
 
-def _install_chromium() -> str | None:
-    """Install Debian's chromium when missing; return why not when it cannot be done."""
+def _chromium_missing() -> str | None:
+    """Why Debian's chromium cannot be used here, or None. Installing it is `make test-deps`
+    (which `make test` runs first), never a side effect of a test."""
     if Path(CHROMIUM).exists():
         return None
-    if shutil.which("apt-get") is None:
-        return "apt-get is not available on this machine"
-    import os
-
-    if os.geteuid() != 0:
-        return "not running as root, so `apt-get install chromium` is not possible"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", "chromium"]):
-        try:
-            done = subprocess.run(
-                cmd, env=env, capture_output=True, text=True, timeout=900, check=False
-            )
-        except subprocess.TimeoutExpired:
-            return f"`{' '.join(cmd)}` timed out"
-        if done.returncode != 0:
-            return f"`{' '.join(cmd)}` failed: {done.stderr.strip()[-300:]}"
-    return None if Path(CHROMIUM).exists() else "chromium still missing after apt-get install"
+    return f"{CHROMIUM} is missing: run `make test-deps` (apt-get install chromium, as root)"
 
 
 @pytest.fixture(scope="session")
 def chromium() -> str:
-    reason = _install_chromium()
+    reason = _chromium_missing()
     if reason is not None:
         pytest.skip(f"!!! BROWSER TEST SKIPPED: headless Chromium unavailable: {reason} !!!")
     return CHROMIUM

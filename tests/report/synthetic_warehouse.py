@@ -14,8 +14,10 @@ from pathlib import Path
 import duckdb
 
 from recon.night.migrations import apply_migrations
+from recon.resources import nightly_resources
 
-RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+# The lists a nightly run reads, from the catalogue (tests/checks/test_catalogue.py checks it).
+RESOURCES = tuple(r.name for r in nightly_resources())
 NIGHTS = [f"202611{d:02d}T020000Z-0000{d:02d}" for d in range(11, 21)]
 LAST = NIGHTS[-1]
 COMPLETE = NIGHTS[-2]

@@ -317,6 +317,7 @@ def test_top_n_limits_html_rows(rendered: Rendered, tmp_path: Path) -> None:
     assert "showing the top 3" in drill
 
 
+@pytest.mark.slow  # 100,000 findings
 def test_large_run_embeds_every_finding(tmp_path: Path) -> None:
     # how fast it renders is measured by benchmarks/report_bench.py, never asserted here
     con = build(tmp_path / "big.duckdb", extra_findings=100_000)

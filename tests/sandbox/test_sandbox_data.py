@@ -8,7 +8,7 @@ from datetime import datetime
 import orjson
 import pytest
 
-from recon.sandbox.data import Dataset
+from recon.sandbox.data import LIST_RESOURCES, Dataset
 from recon.sandbox.records.payments import Payments
 
 from .sandbox_support import ANCHOR
@@ -25,7 +25,7 @@ def test_same_seed_same_bytes_other_seed_differs() -> None:
     a = Dataset(3, 500, ANCHOR)
     b = Dataset(3, 500, ANCHOR)
     c = Dataset(4, 500, ANCHOR)
-    for res in ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents"):
+    for res in LIST_RESOURCES:
         n = a.count(res)
         assert a.records_bytes(res, 0, n) == b.records_bytes(res, 0, n)
     assert a.records_bytes("payments", 0, 50) != c.records_bytes("payments", 0, 50)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import negative_data_rejection
 
 from recon.sandbox.app import DEMO_API_KEY, DEMO_BEARER_TOKEN, SandboxConfig, create_app
+
+pytestmark = pytest.mark.slow  # the OpenAPI fuzz: every operation, 8 examples each
 
 APP = create_app(
     SandboxConfig(seed=3, payments=300, anchor=datetime(2026, 11, 20, tzinfo=UTC), anomalies=False)

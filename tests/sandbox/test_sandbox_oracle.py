@@ -21,7 +21,9 @@ def _key(f: dict[str, Any]) -> tuple[str, str, str, str]:
     return (f["check"], f["entity"], f["entity_id"], f["issue_type"])
 
 
-@pytest.mark.parametrize(("seed", "n"), [(7, 200), (1, 1000), (42, 5000)])
+@pytest.mark.parametrize(
+    ("seed", "n"), [(7, 200), (1, 1000), pytest.param(42, 5000, marks=pytest.mark.slow)]
+)
 def test_every_planted_anomaly_is_a_finding(seed: int, n: int) -> None:
     t = truth(Dataset(seed, n, ANCHOR))
     findings = {_key(f) for f in t["findings"]}
@@ -70,6 +72,7 @@ def test_truth_is_deterministic() -> None:
     assert a != c
 
 
+@pytest.mark.slow  # `recon sandbox truth` in a new process
 def test_truth_command_prints_the_same_json() -> None:
     out = subprocess.run(
         [

@@ -190,6 +190,7 @@ def test_a_shift_deletes_before_the_offset_and_inserts_at_the_head(
     assert client.get(f"{P}/payments/{inserted[0]}", headers=BEARER).status_code == 200
 
 
+@pytest.mark.slow  # a scan of the whole list per resource, against the truth
 @pytest.mark.parametrize("resource", list(PATHS))
 def test_shifts_change_no_finding_of_the_truth(make_client: ClientFactory, resource: str) -> None:
     client = make_client(

@@ -332,8 +332,9 @@ def test_integer_money_is_one_macro_used_by_every_stage_file() -> None:
         text = path.read_text(encoding="utf-8")
         if path.name != "macros.sql":
             assert "UBIGINT" not in text, path.name
-    money_files = ["payments", "refunds", "disputes", "invoices", "payment_intents"]
-    for name in money_files:
+    from recon.resources import resources_with
+
+    for name in resources_with("amount"):  # every resource with money (the catalogue's)
         assert "json_minor_units(" in read_sql(f"load/{name}.sql"), name
 
 

@@ -1,8 +1,9 @@
 """`recon export`: warehouse tables, views or a SQL query to CSV, Parquet or Excel, safely.
 
 - The DuckDB file is opened read-only with external access disabled and the configuration
-  locked (FACTS.md): a query cannot read other files (`read_text`, `read_csv`, `ATTACH`,
-  …), cannot write any, and cannot switch the protection off again. DuckDB itself never
+  locked (docs/facts.md "DuckDB"): a query cannot read other files (`read_text`,
+  `read_csv`, `ATTACH`, …), cannot write any, and cannot switch the protection off again. DuckDB
+  itself never
   writes the output: the rows are streamed out as Arrow batches and written by Python.
 - Table and view names cannot be bound as parameters, so they are checked against the
   tables and views that exist in the warehouse and then quoted (a view is accepted wherever

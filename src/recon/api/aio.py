@@ -2,7 +2,8 @@
 
 The sync `ApiClient` is the one implementation: its retry loop, rate limiter and call log
 are thread-safe, and on two cores the client's JSON parsing, not the network, bounds a
-scan (FACTS.md: async httpx with 4-8 requests in flight was slower than sequential). So
+scan (docs/facts.md "Paging": async httpx with 4-8 requests in flight was slower than
+sequential). So
 async callers (an async Prefect flow, a notebook) run the sync client in worker threads:
 
     async with AsyncApiClient(ApiClient(config)) as aclient:

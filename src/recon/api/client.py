@@ -368,7 +368,8 @@ class ApiClient(Scanning):
         )
         self._send.call(op)
 
-    # Assumed lists (DESIGN.md §1): refunds and invoices, at configurable paths.
+    # Assumed lists (docs/design.md: the API's open points): refunds and invoices, at
+    # configurable paths.
 
     def list_refunds(self, *, max_records: int | None = None, skip: int = 0) -> ListPage[Refund]:
         """Assumed: GET RECON_REFUNDS_PATH (default /refunds), one page."""

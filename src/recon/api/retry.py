@@ -1,7 +1,8 @@
 """The retry policy, sans-IO: what to do after an attempt, decided without doing any I/O.
 
 The sync client (and any async variant) feeds each attempt's outcome to `RetryPolicy.decide`
-and gets back whether to retry and how long to wait. The policy (DESIGN.md §1):
+and gets back whether to retry and how long to wait. The policy (docs/design.md, "The
+API's open points"):
 
 | outcome | retried |
 |---|---|

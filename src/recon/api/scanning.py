@@ -285,8 +285,9 @@ class Scanning:
     ) -> IdScan:
         """Fetch a resource's records one by one (ops 16, 14, 6) as pages of raw dicts.
 
-        DESIGN.md §1: when the invoices list is not offered, invoices come one by one from
-        `GET /invoices/{id}` for ids found elsewhere. Ids in `seen_ids` are skipped.
+        docs/design.md (the API's open points): when the invoices list is not offered,
+        invoices come one by one from `GET /invoices/{id}` for ids found elsewhere. Ids in
+        `seen_ids` are skipped.
         """
         entry = api_list(resource_name)
         template = entry.by_id

@@ -9,8 +9,12 @@ A check file (`sql/checks/<name>.sql`)::
     -- tags: [refunds]
     -- tolerates: [payments]                    (optional: these may be incomplete; the
     --                                              verdict then covers the records read)
-    -- per_resource: [payments, refunds]        (optional: evaluated per resource covered)
-    -- requires_fields: [disputes.payment_id]   (optional: mapped fields it cannot do without)
+    -- per_resource: [payments, refunds]        (optional: evaluated per resource covered;
+    --                                              or `every resource [with <trait>]`: the
+    --                                              catalogue's, recon.resources.TRAITS)
+    -- requires_fields: [disputes.payment_id]   (optional: mapped fields it cannot do without;
+    --                                              `*.status`: of each resource it reads
+    --                                              that maps one)
     -- finding_key: [entity_id]                 (optional: default [entity_id, issue_type])
     -- evaluable_when: SELECT count(*) > 0 FROM …   (optional: a boolean SELECT)
     -- not_evaluated_reason: why, when it is false  (optional)
@@ -33,7 +37,7 @@ import duckdb
 import yaml
 
 from recon.errors import CheckDefinitionError
-from recon.resources import CATALOGUE
+from recon.resources import CATALOGUE, TRAITS, resources_with
 from recon.settings import DEFAULT_FIELDS
 
 __all__ = [
@@ -243,6 +247,8 @@ def _parse_header(lines: list[str], where: str) -> dict[str, Any]:
 
 def _resource_list(header: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
     value = header.get(key) or []
+    if isinstance(value, str):
+        return _every_resource(value, key, where)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise CheckDefinitionError(f"{where}: {key} must be a list of resource names")
     unknown = [v for v in value if v not in RESOURCES]
@@ -254,6 +260,21 @@ def _resource_list(header: dict[str, Any], key: str, where: str) -> tuple[str, .
     return tuple(value)
 
 
+def _every_resource(value: str, key: str, where: str) -> tuple[str, ...]:
+    """`every resource` / `every resource with <trait>`: the catalogue's record resources
+    (with that trait), so a resource added to the catalogue is covered without an edit here."""
+    words = value.split()
+    if words[:2] == ["every", "resource"] and len(words) in (2, 4):
+        if len(words) == 2:
+            return resources_with()
+        if words[2] == "with" and words[3] in TRAITS:
+            return resources_with(words[3])
+    raise CheckDefinitionError(
+        f"{where}: {key} must be a list of resource names, `every resource` or "
+        f"`every resource with <trait>` (traits: {', '.join(TRAITS)}), not {value!r}"
+    )
+
+
 def _field_list(
     header: dict[str, Any], resources: tuple[str, ...], where: str
 ) -> tuple[tuple[str, str], ...]:
@@ -263,6 +284,11 @@ def _field_list(
     out = []
     for item in value:
         resource, _, field = item.partition(".")
+        if resource == "*":  # `*.status`: each resource read that maps the field
+            out += [(r, field) for r in resources if field in DEFAULT_FIELDS.get(r, {})]
+            if not any(field in DEFAULT_FIELDS.get(r, {}) for r in RESOURCES):
+                raise CheckDefinitionError(f"{where}: {item!r}: no resource maps {field!r}")
+            continue
         if resource not in resources:
             raise CheckDefinitionError(
                 f"{where}: requires_fields names {item!r}, but the check does not read {resource}"

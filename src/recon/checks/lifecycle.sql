@@ -60,20 +60,8 @@ WITH wanted AS (
     JOIN _recon_status AS s ON s.check_name = o.check_name
     WHERE s.per_resource AND len(s.read_partial) > 0
 )
-SELECT w.* FROM wanted AS w SEMI JOIN payments AS t
-    ON w.resource = 'payments' AND t.id = w.id AND t.last_seen_run = $run_id
-UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN refunds AS t
-    ON w.resource = 'refunds' AND t.id = w.id AND t.last_seen_run = $run_id
-UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN disputes AS t
-    ON w.resource = 'disputes' AND t.id = w.id AND t.last_seen_run = $run_id
-UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN subscriptions AS t
-    ON w.resource = 'subscriptions' AND t.id = w.id AND t.last_seen_run = $run_id
-UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN invoices AS t
-    ON w.resource = 'invoices' AND t.id = w.id AND t.last_seen_run = $run_id
-UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN payment_intents AS t
-    ON w.resource = 'payment_intents' AND t.id = w.id AND t.last_seen_run = $run_id
-UNION ALL SELECT w.* FROM wanted AS w SEMI JOIN payment_methods AS t
-    ON w.resource = 'payment_methods' AND t.id = w.id AND t.last_seen_run = $run_id
+SELECT w.* FROM wanted AS w SEMI JOIN live_records AS t
+    ON t.resource = w.resource AND t.id = w.id AND t.last_seen_run = $run_id
 -- statement
 DELETE FROM findings
 WHERE run_id = $run_id AND check_name IN (SELECT check_name FROM _recon_status)

@@ -32,6 +32,7 @@ from typing import Any
 
 import duckdb
 
+from recon.catalogue_views import create_catalogue_objects
 from recon.checks.definition import (
     OUTPUT_COLUMNS,
     RESOURCES,
@@ -132,13 +133,15 @@ def default_checks_dir() -> Path:
 
 
 def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None = None) -> None:
-    """Create or refresh `currencies`, `status_values`, `status_transitions`, the
-    `recon_money` macro and the `refund_payments` view (idempotent; `sql/reference/*.sql` in
-    name order). Needs the warehouse schema (`sql/migrations/`) in place."""
+    """Create or refresh `currencies`, the `recon_money` macro and the `refund_payments` view
+    (idempotent; `sql/reference/*.sql` in name order), then what the catalogue generates:
+    `live_records`, `status_values`, `status_transitions` (recon.catalogue_views). Needs the
+    warehouse schema (`sql/migrations/`) in place."""
     create_currencies_table(con)
     reference = (sql_dir or default_sql_dir()) / "reference"
     for path in sorted(reference.glob("*.sql")):
         con.execute(path.read_text(encoding="utf-8"))
+    create_catalogue_objects(con)
 
 
 def load_checks(

@@ -1,7 +1,7 @@
 """What every `recon` command shares: the app, the consoles, the common options, and the one
 place where library errors become one-line messages and exit codes: 2 for a bad setting or
 argument, 1 for an aborted run (auth refused, warehouse unusable), 3 for a run that finished
-incomplete, 0 for a complete one (DESIGN.md §3).
+incomplete, 0 for a complete one (docs/design.md, "Exit codes").
 """
 
 from __future__ import annotations

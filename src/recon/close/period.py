@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
+from recon.catalogue_views import ensure_live_records
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, amounts_of
 from recon.findings.work import judge, work_events
@@ -253,6 +254,7 @@ def compute_period(
     finally:
         con.unregister("close_families")
         con.unregister("close_steps")
+    ensure_live_records(con)  # a warehouse published before the view: a TEMP one
     provider = _arrow(con, read_sql("close/provider_activity.sql"), params)
     books = matched = None
     if _has_table(con, "ledger_orders") and _has_table(con, "ledger_matches"):

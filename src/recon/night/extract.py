@@ -21,7 +21,8 @@ import pyarrow.parquet as pq
 from recon.api import ApiClient, CallRecord, ClientConfig
 from recon.errors import AuthError, ConfigError, TransportError
 from recon.ledger.sources import book_ids
-from recon.night.landing import CallBuffer, ResourceLanding, RunLanding
+from recon.memory import release
+from recon.night.landing import CallBuffer, ResourceLanding, ResourceState, RunLanding
 from recon.resources import api_list, api_resources, nightly_resources
 from recon.settings import Settings
 
@@ -144,12 +145,15 @@ def extract_resource(
     attempts: _Attempts | None = None,
     customer_ids: Sequence[str] = (),
     transport: Any = None,
+    batch_records: int | None = None,
 ) -> ResourceOutcome:
     """Page one resource to the end, landing batches as they come; resumable.
 
     With no `client`, builds its own from `settings` (as a Dask or Prefect worker does);
-    a given client must report its attempts to the given `attempts` hook.
+    a given client must report its attempts to the given `attempts` hook. `batch_records`
+    (default `RECON_LANDING_BATCH_RECORDS`): records buffered before a batch is landed.
     """
+    batch_records = batch_records or settings.landing_batch_records
     progress = progress or NullProgress()
     own_client = client is None
     if client is None or attempts is None:
@@ -157,22 +161,38 @@ def extract_resource(
         client = ApiClient(
             ClientConfig.from_settings(settings), on_attempt=attempts, transport=transport
         )
-    rl = landing.resource(resource, batch_records=settings.landing_batch_records)
+    rl = landing.resource(resource, batch_records=batch_records)
     if rl.state.done:
         return _outcome(rl)
     try:
         if api_list(resource).per_customer:
             if rl.state.pages:  # per-customer lists are short: a resumed run lists them again
                 shutil.rmtree(rl.folder)
-                rl = landing.resource(resource, batch_records=settings.landing_batch_records)
+                rl = landing.resource(resource, batch_records=batch_records)
             ids = list(customer_ids or settings.customer_ids) or _customers_in_landing(landing)
             scans = [client.scan(resource, customer_id=cid) for cid in ids]
             return _land(rl, scans, attempts, progress, client, none_reason="no customer ids known")
         scan = client.scan(resource, start_offset=rl.state.next_offset, seen_ids=rl.landed_ids())
+        scan.paginator.expected_end = _previous_length(landing, resource)
         return _land(rl, [scan], attempts, progress, client)
     finally:
         if own_client:
             client.close()
+
+
+def _previous_length(landing: RunLanding, resource: str, *, runs: int = 3) -> int | None:
+    """How long the list was at the end of the newest earlier complete scan of it (from its
+    landed state.json; None when no recent run read it whole)."""
+    root = landing.folder.parent
+    earlier = sorted((p.name for p in root.glob("*T*Z-*") if p.name < landing.run_id), reverse=True)
+    for run_id in earlier[:runs]:
+        try:
+            state = ResourceState.from_json((root / run_id / resource / "state.json").read_bytes())
+        except (OSError, ValueError, TypeError):
+            continue
+        if state.status == "complete":
+            return state.records + state.duplicates
+    return None
 
 
 def fetch_by_id(
@@ -321,6 +341,10 @@ def _customers_in_landing(landing: RunLanding) -> list[str]:
     return _referenced(landing, ("subscriptions", "invoices"), ("customerId",))
 
 
+#: The smallest landed batch when lists share the buffer (a batch is one fsync'd file).
+_MIN_BATCH_RECORDS = 2_000
+
+
 def extract_all(
     settings: Settings,
     landing: RunLanding,
@@ -361,7 +385,13 @@ def extract_all(
             rl.finish(status="skipped", reason="not started: the run was aborted", calls=())
             return _outcome(rl)
         out = extract_resource(
-            settings, landing, resource, client=shared, attempts=attempts, progress=progress
+            settings,
+            landing,
+            resource,
+            client=shared,
+            attempts=attempts,
+            progress=progress,
+            batch_records=per_batch,
         )
         if out.fatal:
             stop.set()
@@ -376,6 +406,9 @@ def extract_all(
     try:
         fixed = settings.concurrency
         threads = len(first) if fixed == "auto" else min(int(fixed), len(first))
+        # The landing buffers of every list in flight share RECON_LANDING_BATCH_RECORDS, so
+        # extraction's memory does not grow with the number of lists paged at once.
+        per_batch = max(_MIN_BATCH_RECORDS, settings.landing_batch_records // max(1, threads))
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
             for out in pool.map(one, first):
                 outcomes[out.resource] = out
@@ -392,4 +425,5 @@ def extract_all(
             outcomes[r] = one(r)
     finally:
         shared.close()
+        release()  # pages and buffers freed on six threads' arenas: back to the OS
     return [outcomes[r] for r in resources if r in outcomes]

@@ -1,5 +1,6 @@
-"""How a run ended, for people and for the shell: the exit codes (DESIGN.md §3), the run's
-summary and the closing lines `recon nightly` prints, read from the published warehouse.
+"""How a run ended, for people and for the shell: the exit codes (docs/design.md, "Exit
+codes"), the run's summary and the closing lines `recon nightly` prints, read from the published
+warehouse.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ class RunSummary:
 
 
 def exit_code_for(status: str, *, worst_failed: str | None, fail_on: str | None) -> int:
-    """DESIGN §3: 0 complete, 3 incomplete, 1 failed; `--fail-on` turns findings into 4."""
+    """docs/design.md, "Exit codes": 0 complete, 3 incomplete, 1 failed; `--fail-on` turns
+    findings into 4."""
     if status == "failed":
         return EXIT_ABORTED
     if status != "complete":

@@ -4,8 +4,10 @@
 rename, so the file analysts open
 
 - carries the reference tables and macros (`currencies`, `money()`, `aging_bucket()`, …,
-  `sql/reference/`) and the analysts' views (`sql/views/`: `*_major`, `open_invoices`,
-  `findings_current`, `night_over_night`), refreshed on every publish;
+  `sql/reference/`), what the catalogue generates (`live_records`, `status_values`, the
+  resources' `*_major` views: recon.catalogue_views) and the analysts' views (`sql/views/`:
+  the other `*_major`, `open_invoices`, `findings_current`, `night_over_night`), refreshed
+  on every publish;
 - is written in DuckDB's v1.0.0 storage format (`STORAGE_VERSION`), which every DuckDB
   from 1.1.0 on reads (tests/analyst/test_published.py), e.g. DBeaver's driver or an older
   notebook; 1.0.0 reads the format but not a newer DuckDB's catalog entries. DuckDB's own
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import duckdb
 
+from recon.catalogue_views import create_catalogue_objects
 from recon.currency import create_currencies_table
 from recon.database import STORAGE_VERSION
 from recon.errors import WarehouseError
@@ -47,10 +50,13 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     from recon.dictionary import apply_dictionary
 
     create_currencies_table(con)
-    for folder in ("reference", "views"):
-        for path in sorted((sql_dir() / folder).glob("*.sql")):
-            for stmt in sql_statements(path.read_text(encoding="utf-8")):
-                con.execute(stmt)
+    for path in sorted((sql_dir() / "reference").glob("*.sql")):
+        for stmt in sql_statements(path.read_text(encoding="utf-8")):
+            con.execute(stmt)
+    create_catalogue_objects(con)  # live_records, status values, the resources' *_major
+    for path in sorted((sql_dir() / "views").glob("*.sql")):
+        for stmt in sql_statements(path.read_text(encoding="utf-8")):
+            con.execute(stmt)
     apply_dictionary(con)
 
 

@@ -1,8 +1,9 @@
 """The DuckDB warehouse: a private working copy, one load transaction, publish by rename.
 
 DuckDB lets one process open a file read-write, and a reader holding it read-only makes a
-read-write open fail (FACTS.md). So a run never opens the published file for writing: it
-copies it to a working file next to it, works there, checkpoints, and renames the working
+read-write open fail (docs/facts.md "DuckDB"). So a run never opens the published file for
+writing: it copies it to a working file next to it, works there, checkpoints, and renames the
+working
 file over the published one. A reader keeps the snapshot it opened until it reconnects; a
 run never fails because somebody is reading. A lock file keeps two runs apart.
 """
@@ -10,8 +11,8 @@ run never fails because somebody is reading. A lock file keeps two runs apart.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
-import re
 import shutil
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -22,10 +23,12 @@ from typing import Any
 import duckdb
 import orjson
 
+from recon.catalogue_views import ensure_live_records
 from recon.database import connect
 from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError
 from recon.fields import FieldMap, load_parameters, presence_parameters
+from recon.memory import parse_size, release
 from recon.night.landing import RunLanding
 from recon.night.migrations import apply_migrations
 from recon.night.published import prepare_for_readers
@@ -40,6 +43,8 @@ __all__ = [
     "load_run",
     "run_status",
 ]
+
+log = logging.getLogger("recon")
 
 #: Records per insert slice; 0: from DuckDB's memory limit (`_slice_records`).
 _SLICE_RECORDS = 0
@@ -118,6 +123,7 @@ class Warehouse:
         con = connect(self.work_path, memory_limit=self.memory_limit)
         if apply_migrations(con):  # new tables or columns: their comments (views: at publish)
             apply_dictionary(con)
+        ensure_live_records(con, temp=False)  # where the checks run (the rest: run_checks)
         return con
 
     def publish(self) -> None:
@@ -153,6 +159,7 @@ class Warehouse:
                 con.execute("CHECKPOINT")
             finally:
                 con.close()
+                release()  # DuckDB's buffers, freed by the close: back to the OS
             if publish:
                 self.publish()
         except BaseException:
@@ -221,8 +228,47 @@ def load_run(
     meta = landing.meta()
     states = landing.states()
     status, reason = run_status(states)
-    per_resource: dict[str, dict[str, Any]] = {}
     define_load_macros(con)
+    # The inserts need no order (ids are keys): without it DuckDB streams them in less
+    # memory, and a 1M-payment load fits the "auto" limit (recon.memory) without running out.
+    con.execute("SET preserve_insertion_order = false")
+    for attempt in range(_OOM_RETRIES + 1):
+        try:
+            per_resource = _load_transaction(con, landing, meta, states, status, reason, fields)
+            break
+        except duckdb.OutOfMemoryException:
+            # Rolled back whole: nothing half-loaded. A limit too small for one statement
+            # (DuckDB cannot spill everything) is doubled, once, rather than failing the night.
+            if attempt == _OOM_RETRIES:
+                raise
+            limit = _double_memory_limit(con)
+            log.warning("load of %s ran out of DuckDB memory: again under %s", run_id, limit)
+    return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
+
+
+_OOM_RETRIES = 1
+
+
+def _double_memory_limit(con: duckdb.DuckDBPyConnection) -> str:
+    row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    limit = parse_size(str(row[0] if row else "")) or 2**30
+    value = f"{2 * limit // 2**20}MiB"
+    con.execute(f"SET memory_limit = '{value}'")
+    return value
+
+
+def _load_transaction(
+    con: duckdb.DuckDBPyConnection,
+    landing: RunLanding,
+    meta: Mapping[str, Any],
+    states: Mapping[str, Any],
+    status: str,
+    reason: str | None,
+    fields: FieldMap | None,
+) -> dict[str, dict[str, Any]]:
+    """Every resource of the run, in one transaction (rolled back whole on any failure)."""
+    run_id = landing.run_id
+    per_resource: dict[str, dict[str, Any]] = {}
     con.execute("BEGIN TRANSACTION")
     try:
         start = {
@@ -243,7 +289,7 @@ def load_run(
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
+    return per_resource
 
 
 def load_resource(
@@ -363,17 +409,14 @@ def _merge(
 #: bounded by DuckDB's memory limit, never by the merchant's size.
 _BYTES_PER_RECORD = 2_000
 _MIN_SLICE_RECORDS = 50_000
-_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
-_UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 
 
 def _slice_records(con: duckdb.DuckDBPyConnection) -> int:
     """Records per insert slice under the connection's memory limit."""
     row = con.execute("SELECT current_setting('memory_limit')").fetchone()
-    match = re.fullmatch(r"\s*([0-9.]+)\s*([a-zA-Z]*)\s*", str(row[0] if row else ""))
-    if not match or match.group(2).lower() not in _UNITS:
+    limit = parse_size(str(row[0] if row else ""))
+    if limit is None:
         return _MIN_SLICE_RECORDS
-    limit = float(match.group(1)) * _UNITS[match.group(2).lower()]
     return max(_MIN_SLICE_RECORDS, int(limit / _BYTES_PER_RECORD))
 
 

@@ -112,15 +112,21 @@ class Ahead:
         # must not cost a burst of pages past its end).
         pages = self._report.pages
         depth = min(self._lookahead.depth(), 1 << min(pages, 6)) if pages else 0
+        # Pages already in flight stay as long as they are still on the predicted path,
+        # even when the depth shrank (the adaptive limit moves every round): dropping them
+        # then sent the same page again a moment later (issue 23: ~2.6% of requests at 1M).
         wanted: dict[_Key, Params] = {}
-        for offset in pag.predict(depth):
+        end = pag.expected_end
+        for offset in pag.predict(max(depth, len(self._inflight))):
+            if end is not None and offset >= end:
+                break  # where the list ended last time: one page at a time from here
             ahead: Params = dict(params)
             ahead[pag.skip_param] = offset
             wanted[_key(ahead)] = ahead
         for key in [k for k in self._inflight if k not in wanted]:
             self._drop(self._inflight.pop(key))
         fetch = self._fetch
-        for key, query in wanted.items():
+        for key, query in list(wanted.items())[:depth]:
             if key in self._inflight:
                 continue
             dropped = threading.Event()

@@ -64,6 +64,10 @@ class BasePaginator:
         self.expects_anchor = False  # True when the next page should start with a known record
         self.uses_anchors = True  # False while a server's own cursor is followed
         self.rewinds = 0
+        # Where the list ended last time (its length; None: not known). No page is fetched
+        # ahead at or past it: past it the scan goes one page at a time, so the end of a
+        # list costs no pages sent past it (issue 23). Only a hint: paging is unchanged.
+        self.expected_end: int | None = None
 
     def update_request(self, params: Params) -> None:
         """Write the paging parameters of the next request into `params`."""

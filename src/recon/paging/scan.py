@@ -45,6 +45,13 @@ def _shape(data: list[Any]) -> tuple[int, str | None, str | None]:
     return (len(data), record_id(data[0]), record_id(data[-1]))
 
 
+#: Ids a scan remembers (two generations: 25,000-50,000, i.e. 125-250 pages of 200): far
+#: more than the pages in flight and a step back need; an older duplicate is collapsed by
+#: the loader. Was 100,000: with six lists paged at once, two such sets each held ~150 MB
+#: at 1M payments (issue 23).
+RECENT_WINDOW = 25_000
+
+
 class Scan:
     """Iterate to get `Page`s; then `report` says whether the list is complete."""
 
@@ -59,7 +66,7 @@ class Scan:
         customer_id: str | None = None,
         unavailable_reason: str | None = None,
         max_consecutive_failures: int = 3,
-        window: int = 100_000,
+        window: int = RECENT_WINDOW,
         lookahead: Lookahead | None = None,
         narrow_fetch: Fetch | None = None,
         narrow_budget: int = 0,

@@ -27,6 +27,7 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 
+from recon.catalogue_views import ensure_live_records
 from recon.sql import read_sql
 
 __all__ = [
@@ -189,6 +190,7 @@ def scrub_table(
 def personal_values(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, list[str]]:
     """Per `finding_key` of the run: the personal values of the record the finding is about
     that its `detail` contains (almost always none)."""
+    ensure_live_records(con)
     rows = con.execute(
         read_sql("report/personal_values.sql"),
         {"run_id": run_id, "pattern": _VALUE_RE2, "min_length": MIN_VALUE_LENGTH},

@@ -1,0 +1,108 @@
+"""Memory a night holds: DuckDB sized from the machine, freed memory given back (issue 23).
+
+A night runs extraction, the load, the checks and the report in one process, one after the
+other. Two things kept a 1M-payment night at 1.7 GB:
+
+- DuckDB's memory limit (2 GB by default before): the load's slices and the checks grew to
+  it. `duckdb_config("auto")` sizes it from the machine instead — a quarter of the memory
+  available to this process (cgroup limit or physical RAM), at most `AUTO_LIMIT_MAX`
+  (192 MiB; 64 MiB for read-only connections), and its threads from the cores and the
+  limit (DuckDB wants ~128 MB a thread). Beyond it DuckDB spills to `<db>.tmp`; the
+  load's slices are sized to it (`recon.warehouse._slices`).
+- memory freed by one step stayed in the process: pyarrow's allocator (mimalloc) and glibc
+  keep freed blocks in per-thread arenas (extraction lands six lists on six threads).
+  `release()` hands free pages back to the kernel between steps.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import os
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+__all__ = ["AUTO_LIMIT_MAX", "available_memory", "duckdb_config", "parse_size", "release"]
+
+#: The most "auto" gives DuckDB: with Python, pyarrow and Prefect beside it a night then
+#: peaks under ~500 MB (measured: docs/performance.md, issue 23).
+AUTO_LIMIT_MAX = 192 * 2**20
+#: Reading (the report, exports): DuckDB keeps the blocks it read cached up to its limit,
+#: and the report holds its connection while it renders: a smaller cache is enough.
+AUTO_READ_LIMIT_MAX = 64 * 2**20
+AUTO_LIMIT_MIN = 64 * 2**20
+#: DuckDB's own advice: at least ~100-128 MB of memory per thread.
+_BYTES_PER_THREAD = 128 * 2**20
+
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
+_UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def parse_size(text: str) -> int | None:
+    """Bytes of a size like `300MB`, `2GiB` or `134217728B`; None if it is not one."""
+    match = re.fullmatch(r"\s*([0-9.]+)\s*([a-zA-Z]*)\s*", text)
+    if not match or match.group(2).lower() not in _UNITS:
+        return None
+    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+
+
+def available_memory() -> int:
+    """Memory this process may use: the cgroup's limit if one is set, else physical RAM."""
+    ram = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit() and 0 < int(text) < ram:
+            return int(text)
+    return int(ram)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def duckdb_config(memory_limit: str | None, *, read_only: bool = False) -> dict[str, str | int]:
+    """DuckDB's `memory_limit` and `threads` for a setting: a size, or "auto"/None."""
+    if memory_limit and memory_limit.strip().lower() != "auto":
+        limit = parse_size(memory_limit) or AUTO_LIMIT_MAX
+        return {"memory_limit": memory_limit, "threads": _threads(limit)}
+    most = AUTO_READ_LIMIT_MAX if read_only else AUTO_LIMIT_MAX
+    limit = max(AUTO_LIMIT_MIN, min(most, available_memory() // 4))
+    return {"memory_limit": f"{limit // 2**20}MiB", "threads": _threads(limit)}
+
+
+def _threads(limit: int) -> int:
+    # Measured on the 1M load: one thread under 192 MiB took less CPU (24 s) than two
+    # under 256 MiB (35 s): below ~128 MB a thread, threads spill more than they gain.
+    return max(1, min(_cores(), limit // _BYTES_PER_THREAD))
+
+
+@cache
+def _libc() -> ctypes.CDLL | None:
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name or "libc.so.6")
+        libc.malloc_trim  # noqa: B018 - glibc only: musl and macOS have no malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+def release() -> None:
+    """Give the memory freed so far back to the OS: pyarrow's pool (mimalloc keeps what
+    landing's writers on six threads freed: ~260 MB measured) and glibc's arenas."""
+    gc.collect()
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)

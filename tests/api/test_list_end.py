@@ -1,0 +1,65 @@
+"""Pages fetched past a list's end (issue 23): none where the list ended last night.
+
+A scan whose paginator knows where the list ended last time (`expected_end`, from the
+previous run's landed state) fetches ahead only up to there and goes on one page at a time
+past it: a list as long as last night, or longer, costs no request past its end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recon.api import ApiClient
+from recon.night.extract import _previous_length
+from recon.night.landing import ResourceState, RunLanding
+
+from .conftest import Harness
+from .test_parallel_paging import Server
+
+
+def _scan(client: ApiClient, resource: str, expected_end: int | None) -> tuple[list[str], object]:
+    scan = client.scan(resource)
+    scan.paginator.expected_end = expected_end
+    ids = [r["id"] for page in scan for r in page.records]
+    return ids, scan.report
+
+
+@pytest.mark.parametrize("resource", ["payments", "disputes"])
+@pytest.mark.parametrize("grown", [0, 37, 450])
+def test_no_page_past_the_end_when_the_list_ended_there_or_later(
+    harness: Harness, resource: str, grown: int
+) -> None:
+    last_night = 3000
+    server = Server(last_night + grown, next_offset=resource == "payments")
+    with harness.client(server, concurrency=6) as client:
+        ids, report = _scan(client, resource, last_night)
+    assert sorted(ids) == sorted(server.ids)
+    past_end = [skip for skip, _ in server.requests if skip >= len(server.ids)]
+    assert past_end == []
+    assert report.wasted == 0  # type: ignore[attr-defined]
+
+
+def test_a_list_shorter_than_last_night_loses_nothing(harness: Harness) -> None:
+    server = Server(2000)
+    with harness.client(server, concurrency=6) as client:
+        ids, report = _scan(client, "disputes", 2600)
+    assert sorted(ids) == sorted(server.ids)
+    assert report.status == "complete"  # type: ignore[attr-defined]
+
+
+def test_previous_length_comes_from_the_newest_earlier_complete_scan(tmp_path: Path) -> None:
+    def state(run_id: str, resource: str, **fields: object) -> None:
+        folder = tmp_path / run_id / resource
+        folder.mkdir(parents=True)
+        (folder / "state.json").write_bytes(ResourceState(resource, **fields).to_json())  # type: ignore[arg-type]
+
+    state("20261120T020000Z-aaaaaa", "payments", records=900, status="complete")
+    state("20261121T020000Z-bbbbbb", "payments", records=1000, duplicates=2, status="complete")
+    state("20261122T020000Z-cccccc", "payments", records=10, status="incomplete")
+    tonight = RunLanding(tmp_path, "20261123T020000Z-dddddd")
+    assert _previous_length(tonight, "payments") == 1002
+    assert _previous_length(tonight, "refunds") is None
+    first = RunLanding(tmp_path, "20261119T020000Z-eeeeee")
+    assert _previous_length(first, "payments") is None
