@@ -77,6 +77,7 @@ def test_a_killed_night_resumes_every_account(
         assert _payments(tmp_path, name) == count
 
 
+@pytest.mark.xdist_group("prefect")  # a Prefect server and a cluster: one at a time
 def test_accounts_spread_over_a_local_dask_cluster(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
