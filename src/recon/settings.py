@@ -205,6 +205,21 @@ class Settings(ReconSources):
     ledger_grace_hours: int = Field(
         default=48, ge=0, le=24 * 365, description="Younger with no counterpart: pending"
     )
+    ledger_min_ratio: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="A books input with fewer rows than this share of last night's is suspect",
+    )
+    ledger_tolerance_minor: int = Field(
+        default=0, ge=0, description="Amounts within this many minor units match (absolute)"
+    )
+    ledger_tolerance_bps: int = Field(
+        default=0, ge=0, le=10_000, description="Amounts within this many basis points match"
+    )
+    ledger_date_window_days: int = Field(
+        default=3, ge=0, le=366, description="Proposed matches: dates at most this far apart"
+    )
     ledger_database_url: SecretStr | None = Field(
         default=None, description="Database URL of [ledger.*] queries (secret)"
     )

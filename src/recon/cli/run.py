@@ -76,11 +76,21 @@ def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
 
 
 def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[str, Any]:
-    """The sandbox's books beside the warehouse, so that the demo reconciles them too."""
+    """The sandbox's books beside the warehouse, so that the demo reconciles them too; but
+    the user's own books (RECON_LEDGER_*, `[ledger.*]` in recon.toml) win, and it says so."""
+    from recon.ledger.sources import resolve_sources
     from recon.night.nightly import settings_for
     from recon.sandbox.ledger.files import sandbox_ledger
 
-    return sandbox_ledger(seed, payments, settings_for(overrides).db.parent)
+    settings = settings_for(overrides)
+    own = resolve_sources(settings)
+    if own:
+        say(
+            "sandbox: reconciling your books (" + ", ".join(s.setting for s in own) + "), "
+            "not the sandbox's"
+        )
+        return {}
+    return sandbox_ledger(seed, payments, settings.db.parent)
 
 
 @app.command()
@@ -131,6 +141,17 @@ def nightly(
         str | None,
         typer.Option(help="Dask scheduler address (default: a local cluster)."),
     ] = None,
+    accept_books: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept-books",
+            help="Accept a books input (orders, refunds, invoices) that holds far fewer rows "
+            "than last night for this night; needs --note (kept in the audit trail).",
+        ),
+    ] = None,
+    note: Annotated[
+        str | None, typer.Option("--note", help="Why the books input is accepted (audited).")
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
     """Run the whole nightly job: extract, land, load, check, report.
@@ -161,9 +182,13 @@ def nightly(
         from recon.orchestrator import NightlyOptions, load_orchestrator
 
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
+        if note is not None and not accept_books:
+            raise ConfigError("--note", "goes with --accept-books INPUT")
         if _accounts(overrides):  # [accounts] in recon.toml: every account (recon.group)
             from recon.cli.group import run_group_night
 
+            if accept_books:
+                raise ConfigError("--accept-books", "not with [accounts] yet")
             announce = say if verbose or task_runner == "dask" else (lambda _m: None)
             return run_group_night(
                 overrides,
@@ -182,6 +207,11 @@ def nightly(
                 overrides.update(base_url=url, credentials="sandbox")
                 overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
             settings = preflight(overrides, probe_api=True)  # before Prefect starts
+            if accept_books:
+                from recon.ledger.loading import accept_books as accept
+
+                trail = accept(settings, accept_books, note)
+                say(f"accepted books {', '.join(accept_books)} for this night (audit: {trail[0]})")
             if resume and retry_failed:
                 raise ConfigError("--retry-failed", "cannot be combined with --resume")
             if retry_failed:  # refused here, before Prefect starts, when it cannot be done
