@@ -39,6 +39,7 @@ __all__ = [
     "is_loopback",
     "load_settings",
     "setting_name",
+    "settings_exactly",
     "settings_from",
 ]
 
@@ -223,6 +224,12 @@ class Settings(ReconSources):
         default=None, description="Database URL of [ledger.*] queries (secret)"
     )
     ledger: LedgerMapping = Field(default_factory=LedgerMapping)
+
+    # Several merchant accounts (recon.group.accounts): `[accounts.<name>]` tables of recon.toml,
+    # validated per account when a night starts; empty = one account from these settings.
+    accounts: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="[accounts.<name>] of recon.toml (recon.group.accounts)"
+    )
 
     # Where things go
     db: Path = Field(default=Path("data/recon.duckdb"), description="Published warehouse file")
@@ -417,6 +424,11 @@ def load_settings(**overrides: Any) -> Settings:
     environment.
     """
     return _validated(Settings, {k: v for k, v in overrides.items() if v is not None})
+
+
+def settings_exactly(**values: Any) -> Settings:
+    """Settings from env, `recon.toml` and `values`, None values kept (they clear a setting)."""
+    return _validated(Settings, values)
 
 
 def _validated(cls: type[Settings], values: dict[str, Any]) -> Settings:

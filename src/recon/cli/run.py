@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from recon.cli.common import (
+    AccountName,
     BaseUrl,
     DbPath,
     LandingDir,
@@ -183,6 +184,23 @@ def nightly(
         settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         if note is not None and not accept_books:
             raise ConfigError("--note", "goes with --accept-books INPUT")
+        if _accounts(overrides):  # [accounts] in recon.toml: every account (recon.group)
+            from recon.cli.group import run_group_night
+
+            if accept_books:
+                raise ConfigError("--accept-books", "not with [accounts] yet")
+            announce = say if verbose or task_runner == "dask" else (lambda _m: None)
+            return run_group_night(
+                overrides,
+                sandbox=sandbox,
+                resume=resume,
+                retry_failed=retry_failed,
+                fail_on=fail_on,
+                payment_methods=payment_methods,
+                task_runner=task_runner,
+                dask_address=dask_address,
+                announce=announce,
+            )
         with contextlib.ExitStack() as stack:
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
@@ -218,6 +236,24 @@ def nightly(
 
     code = guard(run)
     raise typer.Exit(code)
+
+
+def one_account(overrides: dict[str, Any], account: str | None) -> dict[str, Any]:
+    """A single step's overrides: as `--account` names (the paths given are then roots), or
+    as today without [accounts]; several configured and none named is refused."""
+    if account is not None:
+        return {**overrides, "account": account}
+    if names := _accounts(overrides):
+        raise ConfigError(
+            "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
+        )
+    return overrides
+
+
+def _accounts(overrides: dict[str, Any]) -> list[str]:
+    from recon.group.accounts import account_names
+
+    return account_names(overrides)
 
 
 def _print_summary(summary: Any) -> None:
@@ -277,6 +313,7 @@ def extract(
         bool, typer.Option("--payment-methods", help="Also list customers' payment methods.")
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+    account: AccountName = None,
 ) -> None:
     """Extract and land every resource (no load); prints the run id to load."""
     from recon.night import nightly as steps
@@ -285,6 +322,7 @@ def extract(
     overrides = as_overrides(base_url=base_url, landing=landing)
 
     def run() -> int:
+        overrides.update(one_account(overrides, account))
         run_id = steps.start_step(overrides, resume=resume)
         with _progress_display(enabled=True):
             outcomes = steps.extract_step(overrides, run_id, payment_methods=payment_methods)
@@ -303,12 +341,14 @@ def load(
     run: Annotated[str, typer.Option("--run", help="The landed run to load.")],
     db: DbPath = None,
     landing: LandingDir = None,
+    account: AccountName = None,
 ) -> None:
     """Load a landed run into the warehouse (one transaction) and publish it."""
     from recon.night import nightly as steps
 
     def go() -> int:
-        result = steps.load_step(as_overrides(db=db, landing=landing), run, publish=True)
+        overrides = one_account(as_overrides(db=db, landing=landing), account)
+        result = steps.load_step(overrides, run, publish=True)
         out.print(f"run {run}: {result.status}", highlight=False)
         return 0
 
@@ -316,12 +356,13 @@ def load(
 
 
 @app.command()
-def check(run: RunId = None, db: DbPath = None) -> None:
+def check(run: RunId = None, db: DbPath = None, account: AccountName = None) -> None:
     """Run every sql/checks file for a run and publish the findings."""
     from recon.night import nightly as steps
 
     def go() -> int:
-        results = steps.check_step(as_overrides(db=db), run, publish=True, fresh=True)
+        overrides = one_account(as_overrides(db=db), account)
+        results = steps.check_step(overrides, run, publish=True, fresh=True)
         for r in results:
             out.print(f"  {r.check_name:<36} {r.status:<14} {r.finding_count:>7}", highlight=False)
         return 0
@@ -338,12 +379,14 @@ def report(
         Literal["error", "warn", "info"] | None,
         typer.Option(help="Exit 4 when a check of this severity or worse found something."),
     ] = None,
+    account: AccountName = None,
 ) -> None:
     """Write reports/<run_id>/ from the published warehouse."""
     from recon.night import nightly as steps
 
     def go() -> int:
-        summary = steps.report_step(as_overrides(db=db, reports=reports), run, fail_on=fail_on)
+        overrides = one_account(as_overrides(db=db, reports=reports), account)
+        summary = steps.report_step(overrides, run, fail_on=fail_on)
         _print_summary(summary)
         return int(summary.exit_code)
 

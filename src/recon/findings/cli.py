@@ -70,10 +70,24 @@ def _guard(fn: Callable[[], int]) -> int:
         return 1
 
 
-def _paths(db: Path | None) -> tuple[Path, Path]:
+AccountName = Annotated[
+    str | None,
+    typer.Option("--account", help="The account whose findings (with [accounts] in recon.toml)."),
+]
+
+
+def _paths(db: Path | None, account: str | None = None) -> tuple[Path, Path]:
     from recon.findings.acks import acks_path
+    from recon.group.accounts import account_db, account_names
     from recon.settings import load_settings
 
+    if account is not None:
+        found = account_db(account)
+        return found, acks_path(found)
+    if db is None and (names := account_names()):
+        raise ConfigError(
+            "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
+        )
     settings = load_settings(**({"db": str(db)} if db else {}))
     return settings.db, acks_path(settings.db)
 
@@ -165,13 +179,14 @@ def list_(
         ),
     ] = "severity",
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """List the latest run's unresolved findings with their work state and owner."""
     from recon.findings.listing import list_findings
     from recon.findings.order import sort_findings
 
     def go() -> int:
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         rates = _rates(db)
         filters = _filters(check, currency, older_than, state, owner)
         found = list_findings(warehouse, log, filters=filters)
@@ -235,6 +250,7 @@ def ack(
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Acknowledge findings: they stay listed, counted apart, until their amounts change."""
     from recon.findings.acks import AckLog
@@ -242,7 +258,7 @@ def ack(
     def go() -> int:
         text = _note(note, "acknowledged")
         day = _until(until)
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         filters = _filters(check, currency, older_than, state, owner)
         found = _select(warehouse, log, keys or [], filters)
         _confirm("acknowledging", len(found), filters, yes)
@@ -265,6 +281,7 @@ def assign(
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Mark findings as being investigated by an owner (audited)."""
     from recon.findings.acks import AckLog
@@ -272,7 +289,7 @@ def assign(
     def go() -> int:
         if to is None or not to.strip():
             raise ConfigError("--to", "must name who investigates the findings")
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         filters = _filters(check, currency, older_than, state, owner)
         found = _select(warehouse, log, keys or [], filters)
         _confirm("assigning", len(found), filters, yes)
@@ -305,6 +322,7 @@ def resolve(
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Resolve findings by hand with a reason code and a note (audited); they reopen if
     their amounts change."""
@@ -315,7 +333,7 @@ def resolve(
         if reason not in REASONS:
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
         text = _note(note, "resolved")
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         filters = _filters(check, currency, older_than, state, owner)
         found = _select(warehouse, log, keys or [], filters)
         _confirm("resolving", len(found), filters, yes)
@@ -339,13 +357,14 @@ def unack(
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Withdraw acknowledgements, assignments or manual resolutions: open again (audited)."""
     from recon.findings.acks import AckLog
     from recon.findings.work import work_events
 
     def go() -> int:
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         filters = _filters(check, currency, older_than, state, owner)
         works = work_events(AckLog(log).read())
 
@@ -376,13 +395,13 @@ def unack(
 
 
 @app.command()
-def verify(db: DbPath = None) -> None:
+def verify(db: DbPath = None, account: AccountName = None) -> None:
     """Check the audit trail's hash chain: exit 0 if intact, 1 naming the first line that
     was edited, removed or reordered."""
     from recon.findings.verify import verify_trail
 
     def go() -> int:
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         report = verify_trail(log, _recorded(warehouse))
         for note in report.notes:
             typer.echo(f"note: {note}", err=True)
