@@ -9,8 +9,10 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+from typer.testing import CliRunner
 
-from recon.findings.listing import list_findings, parse_age
+from recon.cli import app
+from recon.findings.listing import Filters, list_findings, parse_age
 from recon.ledger.loading import load_books
 from recon.night.published import prepare_for_readers
 from recon.sandbox.data import Dataset
@@ -106,3 +108,27 @@ def test_a_break_that_comes_back_keeps_its_first_sighting(tmp_path: Path) -> Non
     assert key in {f.finding_key for f in older}
     newer = list_findings(db, tmp_path / "a.jsonl", older_than=parse_age("5d"), now=now)
     assert key not in {f.finding_key for f in newer}
+    # the work state says it came back, and `open` still selects it
+    assert found[key].work_state == "reopened"
+    reopened = list_findings(db, tmp_path / "a.jsonl", filters=Filters(state="reopened"))
+    assert key in {f.finding_key for f in reopened}
+    opened = list_findings(db, tmp_path / "a.jsonl", filters=Filters(state="open"))
+    assert key in {f.finding_key for f in opened}
+    # the other age: the item's own date, older than recon's knowledge of the break
+    assert found[key].item_at is not None
+    item_days = (now - found[key].item_at).days
+    by_item = Filters(item_older_than=parse_age(f"{item_days - 1}d"))
+    assert key in {
+        f.finding_key for f in list_findings(db, tmp_path / "a.jsonl", filters=by_item, now=now)
+    }
+    too_old = Filters(item_older_than=parse_age(f"{item_days + 1}d"))
+    assert key not in {
+        f.finding_key for f in list_findings(db, tmp_path / "a.jsonl", filters=too_old, now=now)
+    }
+    # and the command line names both ages and the state
+    result = CliRunner().invoke(app, ["findings", "list", "--db", str(db), "--state", "reopened"])
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.stdout.splitlines() if key in x)
+    assert line.startswith("reopened")
+    assert "known since 2026-11-21" in line
+    assert f"item of {found[key].item_at.date().isoformat()}" in line

@@ -39,11 +39,24 @@ Currency = Annotated[str | None, typer.Option(help="Only findings in this curren
 State = Annotated[
     str | None,
     typer.Option(
-        help="open (new included), new, investigating, acknowledged or resolved_manually."
+        help="open (new and reopened included), new, reopened, investigating, acknowledged "
+        "or resolved_manually."
     ),
 ]
 OlderThan = Annotated[
-    str | None, typer.Option(help="First seen longer ago than this: 7d, 12h, 2w.")
+    str | None,
+    typer.Option(
+        help="Known longer than this: recon first saw the break longer ago (7d, 12h, 2w); "
+        "the age a finding's `known_days` counts."
+    ),
+]
+ItemOlderThan = Annotated[
+    str | None,
+    typer.Option(
+        help="The item itself is older than this: the order's, payment's, refund's or "
+        "invoice's own date (7d, 12h, 2w); the age `item_age_days` counts. Items with no "
+        "date of their own are left out."
+    ),
 ]
 Owner = Annotated[str | None, typer.Option(help="Only findings assigned to this owner.")]
 Keys = Annotated[
@@ -116,11 +129,20 @@ def _filters(
     older_than: str | None,
     state: str | None,
     owner: str | None,
+    item_older_than: str | None = None,
 ) -> Filters:
     from recon.findings.listing import Filters, parse_age
 
     age = parse_age(older_than) if older_than else None
-    return Filters(check=check, currency=currency, older_than=age, state=state, owner=owner)
+    item_age = parse_age(item_older_than, "--item-older-than") if item_older_than else None
+    return Filters(
+        check=check,
+        currency=currency,
+        older_than=age,
+        state=state,
+        owner=owner,
+        item_older_than=item_age,
+    )
 
 
 def _select(db: Path, log: Path, keys: Sequence[str], filters: Filters) -> list[Finding]:
@@ -170,6 +192,7 @@ def list_(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     sort: Annotated[
         str,
@@ -188,14 +211,16 @@ def list_(
     def go() -> int:
         warehouse, log = _paths(db, account)
         rates = _rates(db)
-        filters = _filters(check, currency, older_than, state, owner)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = list_findings(warehouse, log, filters=filters)
         for f in sort_findings(found, sort, rates):
             seen = f.first_seen_at.date().isoformat() if f.first_seen_at else "?"
+            item = f" item of {f.item_at.date().isoformat()}" if f.item_at else ""
             converted = rates.label(f.amount_minor, f.currency) if rates else None
             line = (
                 f"{f.work_state:<12} {f.finding_key}  {_money(f.amount_minor, f.currency)}"
-                f"{f' ({converted})' if converted else ''}  since {seen}  {f.detail or ''}"
+                f"{f' ({converted})' if converted else ''}  known since {seen}{item}"
+                f"  {f.detail or ''}"
             )
             event = f.ack
             if f.owner:
@@ -214,8 +239,10 @@ def list_(
         acked = sum(f.decided == "acknowledged" for f in found)
         manual = sum(f.decided == "resolved_manually" for f in found)
         new = sum(f.work_state == "new" for f in found)
+        back = sum(f.work_state == "reopened" for f in found)
         typer.echo(
-            f"{count['open']:,} open ({new:,} new), {count['investigating']:,} investigating, "
+            f"{count['open']:,} open ({new:,} new{f', {back:,} reopened' if back else ''}), "
+            f"{count['investigating']:,} investigating, "
             f"{acked:,} acknowledged, {manual:,} resolved manually",
             err=True,
         )
@@ -247,6 +274,7 @@ def ack(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
@@ -259,7 +287,7 @@ def ack(
         text = _note(note, "acknowledged")
         day = _until(until)
         warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = _select(warehouse, log, keys or [], filters)
         _confirm("acknowledging", len(found), filters, yes)
         AckLog(log).append("ack", [(f.finding_key, f.amounts) for f in found], note=text, until=day)
@@ -278,6 +306,7 @@ def assign(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
@@ -290,7 +319,7 @@ def assign(
         if to is None or not to.strip():
             raise ConfigError("--to", "must name who investigates the findings")
         warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = _select(warehouse, log, keys or [], filters)
         _confirm("assigning", len(found), filters, yes)
         AckLog(log).append(
@@ -319,6 +348,7 @@ def resolve(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
@@ -334,7 +364,7 @@ def resolve(
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
         text = _note(note, "resolved")
         warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = _select(warehouse, log, keys or [], filters)
         _confirm("resolving", len(found), filters, yes)
         AckLog(log).append(
@@ -354,6 +384,7 @@ def unack(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
@@ -365,7 +396,7 @@ def unack(
 
     def go() -> int:
         warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         works = work_events(AckLog(log).read())
 
         def worked(key: str) -> bool:

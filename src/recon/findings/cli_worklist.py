@@ -14,6 +14,7 @@ from recon.findings.cli import (
     Check,
     Currency,
     DbPath,
+    ItemOlderThan,
     OlderThan,
     Owner,
     State,
@@ -50,6 +51,7 @@ def export_(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     db: DbPath = None,
     account: AccountName = None,
@@ -63,7 +65,7 @@ def export_(
         if out.suffix.lower() != ".xlsx":
             raise ConfigError("OUT", f"{out.name}: a worklist is an .xlsx file")
         warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = list_findings(warehouse, log, filters=filters)
         write_worklist(found, out, filters=filters.describe(), personal=_personal(warehouse, found))
         typer.echo(f"wrote {len(found):,} finding(s) to {out}")
