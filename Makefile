@@ -67,8 +67,10 @@ format: setup ## Apply ruff's formatting and safe fixes
 	$(BIN)/ruff check --fix src pipelines tests benchmarks
 	$(BIN)/ruff format src pipelines tests benchmarks
 
-bench: setup ## Benchmarks: ceiling vs recon vs dlt (dlt only after `uv sync --locked --group bench`)
+bench: setup ## Benchmarks: ceiling vs recon vs dlt, the night, matching 1M x 1M, four accounts side by side
 	$(BIN)/python -m benchmarks.run
+	$(BIN)/python -m benchmarks.matching_bench
+	$(BIN)/python -m benchmarks.accounts
 
 clean: ## Remove the venv, caches and local run output
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache data reports/*/ reports/index.html reports/latest

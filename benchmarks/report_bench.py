@@ -108,7 +108,8 @@ def build(path: Path, findings: int) -> float:
             # in [lo, hi); a finding is new when its key was not in last night's range.
             con.execute(
                 """
-                INSERT INTO findings
+                INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity,
+                    entity_id, currency, amount_minor, issue_type, detail, first_seen_run)
                 SELECT $run_id, c.check_name, c.severity,
                        c.check_name || ':' || eid || ':' || issue, state, c.entity, eid, cur,
                        amount, issue, detail, first_seen
@@ -144,7 +145,8 @@ def build(path: Path, findings: int) -> float:
             # A few resolved ones (2% of the night before, carried as `resolved`).
             con.execute(
                 """
-                INSERT INTO findings
+                INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity,
+                    entity_id, currency, amount_minor, issue_type, detail, first_seen_run)
                 SELECT $run_id, check_name, severity, finding_key || ':r', 'resolved', entity,
                        entity_id || 'r', currency, amount_minor, issue_type, detail, first_seen_run
                 FROM findings WHERE run_id = $run_id AND state = 'new'

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ from recon.orchestrator import NightlyOptions, Say
 from recon.schedule import Plan
 
 if TYPE_CHECKING:
+    from recon.group.night import GroupSummary
     from recon.night.nightly import RunSummary
 
 __all__ = ["PrefectOrchestrator"]
@@ -83,6 +84,33 @@ class PrefectOrchestrator:
         )
         return summary
 
+    def run_group(
+        self,
+        overrides: Mapping[str, Any],
+        accounts: Sequence[str],
+        night_id: str,
+        options: NightlyOptions,
+    ) -> GroupSummary:
+        """Every account's night side by side (inside a `session`): a task per account."""
+        from pipelines.group import group_nightly as flow
+
+        params = dict(overrides)
+        if options.task_runner == "dask":  # accounts wait on their providers: threads each
+            threads = max(1, -(-len(accounts) // 2))
+            runner = _dask_runner(params, options.dask_address, threads_per_worker=threads)
+            flow = flow.with_options(task_runner=runner)
+        summary: GroupSummary = flow(
+            overrides=params,
+            accounts=list(accounts),
+            night_id=night_id,
+            resume=options.resume is not None,
+            trigger=options.trigger,
+            fail_on=options.fail_on,
+            payment_methods=options.payment_methods,
+            retry_failed=options.retry_failed is not None,
+        )
+        return summary
+
     def serve_schedule(self, plan: Plan, say: Say) -> None:
         """Serve the nightly flow on `plan` (a standing server: it needs the scheduler)."""
         for key, value in PREFECT_DEFAULTS.items():
@@ -92,7 +120,9 @@ class PrefectOrchestrator:
         serve(plan, say=say)
 
 
-def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
+def _dask_runner(
+    overrides: dict[str, Any], address: str | None, *, threads_per_worker: int = 1
+) -> Any:
     """A DaskTaskRunner whose workers see shared paths (and the run's Prefect server)."""
     from prefect_dask.task_runners import DaskTaskRunner
 
@@ -106,5 +136,9 @@ def _dask_runner(overrides: dict[str, Any], address: str | None) -> Any:
     if address:
         return DaskTaskRunner(address=address)
     return DaskTaskRunner(
-        cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True}
+        cluster_kwargs={
+            "n_workers": 2,
+            "threads_per_worker": threads_per_worker,
+            "processes": True,
+        }
     )

@@ -18,6 +18,17 @@ def serve(plan: Plan, *, say: Callable[[str], None]) -> None:
     with prefect_server(say, services=True, port=STANDING_PORT):
         from prefect.schedules import Cron
 
+        from recon.group.accounts import account_names
+
+        if account_names():  # [accounts] in recon.toml: every account, side by side
+            from pipelines.group import group_nightly
+
+            group_nightly.serve(
+                name="recon-group-nightly",
+                schedule=Cron(plan.cron, timezone=plan.timezone),
+                parameters={"trigger": "schedule"},
+            )
+            return
         from pipelines.nightly import nightly
 
         nightly.serve(

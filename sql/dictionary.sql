@@ -32,7 +32,7 @@ COMMENT ON COLUMN check_runs.reason IS 'Why not_evaluated or errored.';
 COMMENT ON COLUMN check_runs.description IS 'What a finding of the check means, with the night''s settings filled in.';
 COMMENT ON COLUMN check_runs.finding_count IS 'Findings it reported this run.';
 COMMENT ON COLUMN check_runs.opening_count IS 'Open findings it carried in from the run before.';
-COMMENT ON COLUMN check_runs.new_count IS 'Findings seen for the first time.';
+COMMENT ON COLUMN check_runs.new_count IS 'Findings seen for the first time, and those that came back (reopened).';
 COMMENT ON COLUMN check_runs.resolved_count IS 'Findings of the run before it no longer reports.';
 COMMENT ON COLUMN check_runs.closing_count IS 'Open findings after this run.';
 COMMENT ON COLUMN check_runs.duration_ms IS 'How long it took, in milliseconds.';
@@ -163,7 +163,7 @@ COMMENT ON COLUMN findings.run_id IS 'The run that reported it.';
 COMMENT ON COLUMN findings.check_name IS 'The check that raised it.';
 COMMENT ON COLUMN findings.severity IS 'error | warn | info.';
 COMMENT ON COLUMN findings.finding_key IS 'check_name:entity_id:issue_type, the same from night to night.';
-COMMENT ON COLUMN findings.state IS 'new (first seen this run) | open (seen before) | resolved.';
+COMMENT ON COLUMN findings.state IS 'new (first seen this run) | open (seen before) | reopened (came back after it was resolved) | resolved.';
 COMMENT ON COLUMN findings.entity IS 'What it is about: payment, refund, invoice, order, …';
 COMMENT ON COLUMN findings.entity_id IS 'That record''s id (the reference for an order).';
 COMMENT ON COLUMN findings.currency IS 'ISO 4217 code of amount_minor (NULL when the finding has no amount).';
@@ -171,13 +171,15 @@ COMMENT ON COLUMN findings.amount_minor IS 'The amount at stake in minor units o
 COMMENT ON COLUMN findings.issue_type IS 'What is wrong, in one word.';
 COMMENT ON COLUMN findings.detail IS 'What is wrong, in words.';
 COMMENT ON COLUMN findings.first_seen_run IS 'The run that first reported it.';
+COMMENT ON COLUMN findings.reopen_count IS 'How many times the finding came back after it was resolved (state reopened); it keeps its first sighting.';
+COMMENT ON COLUMN findings.item_at IS 'The business date of the item it is about: the order''s, payment''s, refund''s, dispute''s, invoice''s or intent''s own date.';
 
 -- findings_current
 COMMENT ON VIEW findings_current IS 'Every finding ever raised, in its latest state, with when it was first and last seen and its age.';
 COMMENT ON COLUMN findings_current.finding_key IS 'check_name:entity_id:issue_type, the same from night to night.';
 COMMENT ON COLUMN findings_current.check_name IS 'The check that raised it.';
 COMMENT ON COLUMN findings_current.severity IS 'error | warn | info.';
-COMMENT ON COLUMN findings_current.state IS 'new | open | resolved (resolved: the latest run no longer reports it).';
+COMMENT ON COLUMN findings_current.state IS 'new | open | reopened | resolved (resolved: the latest run no longer reports it).';
 COMMENT ON COLUMN findings_current.entity IS 'What it is about: payment, refund, invoice, order, …';
 COMMENT ON COLUMN findings_current.entity_id IS 'That record''s id (the reference for an order).';
 COMMENT ON COLUMN findings_current.currency IS 'ISO 4217 code of amount_minor (NULL when the finding has no amount).';
@@ -196,6 +198,10 @@ COMMENT ON COLUMN findings_current.owner IS 'Who investigates it (recon findings
 COMMENT ON COLUMN findings_current.work_note IS 'The note of the latest decision.';
 COMMENT ON COLUMN findings_current.work_reason IS 'resolve: the reason code.';
 COMMENT ON COLUMN findings_current.lapsed_reason IS 'Why an acknowledgement or manual resolution no longer holds.';
+COMMENT ON COLUMN findings_current.reopen_count IS 'How many times it came back after it was resolved (state reopened): it keeps its first sighting.';
+COMMENT ON COLUMN findings_current.item_at IS 'The business date of the item it is about (the order''s, payment''s, refund''s or invoice''s own date).';
+COMMENT ON COLUMN findings_current.item_age_days IS 'How old the item is: days from its own date (item_at) to the latest run (while open) or to the last sighting.';
+COMMENT ON COLUMN findings_current.known_days IS 'How long recon has known the break: days from first seen to the latest run (while open) or to the last sighting; age_days is its earlier name.';
 
 -- findings_major
 COMMENT ON VIEW findings_major IS 'findings with the amounts in major units beside the minor ones, without raw.';
@@ -203,7 +209,7 @@ COMMENT ON COLUMN findings_major.run_id IS 'The run that reported it.';
 COMMENT ON COLUMN findings_major.check_name IS 'The check that raised it.';
 COMMENT ON COLUMN findings_major.severity IS 'error | warn | info.';
 COMMENT ON COLUMN findings_major.finding_key IS 'check_name:entity_id:issue_type, the same from night to night.';
-COMMENT ON COLUMN findings_major.state IS 'new (first seen this run) | open (seen before) | resolved.';
+COMMENT ON COLUMN findings_major.state IS 'new (first seen this run) | open (seen before) | reopened (came back after it was resolved) | resolved.';
 COMMENT ON COLUMN findings_major.entity IS 'What it is about: payment, refund, invoice, order, …';
 COMMENT ON COLUMN findings_major.entity_id IS 'That record''s id (the reference for an order).';
 COMMENT ON COLUMN findings_major.currency IS 'ISO 4217 code of amount_minor (NULL when the finding has no amount).';
@@ -212,6 +218,8 @@ COMMENT ON COLUMN findings_major.issue_type IS 'What is wrong, in one word.';
 COMMENT ON COLUMN findings_major.detail IS 'What is wrong, in words.';
 COMMENT ON COLUMN findings_major.first_seen_run IS 'The run that first reported it.';
 COMMENT ON COLUMN findings_major.amount IS 'amount_minor in major units (money()).';
+COMMENT ON COLUMN findings_major.reopen_count IS 'How many times the finding came back after it was resolved.';
+COMMENT ON COLUMN findings_major.item_at IS 'The business date of the item it is about.';
 
 -- invoices
 COMMENT ON TABLE invoices IS 'Invoices as the provider lists (or serves one by one) now: one row per invoice id.';
@@ -281,6 +289,9 @@ COMMENT ON COLUMN ledger_loads.rejects IS 'Rows refused.';
 COMMENT ON COLUMN ledger_loads.as_of IS 'The run''s start: what ''younger than the grace'' is measured from.';
 COMMENT ON COLUMN ledger_loads.grace_hours IS 'RECON_LEDGER_GRACE_HOURS that night.';
 COMMENT ON COLUMN ledger_loads.loaded_at IS 'When.';
+COMMENT ON COLUMN ledger_loads.suspect IS 'Why the input was held suspect: no rows, or fewer than RECON_LEDGER_MIN_RATIO of the last night''s; NULL when it was not.';
+COMMENT ON COLUMN ledger_loads.accepted IS 'Who accepted a suspect input for the night, when and why (recon nightly --accept-books); NULL otherwise.';
+COMMENT ON COLUMN ledger_loads.unread_sheets IS 'Sheets of the workbook(s) not read, as file[sheet]; NULL when none.';
 
 -- ledger_matches
 COMMENT ON TABLE ledger_matches IS 'Books orders against provider payments (latest run): one row per books order and per settled payment no order names.';
@@ -302,6 +313,10 @@ COMMENT ON COLUMN ledger_matches.item_at IS 'The order''s (or payment''s) create
 COMMENT ON COLUMN ledger_matches.kind IS 'matched | split | amount_mismatch | currency_mismatch | duplicate_charge | order_missing_at_provider | unexpected_payment | not_payable | awaiting_payment | payment_missing_from_books | awaiting_books.';
 COMMENT ON COLUMN ledger_matches.state IS 'matched | pending | break | none.';
 COMMENT ON COLUMN ledger_matches.run_id IS 'The run.';
+COMMENT ON COLUMN ledger_matches.rule IS 'The matching rule that linked the order (sql/matching/): manual, exact_reference, normalised_reference, amount_tolerance, payment_reference; NULL when none did.';
+COMMENT ON COLUMN ledger_matches.difference_minor IS 'Books minus provider, kept when matched within tolerance, by a cart or by hand.';
+COMMENT ON COLUMN ledger_matches.differs IS 'For a break: the fields that differ, with both values (amount, currency, status, date).';
+COMMENT ON COLUMN ledger_matches.best_candidate IS 'The proposed counterpart of an unmatched order or payment (ledger_suggestions); ambiguous: … lists every equally good one.';
 
 -- ledger_matches_major
 COMMENT ON VIEW ledger_matches_major IS 'ledger_matches with the amounts in major units beside the minor ones, without raw.';
@@ -325,6 +340,10 @@ COMMENT ON COLUMN ledger_matches_major.state IS 'matched | pending | break | non
 COMMENT ON COLUMN ledger_matches_major.run_id IS 'The run.';
 COMMENT ON COLUMN ledger_matches_major.books_amount IS 'books_amount_minor in major units of books_currency.';
 COMMENT ON COLUMN ledger_matches_major.provider_amount IS 'provider_amount_minor in major units of provider_currency.';
+COMMENT ON COLUMN ledger_matches_major.rule IS 'The matching rule that linked the order.';
+COMMENT ON COLUMN ledger_matches_major.difference_minor IS 'Books minus provider, kept when matched with a difference.';
+COMMENT ON COLUMN ledger_matches_major.differs IS 'For a break: the fields that differ, with both values.';
+COMMENT ON COLUMN ledger_matches_major.best_candidate IS 'The proposed counterpart, or ambiguous: and every candidate.';
 
 -- ledger_orders
 COMMENT ON TABLE ledger_orders IS 'The merchant''s books, orders: the snapshot the latest run read, one row per books row that converted cleanly.';
@@ -338,6 +357,7 @@ COMMENT ON COLUMN ledger_orders.created_at IS 'When the order was placed (the it
 COMMENT ON COLUMN ledger_orders.source IS 'The file (or query) it was read from.';
 COMMENT ON COLUMN ledger_orders.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
 COMMENT ON COLUMN ledger_orders.run_id IS 'The run that read it.';
+COMMENT ON COLUMN ledger_orders.payment_reference IS 'The reference the payment was made under when it differs from the order''s own (several orders paid by one checkout).';
 
 -- ledger_orders_major
 COMMENT ON VIEW ledger_orders_major IS 'ledger_orders with the amounts in major units beside the minor ones, without raw.';
@@ -352,6 +372,7 @@ COMMENT ON COLUMN ledger_orders_major.source IS 'The file (or query) it was read
 COMMENT ON COLUMN ledger_orders_major.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
 COMMENT ON COLUMN ledger_orders_major.run_id IS 'The run that read it.';
 COMMENT ON COLUMN ledger_orders_major.amount IS 'amount_minor in major units (money()).';
+COMMENT ON COLUMN ledger_orders_major.payment_reference IS 'The reference the payment was made under (several orders paid by one checkout).';
 
 -- ledger_payment_refunds
 COMMENT ON TABLE ledger_payment_refunds IS 'Per settled payment the books cover: the books'' refund total against the payment''s status.';
@@ -673,6 +694,15 @@ COMMENT ON COLUMN resource_scans.new_records IS 'Ids never seen before.';
 COMMENT ON COLUMN resource_scans.changed_records IS 'Records whose content changed.';
 COMMENT ON COLUMN resource_scans.gone_records IS 'Ids no longer listed (only after a complete scan).';
 
+-- run_retries
+COMMENT ON TABLE run_retries IS 'Each recon nightly --retry-failed of a run: when, what it fetched again, what still fails.';
+COMMENT ON COLUMN run_retries.run_id IS 'The run the retry finished (or tried to).';
+COMMENT ON COLUMN run_retries.retry_id IS 'The retry, unique within its run.';
+COMMENT ON COLUMN run_retries.started_at IS 'When the retry started.';
+COMMENT ON COLUMN run_retries.pages_fetched IS 'Pages the retry fetched again.';
+COMMENT ON COLUMN run_retries.still_failing IS 'Pages that still failed after it.';
+COMMENT ON COLUMN run_retries.request_ids IS 'The request ids of the pages it fetched again.';
+
 -- runs
 COMMENT ON TABLE runs IS 'One row per nightly run: when, how it ended, why.';
 COMMENT ON COLUMN runs.run_id IS 'The run''s id: its start time (UTC) and a random suffix, e.g. 20261121T020000Z-ab12cd.';
@@ -732,3 +762,32 @@ COMMENT ON MACRO ledger_currency_problem IS 'recon''s books conversion helper (s
 COMMENT ON MACRO ledger_status IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
 COMMENT ON MACRO ledger_status_problem IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
 COMMENT ON MACRO ledger_time_problem IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+
+-- ledger_links
+COMMENT ON TABLE ledger_links IS 'Every link the matching rules made between a books order and a payment, with the rule that made it (sql/matching/).';
+COMMENT ON COLUMN ledger_links.order_key IS 'The order: its reference, else its order_id.';
+COMMENT ON COLUMN ledger_links.payment_id IS 'The payment.';
+COMMENT ON COLUMN ledger_links.rule IS 'manual | exact_reference | normalised_reference | amount_tolerance | payment_reference.';
+COMMENT ON COLUMN ledger_links.priority IS 'The rule''s priority (lower first).';
+COMMENT ON COLUMN ledger_links.run_id IS 'The run that matched.';
+
+-- ledger_manual_matches
+COMMENT ON TABLE ledger_manual_matches IS 'The people''s matches (recon match) as the audit trail holds them, and whether each held tonight.';
+COMMENT ON COLUMN ledger_manual_matches.order_key IS 'The order: its reference, else its order_id.';
+COMMENT ON COLUMN ledger_manual_matches.payment_ids IS 'The payments it was matched with.';
+COMMENT ON COLUMN ledger_manual_matches.who IS 'Who matched (the OS user).';
+COMMENT ON COLUMN ledger_manual_matches.matched_at IS 'When.';
+COMMENT ON COLUMN ledger_manual_matches.note IS 'Why (the --note).';
+COMMENT ON COLUMN ledger_manual_matches.state IS 'applied | lapsed (a side disappeared or changed its amount).';
+COMMENT ON COLUMN ledger_manual_matches.reason IS 'Why it lapsed.';
+COMMENT ON COLUMN ledger_manual_matches.run_id IS 'The run.';
+
+-- ledger_suggestions
+COMMENT ON TABLE ledger_suggestions IS 'Proposed matches for what no rule matched: an order''s best candidates (same currency, amount within tolerance, dates within the window).';
+COMMENT ON COLUMN ledger_suggestions.order_key IS 'The order: its reference, else its order_id.';
+COMMENT ON COLUMN ledger_suggestions.payment_id IS 'A best candidate payment.';
+COMMENT ON COLUMN ledger_suggestions.score IS '100, -20 when the amounts differ, -10 per day apart.';
+COMMENT ON COLUMN ledger_suggestions.reasons IS 'Why, in words.';
+COMMENT ON COLUMN ledger_suggestions.candidates IS 'Candidates at this score for the order: more than one is ambiguous.';
+COMMENT ON COLUMN ledger_suggestions.rivals IS 'Orders this payment is a best candidate of: more than one is ambiguous.';
+COMMENT ON COLUMN ledger_suggestions.run_id IS 'The run.';

@@ -13,6 +13,6 @@ SELECT
         || ' since ' || strftime(timezone('UTC', m.item_at), '%Y-%m-%d %H:%M UTC') || '; provider: '
         || CASE WHEN m.payments = 0 THEN 'no payment with this reference'
                 ELSE 'payment(s) ' || m.provider_statuses || ', none settled' END
-        AS detail
+        || coalesce('; best candidate: ' || m.best_candidate, '') AS detail
 FROM ledger_matches AS m
 WHERE m.kind = 'order_missing_at_provider'

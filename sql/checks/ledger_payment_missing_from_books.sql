@@ -11,6 +11,7 @@ SELECT
     CASE WHEN m.reference IS NULL OR m.reference = '' THEN 'no_reference' ELSE 'not_in_books' END AS issue_type,
     'provider ' || m.provider_status || ' ' || recon_money(m.provider_amount_minor, m.provider_currency)
         || CASE WHEN m.reference IS NULL OR m.reference = '' THEN ' with no reference'
-                ELSE ', reference ' || m.reference || ' is not in the books' END AS detail
+                ELSE ', reference ' || m.reference || ' is not in the books' END
+        || coalesce('; best candidate: ' || CASE WHEN starts_with(m.best_candidate, 'ambiguous') THEN m.best_candidate ELSE 'order ' || m.best_candidate END, '') AS detail
 FROM ledger_matches AS m
 WHERE m.kind = 'payment_missing_from_books'

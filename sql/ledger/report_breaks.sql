@@ -34,7 +34,7 @@ breaks AS (
     LEFT JOIN finding_acknowledgements AS a ON a.run_id = f.run_id AND a.finding_key = f.finding_key
     WHERE f.run_id = $run_id
       AND starts_with(f.check_name, 'ledger_') AND f.check_name <> 'ledger_pending'
-      AND f.state IN ('new', 'open')
+      AND f.state IN ('new', 'open', 'reopened')
 )
 SELECT
     b.*,

@@ -1,4 +1,4 @@
--- Books orders as read (temp table ledger_input: _part, _source, _row and text fields)
+-- Books orders as read (an order is known by its reference, else its order_id) (temp table ledger_input: _part, _source, _row and text fields)
 -- typed, with the reason a row is refused (NULL: loaded). Parameters: $amounts, $decimal,
 -- $map_from, $map_to, $statuses. Needs `currencies` and sql/ledger/macros.sql.
 -- Reasons are spelt out only for rows that fail a cheap test, and only references that occur
@@ -9,6 +9,8 @@ WITH typed AS (
         i.*,
         nullif(trim(i.reference), '') AS reference_t,
         nullif(trim(i.order_id), '') AS order_id_t,
+        coalesce(nullif(trim(i.reference), ''), nullif(trim(i.order_id), '')) AS key_t,
+        nullif(trim(i.payment_reference), '') AS payment_reference_t,
         ledger_amount_text(i.amount, $decimal) AS amount_t,
         upper(trim(i.currency)) AS code,
         c.code AS known,
@@ -31,10 +33,10 @@ checked AS (
         *,
         CASE
             WHEN _unread IS NOT NULL THEN _unread  -- a line that is no row (sources.py)
-            WHEN reference_t IS NOT NULL AND amount_minor_t >= 0 AND known IS NOT NULL
+            WHEN key_t IS NOT NULL AND amount_minor_t >= 0 AND known IS NOT NULL
                  AND list_contains($statuses, status_t) AND created_at_t IS NOT NULL THEN NULL
             ELSE concat_ws('; ',
-                CASE WHEN reference_t IS NULL THEN 'no reference' END,
+                CASE WHEN key_t IS NULL THEN 'no reference and no order_id' END,
                 ledger_amount_problem(amount, amount_ok, amount_decimals, amount_minor_t, $amounts, known, exponent),
                 ledger_currency_problem(currency, code, known, exponent),
                 ledger_status_problem(status, status_t, $statuses, '[ledger.orders]'),
@@ -43,15 +45,16 @@ checked AS (
     FROM minor
 ),
 twice AS (
-    SELECT reference_t FROM checked WHERE problem IS NULL GROUP BY reference_t HAVING count(*) > 1
+    SELECT key_t FROM checked WHERE problem IS NULL GROUP BY key_t HAVING count(*) > 1
 ),
 later AS (
     SELECT _part, _row,
-           'duplicate reference ' || reference_t || ' (first at ' || first_value(_source) OVER same_key
+           CASE WHEN reference_t IS NULL THEN 'duplicate order_id ' ELSE 'duplicate reference ' END
+               || key_t || ' (first at ' || first_value(_source) OVER same_key
                || ' row ' || first_value(_row) OVER same_key || ')' AS duplicate
     FROM checked
-    WHERE problem IS NULL AND reference_t IN (SELECT reference_t FROM twice)
-    WINDOW same_key AS (PARTITION BY reference_t ORDER BY _part, _row)
+    WHERE problem IS NULL AND key_t IN (SELECT key_t FROM twice)
+    WINDOW same_key AS (PARTITION BY key_t ORDER BY _part, _row)
     QUALIFY row_number() OVER same_key > 1
 )
 SELECT c.*, coalesce(c.problem, l.duplicate) AS reason

@@ -15,10 +15,10 @@ previous AS (
     ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1
 ),
 now_open AS (
-    SELECT f.* FROM findings AS f JOIN latest AS l USING (run_id) WHERE f.state IN ('new', 'open')
+    SELECT f.* FROM findings AS f JOIN latest AS l USING (run_id) WHERE f.state IN ('new', 'open', 'reopened')
 ),
 then_open AS (
-    SELECT f.* FROM findings AS f JOIN previous AS p USING (run_id) WHERE f.state IN ('new', 'open')
+    SELECT f.* FROM findings AS f JOIN previous AS p USING (run_id) WHERE f.state IN ('new', 'open', 'reopened')
 ),
 finding_changes AS (
     SELECT

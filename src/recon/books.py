@@ -17,6 +17,7 @@ This module only describes; `recon.ledger.sources` reads. It must not import
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
@@ -28,6 +29,7 @@ __all__ = [
     "BooksTable",
     "InvoicesTable",
     "LedgerMapping",
+    "MatchSettings",
     "OrdersTable",
     "RefundsTable",
 ]
@@ -61,7 +63,10 @@ class BooksTable(BaseModel):
         default=None, description="Database URL of `query` (secret); else RECON_LEDGER_DATABASE_URL"
     )
     amounts: Literal["minor", "major"] = "minor"
-    sheet: str | None = Field(default=None, description="Worksheet of an .xlsx (default: first)")
+    sheet: str | None = Field(
+        default=None,
+        description='Worksheet of an .xlsx (default: the first; "*": every sheet, as one table)',
+    )
     delimiter: str = Field(default=",", min_length=1, max_length=1)
     decimal: Literal[".", ","] = "."
     status_map: dict[str, str] = Field(default_factory=dict)
@@ -103,9 +108,11 @@ class BooksTable(BaseModel):
 class OrdersTable(BooksTable):
     """`[ledger.orders]`: one row per order."""
 
+    # reference or order_id: at least one (an order without a reference is known by its id)
     FIELDS: ClassVar[dict[str, bool]] = {
-        "reference": True,
+        "reference": False,
         "order_id": False,
+        "payment_reference": False,
         "amount": True,
         "currency": True,
         "status": True,
@@ -115,6 +122,7 @@ class OrdersTable(BooksTable):
 
     reference: str = "reference"
     order_id: str = "order_id"
+    payment_reference: str = "payment_reference"  # the reference a cart was paid under
     status: str = "status"
     created_at: str = "created_at"
 
@@ -154,11 +162,39 @@ class InvoicesTable(BooksTable):
     status: str = "status"
 
 
+class MatchSettings(BaseModel):
+    """`[ledger.match]`: how references are compared by rule `normalised_reference`.
+
+    Both sides are trimmed and compared case-insensitively; a pattern per side keeps only
+    its first group (`books_reference = "^#?(.*)$"`: `#ORD-1` is `ORD-1`). A reference the
+    pattern does not match is compared whole.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    books_reference: str | None = None
+    provider_reference: str | None = None
+
+    @field_validator("books_reference", "provider_reference")
+    @classmethod
+    def _check_pattern(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        try:
+            compiled = re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"{value!r} is not a regular expression: {exc}") from None
+        if compiled.groups < 1:
+            raise ValueError(f"{value!r} has no group: say which part is the reference, (...)")
+        return value
+
+
 class LedgerMapping(BaseModel):
     """The `[ledger]` table of recon.toml."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    match: MatchSettings = Field(default_factory=MatchSettings)
     orders: OrdersTable = Field(default_factory=OrdersTable)
     refunds: RefundsTable = Field(default_factory=RefundsTable)
     invoices: InvoicesTable = Field(default_factory=InvoicesTable)

@@ -12,7 +12,7 @@ another orchestrator could be installed in its place.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from recon.plugins import load_plugin
 
 if TYPE_CHECKING:
+    from recon.group.night import GroupSummary
     from recon.night.nightly import RunSummary
     from recon.schedule import Plan
 
@@ -52,6 +53,16 @@ class Orchestrator(Protocol):
 
     def run_nightly(self, overrides: Mapping[str, Any], options: NightlyOptions) -> RunSummary:
         """Run extract → load → check → publish → report once, inside a `session`."""
+        ...
+
+    def run_group(
+        self,
+        overrides: Mapping[str, Any],
+        accounts: Sequence[str],
+        night_id: str,
+        options: NightlyOptions,
+    ) -> GroupSummary:
+        """Run every account's night side by side (`recon.group`), inside a `session`."""
         ...
 
     def serve_schedule(self, plan: Plan, say: Say) -> None:

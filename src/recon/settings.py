@@ -39,6 +39,7 @@ __all__ = [
     "is_loopback",
     "load_settings",
     "setting_name",
+    "settings_exactly",
     "settings_from",
 ]
 
@@ -216,10 +217,31 @@ class Settings(ReconSources):
     ledger_grace_hours: int = Field(
         default=48, ge=0, le=24 * 365, description="Younger with no counterpart: pending"
     )
+    ledger_min_ratio: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="A books input with fewer rows than this share of last night's is suspect",
+    )
+    ledger_tolerance_minor: int = Field(
+        default=0, ge=0, description="Amounts within this many minor units match (absolute)"
+    )
+    ledger_tolerance_bps: int = Field(
+        default=0, ge=0, le=10_000, description="Amounts within this many basis points match"
+    )
+    ledger_date_window_days: int = Field(
+        default=3, ge=0, le=366, description="Proposed matches: dates at most this far apart"
+    )
     ledger_database_url: SecretStr | None = Field(
         default=None, description="Database URL of [ledger.*] queries (secret)"
     )
     ledger: LedgerMapping = Field(default_factory=LedgerMapping)
+
+    # Several merchant accounts (recon.group.accounts): `[accounts.<name>]` tables of recon.toml,
+    # validated per account when a night starts; empty = one account from these settings.
+    accounts: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="[accounts.<name>] of recon.toml (recon.group.accounts)"
+    )
 
     # Where things go
     db: Path = Field(default=Path("data/recon.duckdb"), description="Published warehouse file")
@@ -421,6 +443,11 @@ def load_settings(**overrides: Any) -> Settings:
         url = settings.ledger.table(table).url
         remember_secret(url.get_secret_value() if url is not None else None)
     return settings
+
+
+def settings_exactly(**values: Any) -> Settings:
+    """Settings from env, `recon.toml` and `values`, None values kept (they clear a setting)."""
+    return _validated(Settings, values)
 
 
 def _validated(cls: type[Settings], values: dict[str, Any]) -> Settings:

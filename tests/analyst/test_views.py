@@ -38,7 +38,9 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
             )
         for run_id, key, state, amount in FINDINGS:
             w.execute(
-                "INSERT INTO findings VALUES (?, 'chk', 'error', ?, ?, 'payment', ?, 'BHD', ?, "
+                "INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity, "
+                "entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+                "VALUES (?, 'chk', 'error', ?, ?, 'payment', ?, 'BHD', ?, "
                 "'issue', 'detail', NULL)",
                 [run_id, key, state, f"pay_{key}", amount],
             )

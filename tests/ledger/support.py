@@ -78,7 +78,8 @@ def ledger_findings(
         assert run.status != "errored", (run.check_name, run.reason)
     rows = con.execute(
         "SELECT check_name, entity, entity_id, issue_type FROM findings "
-        "WHERE run_id = ? AND state IN ('new', 'open') AND starts_with(check_name, 'ledger_')",
+        "WHERE run_id = ? AND state IN ('new', 'open', 'reopened') "
+        "AND starts_with(check_name, 'ledger_')",
         [run_id],
     ).fetchall()
     return {(r[0], r[1], r[2], r[3]) for r in rows}, statuses

@@ -40,7 +40,9 @@ def db(tmp_path: Path) -> Path:
     for key, state, entity, eid, cur, amount, detail, first in rows:
         check, _, issue = key.split(":")
         con.execute(
-            "INSERT INTO findings VALUES ('r1', ?, 'error', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO findings (run_id, check_name, severity, finding_key, state, "
+            "entity, entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+            "VALUES ('r1', ?, 'error', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [check, key, state, entity, eid, cur, amount, issue, detail, first],
         )
     con.close()

@@ -110,8 +110,8 @@ def test_every_problem_of_a_row_is_named(con: duckdb.DuckDBPyConnection, tmp_pat
     )
     got = _orders(con, books, amount="amount")
     assert got["loaded"] == {"B": 100}
-    assert got["rejects"][2] == (
-        "no reference; amount 'abc' is not a number; currency 'EURO' is not an ISO 4217 code; "
+    assert got["rejects"][2] == (  # no reference, but its order_id 1 names it
+        "amount 'abc' is not a number; currency 'EURO' is not an ISO 4217 code; "
         "status 'paid' is not one of created, pending, confirmed, partially_refunded, refunded, "
         "cancelled, expired (map it in [ledger.orders] status_map); "
         "created_at 'yesterday' is not a date or date-time"

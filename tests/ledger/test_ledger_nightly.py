@@ -50,7 +50,9 @@ def ledger_truth_of(url: str) -> dict[str, Any]:
     return data
 
 
-def findings(db: Path, run_id: str, state: tuple[str, ...] = ("new", "open")) -> set[Key]:
+def findings(
+    db: Path, run_id: str, state: tuple[str, ...] = ("new", "open", "reopened")
+) -> set[Key]:
     con = duckdb.connect(str(db), read_only=True)
     try:
         rows = con.execute(

@@ -75,7 +75,7 @@ def test_parquet_and_excel_give_the_same_matches_as_csv(tmp_path: Path, books_di
     assert csv["matches"]
     assert csv["refunds"]
     assert [r[2] for r in csv["rejects"]][:2] == [
-        "no reference",
+        "no reference and no order_id",
         "amount '12.5' is not a whole number of minor units",
     ]
     for fmt in ("parquet", "xlsx"):
@@ -139,7 +139,8 @@ def test_a_postgresql_query_gives_the_same_matches_as_csv(
 
 SHOP_SCHEMA = """
 CREATE TABLE shop_orders AS
-SELECT reference AS order_ref, order_id AS order_no, currency AS ccy, status AS state,
+SELECT reference AS order_ref, order_id AS order_no, payment_reference, currency AS ccy,
+       status AS state,
        created_at::timestamptz AS placed_at,
        CASE WHEN amount_minor ~ '^[0-9]+$'
             THEN (amount_minor::numeric / power(10, CASE currency WHEN 'JPY' THEN 0
@@ -153,7 +154,8 @@ CREATE TABLE shop_invoices AS SELECT * FROM raw_invoices;
 
 SHOP_TOML = """
 [ledger.orders]
-query = "SELECT order_ref, order_no, total, ccy, state, placed_at FROM shop_orders"
+query = '''SELECT order_ref, order_no, payment_reference, total, ccy, state, placed_at
+           FROM shop_orders'''
 amounts = "major"
 reference = "order_ref"
 order_id = "order_no"

@@ -84,3 +84,23 @@ def test_the_readme_books_mapping_loads_books_laid_out_as_it_says(
 
 def _table(settings: Settings, name: str) -> dict[str, object]:
     return settings.ledger.table(name).model_dump(exclude_none=True)
+
+
+def test_the_readme_matching_rules_load_as_they_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Reconciling against your books") :]
+    rules = re.findall(r"```toml\n(.*?)```", section, flags=re.S)[1]
+    (tmp_path / "recon.toml").write_text(rules)
+    monkeypatch.setenv("RECON_CONFIG", str(tmp_path / "recon.toml"))
+    settings = load_settings()
+    assert (settings.ledger_tolerance_minor, settings.ledger_tolerance_bps) == (2, 10)
+    assert (settings.ledger_date_window_days, settings.ledger_min_ratio) == (3, 0.5)
+    assert settings.ledger.orders.sheet == "*"
+    assert settings.ledger.orders.payment_reference == "Checkout ref"
+    books = re.compile(str(settings.ledger.match.books_reference))
+    provider = re.compile(str(settings.ledger.match.provider_reference))
+    assert books.search("#ORD-1").group(1) == "ORD-1"  # type: ignore[union-attr]
+    assert provider.search("cart-ORD-1").group(1) == "ORD-1"  # type: ignore[union-attr]
+    assert provider.search("ORD-1").group(1) == "ORD-1"  # type: ignore[union-attr]

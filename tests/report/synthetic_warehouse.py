@@ -207,7 +207,10 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
             for k in range(5 + (i * 7) % 11):
                 sev = ("error", "warn", "info")[k % 3]
                 con.execute(
-                    "INSERT INTO findings VALUES (?, 'refunded_amount_mismatch', ?, ?, ?, "
+                    "INSERT INTO findings (run_id, check_name, severity, finding_key, state, "
+                    "entity, "
+                    "entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+                    "VALUES (?, 'refunded_amount_mismatch', ?, ?, ?, "
                     "'payment', ?, 'EUR', 100, 'refunded_short', 'x', ?)",
                     [run_id, sev, f"k{k}", "new" if k % 4 == 0 else "open", f"pay_{k}", run_id],
                 )
@@ -242,7 +245,9 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
     for state, rows in (("new", LAST_FINDINGS), ("resolved", RESOLVED), ("open", CARRIED)):
         for check, sev, entity, eid, cur, amount, issue, detail in rows:
             con.execute(
-                "INSERT INTO findings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity, "
+                "entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     LAST,
                     check,
@@ -260,7 +265,9 @@ def build(path: Path, *, extra_findings: int = 0) -> duckdb.DuckDBPyConnection:
             )
     if extra_findings:
         con.execute(
-            "INSERT INTO findings SELECT $run, 'stuck_non_final', 'warn', "
+            "INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity, "
+            "entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+            "SELECT $run, 'stuck_non_final', 'warn', "
             "'stuck_non_final:pay_' || i || ':stuck_pending', 'open', 'payment', 'pay_' || i, "
             "['EUR','JPY','BHD','USD'][i % 4 + 1], (i * 37) % 100000, 'stuck_pending', "
             "'pending for ' || (i % 30) || ' days', $run FROM range($n) t(i)",

@@ -52,11 +52,15 @@ def explored(tmp_path_factory: pytest.TempPathFactory) -> Explored:
     con = build(root / "w.duckdb")
     for check, sev, key, state, eid, cur, amount, issue, detail, first in PLANTED:
         con.execute(
-            "INSERT INTO findings VALUES (?, ?, ?, ?, ?, 'payment', ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity, "
+            "entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+            "VALUES (?, ?, ?, ?, ?, 'payment', ?, ?, ?, ?, ?, ?)",
             [LAST, check, sev, f"{check}:{key}", state, eid, cur, amount, issue, detail, first],
         )
     con.execute(
-        "INSERT INTO findings SELECT $run, 'many', 'info', 'many:' || i, 'open', 'invoice', "
+        "INSERT INTO findings (run_id, check_name, severity, finding_key, state, entity, "
+        "entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+        "SELECT $run, 'many', 'info', 'many:' || i, 'open', 'invoice', "
         "'inv_many_' || lpad(i::VARCHAR, 2, '0'), 'JPY', 1000 + i, 'filler', 'filler row', $run "
         "FROM range($n) t(i)",
         {"run": LAST, "n": PAGED},

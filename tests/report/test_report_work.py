@@ -34,7 +34,9 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> str:
     when = datetime(2026, 11, 20, tzinfo=UTC)
     for key, cur, amount, (action, owner) in ROWS:
         con.execute(
-            "INSERT INTO findings VALUES (?, 'work_check', 'error', ?, 'open', 'payment', ?, "
+            "INSERT INTO findings (run_id, check_name, severity, finding_key, state, "
+            "entity, entity_id, currency, amount_minor, issue_type, detail, first_seen_run) "
+            "VALUES (?, 'work_check', 'error', ?, 'open', 'payment', ?, "
             "?, ?, 'odd', 'planted', ?)",
             [LAST, key, key.split(":")[1], cur, amount, LAST],
         )

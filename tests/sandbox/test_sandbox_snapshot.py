@@ -7,6 +7,9 @@ Re-pinned for issue 15 (Verdicts): the truth follows the refund grace, `not yet 
 normalised codes, and new payments are planted (a `Refunded` status, an `eur` currency, a
 young pending refund); re-pinned again after merging main's `ledger` part of the truth,
 whose oracle and books read the provider's records normalised as the loader does.
+Re-pinned for issue 20 (matching): the books plant the matching cases and the truth's ledger
+part lists them (`cases`), the links the rules must make (`links`) and the proposals; the
+served API records are unchanged.
 """
 
 from __future__ import annotations
@@ -16,12 +19,12 @@ import pytest
 from .sandbox_snapshot import CASES, digest
 
 PINNED = {
-    (3, 300): "281b5cb6e65d9328b03408e974080b058c4e2e1f3ffb4b02722edc17c0436688",
-    (7, 300): "55fd1b399f36838ccf6a91bde51bb8051d9f167f7661c1b0a1058c7103df7aff",
-    (11, 300): "10ad5405d946bed64e34cf90abf6f7a27bec1be4d8cd922b3a86776bf3dde127",
-    (3, 2000): "5e8359f5f048e9c01c58657ab98992d66c5eb89dc2e39173a8b5d3db0381ef7e",
-    (7, 2000): "ce202dca6d039646024e8003d88a125886b8ead23a09a9d58373eb27ef643fbc",
-    (11, 2000): "15e88baf7b5a60a48979d137f1bdab3ea832c61b474072e084f1ee415a532ee2",
+    (3, 300): "fa9697260095d1665641e526c5a6a0e8dcd997c0eb37685cbe935cece1397fb0",
+    (7, 300): "0988b586f80b7cea8fbb456cc71142ce374213e0dcff216adbdbd4430c8853d5",
+    (11, 300): "8643b69ed5e2fd9dc299ffe1c6ba22e0d363694e14ac159a602a1678bbe2e0cd",
+    (3, 2000): "9fa328e08e77416f2a32e402968060400185ddf978b9e8cd5ec6880864c117b0",
+    (7, 2000): "82338ca3058d22b6363d6bc448d4d75c163f59bd2a9b2f711e449430975a7a53",
+    (11, 2000): "7a4fec14a6948996335ac3ea29f3a843ab9a5455880f7cad0fe480f72bf7353a",
 }
 
 

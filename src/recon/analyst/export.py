@@ -40,6 +40,7 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.analyst.excel import Sheet, write_xlsx
 from recon.errors import ConfigError, WarehouseError
+from recon.group.consolidated import attach_accounts
 from recon.report.privacy import PERSONAL_KEYS, scrub_column
 from recon.resources import personal_paths
 from recon.spreadsheet import CsvDialect, write_csv_batches, write_parquet_batches
@@ -91,12 +92,16 @@ def open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         con = duckdb.connect(
             str(db_path),
             read_only=True,
-            config={
-                "enable_external_access": False,
-                "autoinstall_known_extensions": False,
-                "autoload_known_extensions": False,
-            },
+            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
         )
+        # A consolidated warehouse (several accounts) reads the accounts' files: attached
+        # read-only first, then external access goes off (it cannot be switched on again).
+        try:
+            attach_accounts(con, db_path)
+        except WarehouseError:
+            con.close()
+            raise
+        con.execute("SET enable_external_access = false")
         # Timestamps read in UTC; then nothing a query says can change the configuration.
         con.execute("SET TimeZone = 'UTC'")
         con.execute("SET lock_configuration = true")

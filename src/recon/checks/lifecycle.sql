@@ -20,7 +20,12 @@
 --     they stay `open`: a page that could not be read never makes a problem look fixed;
 --   not_evaluated / errored: the opening set is carried forward unchanged as `open`; nothing
 --     is resolved.
--- So, per check: opening + new - resolved = closing (closing = new + open).
+-- A found key that is not in the opening set but was reported in an earlier night (it was
+-- resolved since) is `reopened`, not new: it keeps the first_seen_run of its first night and
+-- counts the times it came back (reopen_count). It counts among the night's new findings.
+-- Every finding carries item_at, the business date of the item it is about (the payment's,
+-- refund's, dispute's, invoice's, intent's or books order's own date).
+-- So, per check: opening + new (reopened included) - resolved = closing (= new + reopened + open).
 -- statement
 CREATE OR REPLACE TEMP TABLE _recon_opening AS
 WITH this_run AS (
@@ -42,7 +47,7 @@ SELECT f.* REPLACE (
 FROM findings AS f
 JOIN previous AS p ON p.run_id = f.run_id AND p.check_name = f.check_name
 JOIN _recon_status AS s ON s.check_name = f.check_name
-WHERE f.state IN ('new', 'open')
+WHERE f.state IN ('new', 'open', 'reopened')
 QUALIFY row_number() OVER (
     PARTITION BY f.check_name,
         f.entity_id || CASE WHEN s.key_has_issue THEN ':' || f.issue_type ELSE '' END
@@ -69,10 +74,7 @@ WHERE run_id = $run_id AND check_name IN (SELECT check_name FROM _recon_status)
 DELETE FROM check_runs
 WHERE run_id = $run_id AND check_name IN (SELECT check_name FROM _recon_status)
 -- statement
-INSERT INTO findings (
-    run_id, check_name, severity, finding_key, state, entity, entity_id, currency,
-    amount_minor, issue_type, detail, first_seen_run
-)
+INSERT INTO findings BY NAME
 WITH tonight AS (
     SELECT r.*,
         r.check_name || ':' || r.entity_id
@@ -85,18 +87,59 @@ opening AS (
     SELECT o.*,
         CASE WHEN o.entity = 'resource' THEN o.entity_id ELSE o.entity || 's' END AS resource
     FROM _recon_opening AS o
+),
+-- Earlier nights of the keys found tonight that are not open: they come back.
+history AS (
+    SELECT f.finding_key,
+           arg_min(f.first_seen_run, r.started_at) AS first_seen_run,
+           max(coalesce(f.reopen_count, 0)) AS reopen_count
+    FROM findings AS f
+    JOIN runs AS r ON r.run_id = f.run_id
+    WHERE f.run_id <> $run_id
+      AND f.finding_key IN (SELECT finding_key FROM tonight)
+      AND f.finding_key NOT IN (SELECT finding_key FROM _recon_opening)
+    GROUP BY f.finding_key
+),
+-- The business date of each item a finding is about tonight.
+wanted AS (SELECT DISTINCT entity, entity_id FROM tonight),
+items AS (
+    SELECT 'payment' AS entity, id AS entity_id, created_at FROM payments
+    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'payment')
+    UNION ALL SELECT 'refund', id, created_at FROM refunds
+    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'refund')
+    UNION ALL SELECT 'refund', refund_key, item_at FROM ledger_refund_matches
+    WHERE refund_key IN (SELECT entity_id FROM wanted WHERE entity = 'refund')
+    UNION ALL SELECT 'dispute', id, created_at FROM disputes
+    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'dispute')
+    UNION ALL SELECT 'invoice', id, created_at FROM invoices
+    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'invoice')
+    UNION ALL SELECT 'payment_intent', id, created_at FROM payment_intents
+    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'payment_intent')
+    UNION ALL SELECT 'order', coalesce(reference, order_id), created_at FROM ledger_orders
+    WHERE coalesce(reference, order_id) IN (SELECT entity_id FROM wanted WHERE entity = 'order')
+),
+dated AS (
+    SELECT entity, entity_id, min(created_at) AS item_at FROM items GROUP BY entity, entity_id
 )
 SELECT
-    $run_id, t.check_name, s.severity, t.finding_key,
-    CASE WHEN o.finding_key IS NULL THEN 'new' ELSE 'open' END,
+    $run_id AS run_id, t.check_name, s.severity, t.finding_key,
+    CASE WHEN o.finding_key IS NOT NULL THEN 'open'
+         WHEN h.finding_key IS NOT NULL THEN 'reopened'
+         ELSE 'new' END AS state,
     t.entity, t.entity_id, t.currency, t.amount_minor, t.issue_type, t.detail,
-    coalesce(o.first_seen_run, $run_id)
+    coalesce(o.first_seen_run, h.first_seen_run, $run_id) AS first_seen_run,
+    CASE WHEN o.finding_key IS NOT NULL THEN coalesce(o.reopen_count, 0)
+         WHEN h.finding_key IS NOT NULL THEN h.reopen_count + 1
+         ELSE 0 END AS reopen_count,
+    coalesce(d.item_at, o.item_at) AS item_at
 FROM tonight AS t
 JOIN _recon_status AS s ON s.check_name = t.check_name
 LEFT JOIN _recon_opening AS o ON o.check_name = t.check_name AND o.finding_key = t.finding_key
+LEFT JOIN history AS h ON o.finding_key IS NULL AND h.finding_key = t.finding_key
+LEFT JOIN dated AS d ON d.entity = t.entity AND d.entity_id = t.entity_id
 UNION ALL
 SELECT
-    $run_id, o.check_name, s.severity, o.finding_key,
+    $run_id AS run_id, o.check_name, s.severity, o.finding_key,
     CASE WHEN s.status IN ('passed', 'failed')
           AND (len(s.partial) = 0
                OR (s.per_resource
@@ -104,8 +147,9 @@ SELECT
                         OR (list_contains(s.read_partial, o.resource)
                             AND EXISTS (SELECT 1 FROM _recon_read AS rr
                                         WHERE rr.resource = o.resource AND rr.id = o.entity_id)))))
-         THEN 'resolved' ELSE 'open' END,
-    o.entity, o.entity_id, o.currency, o.amount_minor, o.issue_type, o.detail, o.first_seen_run
+         THEN 'resolved' ELSE 'open' END AS state,
+    o.entity, o.entity_id, o.currency, o.amount_minor, o.issue_type, o.detail, o.first_seen_run,
+    coalesce(o.reopen_count, 0) AS reopen_count, o.item_at
 FROM opening AS o
 JOIN _recon_status AS s ON s.check_name = o.check_name
 ANTI JOIN tonight AS t ON t.check_name = o.check_name AND t.finding_key = o.finding_key
@@ -120,9 +164,9 @@ WITH opening AS (
 states AS (
     SELECT
         check_name,
-        count(*) FILTER (WHERE state = 'new') AS new_count,
+        count(*) FILTER (WHERE state IN ('new', 'reopened')) AS new_count,
         count(*) FILTER (WHERE state = 'resolved') AS resolved_count,
-        count(*) FILTER (WHERE state IN ('new', 'open')) AS closing_count
+        count(*) FILTER (WHERE state IN ('new', 'open', 'reopened')) AS closing_count
     FROM findings
     WHERE run_id = $run_id AND check_name IN (SELECT check_name FROM _recon_status)
     GROUP BY check_name

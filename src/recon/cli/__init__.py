@@ -3,6 +3,7 @@
 recon.cli.common     the app, the common options; errors -> one line and an exit code
 recon.cli.run        nightly, extract, load, check, report, schedule
 recon.cli.warehouse  query, export (the published warehouse)
+recon.cli.match      match (a person's match of a books order with payments)
 recon.cli.close      close (a period's close pack)
 """
 
@@ -10,7 +11,12 @@ from __future__ import annotations
 
 import sys
 
-from recon.cli import close, run, warehouse  # noqa: F401  (importing them registers their commands)
+from recon.cli import (  # noqa: F401  (importing them registers their commands)
+    close,
+    match,
+    run,
+    warehouse,
+)
 from recon.cli.common import app
 
 __all__ = ["app", "main"]

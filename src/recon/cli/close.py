@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from recon.cli.common import DbPath, ReportsDir, app, fail, guard, tell
+from recon.cli.common import AccountName, DbPath, ReportsDir, app, fail, guard, tell
 
 __all__ = ["close"]
 
@@ -30,6 +30,7 @@ def close(
     ] = False,
     db: DbPath = None,
     reports: ReportsDir = None,
+    account: AccountName = None,
 ) -> None:
     """Write reports/close-YYYY-MM/ (close.xlsx, close.html): roll-forward, open and resolved
     findings, provider and books activity; --sign-off freezes it (audited)."""
@@ -45,7 +46,14 @@ def close(
         if reopen and not (note and note.strip()):
             raise ConfigError("--reopen", "needs a --note saying why")
         overrides = {k: str(v) for k, v in (("db", db), ("reports", reports)) if v}
-        settings = load_settings(**overrides)
+        if account is not None or _several(overrides):  # [accounts]: one account's month
+            from recon.group.accounts import account_settings
+
+            if account is None:
+                raise ConfigError("--account", "recon.toml has several accounts: name one")
+            settings = account_settings(account, overrides, secrets=False)
+        else:
+            settings = load_settings(**overrides)
         try:
             paths = close_period(
                 settings.db,
@@ -73,3 +81,9 @@ def close(
         return paths.folder
 
     guard(go)
+
+
+def _several(overrides: dict[str, str]) -> bool:
+    from recon.group.accounts import account_names
+
+    return bool(account_names(overrides))

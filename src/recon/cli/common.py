@@ -19,6 +19,7 @@ from recon.findings.cli import app as findings_app
 from recon.sandbox.cli import app as sandbox_app
 
 __all__ = [
+    "AccountName",
     "BaseUrl",
     "DbPath",
     "LandingDir",
@@ -59,6 +60,10 @@ ReportsDir = Annotated[
 ]
 LandingDir = Annotated[
     Path | None, typer.Option("--landing", help="Landing folder (RECON_LANDING).", file_okay=False)
+]
+AccountName = Annotated[
+    str | None,
+    typer.Option("--account", help="One account's own warehouse (with [accounts] in recon.toml)."),
 ]
 RunId = Annotated[
     str | None, typer.Option("--run", help="Run id (default: the newest loaded run).")

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 import typer
 
 from recon.cli.common import (
+    AccountName,
     BaseUrl,
     DbPath,
     LandingDir,
@@ -76,11 +77,21 @@ def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
 
 
 def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[str, Any]:
-    """The sandbox's books beside the warehouse, so that the demo reconciles them too."""
+    """The sandbox's books beside the warehouse, so that the demo reconciles them too; but
+    the user's own books (RECON_LEDGER_*, `[ledger.*]` in recon.toml) win, and it says so."""
+    from recon.ledger.sources import resolve_sources
     from recon.night.nightly import settings_for
     from recon.sandbox.ledger.files import sandbox_ledger
 
-    return sandbox_ledger(seed, payments, settings_for(overrides).db.parent)
+    settings = settings_for(overrides)
+    own = resolve_sources(settings)
+    if own:
+        say(
+            "sandbox: reconciling your books (" + ", ".join(s.setting for s in own) + "), "
+            "not the sandbox's"
+        )
+        return {}
+    return sandbox_ledger(seed, payments, settings.db.parent)
 
 
 @contextlib.contextmanager
@@ -141,6 +152,17 @@ def nightly(
         str | None,
         typer.Option(help="Dask scheduler address (default: a local cluster)."),
     ] = None,
+    accept_books: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--accept-books",
+            help="Accept a books input (orders, refunds, invoices) that holds far fewer rows "
+            "than last night for this night; needs --note (kept in the audit trail).",
+        ),
+    ] = None,
+    note: Annotated[
+        str | None, typer.Option("--note", help="Why the books input is accepted (audited).")
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
     """Run the whole nightly job: extract, land, load, check, report.
@@ -179,6 +201,25 @@ def nightly(
         from recon.orchestrator import NightlyOptions, load_orchestrator
 
         first = settings_for(overrides)  # a bad setting stops here, before Prefect or any request
+        if note is not None and not accept_books:
+            raise ConfigError("--note", "goes with --accept-books INPUT")
+        if _accounts(overrides):  # [accounts] in recon.toml: every account (recon.group)
+            from recon.cli.group import run_group_night
+
+            if accept_books:
+                raise ConfigError("--accept-books", "not with [accounts] yet")
+            announce = say if verbose or task_runner == "dask" else (lambda _m: None)
+            return run_group_night(
+                overrides,
+                sandbox=sandbox,
+                resume=resume,
+                retry_failed=retry_failed,
+                fail_on=fail_on,
+                payment_methods=payment_methods,
+                task_runner=task_runner,
+                dask_address=dask_address,
+                announce=announce,
+            )
         with contextlib.ExitStack() as stack:
             # one night per warehouse: a second one is refused before it touches anything
             stack.enter_context(night_lock(first.db))
@@ -187,6 +228,11 @@ def nightly(
                 overrides.update(base_url=url, credentials="sandbox")
                 overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
             settings = preflight(overrides, probe_api=True)  # before Prefect starts
+            if accept_books:
+                from recon.ledger.loading import accept_books as accept
+
+                trail = accept(settings, accept_books, note)
+                say(f"accepted books {', '.join(accept_books)} for this night (audit: {trail[0]})")
             if resume and retry_failed:
                 raise ConfigError("--retry-failed", "cannot be combined with --resume")
             if retry_failed:  # refused here, before Prefect starts, when it cannot be done
@@ -246,6 +292,24 @@ def _say_stopped(overrides: dict[str, Any]) -> int:
     return 1
 
 
+def one_account(overrides: dict[str, Any], account: str | None) -> dict[str, Any]:
+    """A single step's overrides: as `--account` names (the paths given are then roots), or
+    as today without [accounts]; several configured and none named is refused."""
+    if account is not None:
+        return {**overrides, "account": account}
+    if names := _accounts(overrides):
+        raise ConfigError(
+            "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
+        )
+    return overrides
+
+
+def _accounts(overrides: dict[str, Any]) -> list[str]:
+    from recon.group.accounts import account_names
+
+    return account_names(overrides)
+
+
 def _print_summary(summary: Any) -> None:
     colour = {"complete": "green", "incomplete": "yellow"}.get(summary.status, "red")
     out.print(f"\nrun {summary.run_id}: [bold {colour}]{summary.status}[/]", highlight=False)
@@ -303,6 +367,7 @@ def extract(
         bool, typer.Option("--payment-methods", help="Also list customers' payment methods.")
     ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+    account: AccountName = None,
 ) -> None:
     """Extract and land every resource (no load); prints the run id to load."""
     from recon.night import nightly as steps
@@ -311,6 +376,7 @@ def extract(
     overrides = as_overrides(base_url=base_url, landing=landing)
 
     def run() -> int:
+        overrides.update(one_account(overrides, account))
         with _locked(overrides):
             return extract_run()
 
@@ -333,12 +399,13 @@ def load(
     run: Annotated[str, typer.Option("--run", help="The landed run to load.")],
     db: DbPath = None,
     landing: LandingDir = None,
+    account: AccountName = None,
 ) -> None:
     """Load a landed run into the warehouse (one transaction) and publish it."""
     from recon.night import nightly as steps
 
     def go() -> int:
-        overrides = as_overrides(db=db, landing=landing)
+        overrides = one_account(as_overrides(db=db, landing=landing), account)
         with _locked(overrides):
             result = steps.load_step(overrides, run, publish=True)
         out.print(f"run {run}: {result.status}", highlight=False)
@@ -348,12 +415,12 @@ def load(
 
 
 @app.command()
-def check(run: RunId = None, db: DbPath = None) -> None:
+def check(run: RunId = None, db: DbPath = None, account: AccountName = None) -> None:
     """Run every sql/checks file for a run and publish the findings."""
     from recon.night import nightly as steps
 
     def go() -> int:
-        overrides = as_overrides(db=db)
+        overrides = one_account(as_overrides(db=db), account)
         with _locked(overrides):
             results = steps.check_step(overrides, run, publish=True, fresh=True)
         for r in results:
@@ -372,12 +439,14 @@ def report(
         Literal["error", "warn", "info"] | None,
         typer.Option(help="Exit 4 when a check of this severity or worse found something."),
     ] = None,
+    account: AccountName = None,
 ) -> None:
     """Write reports/<run_id>/ from the published warehouse."""
     from recon.night import nightly as steps
 
     def go() -> int:
-        summary = steps.report_step(as_overrides(db=db, reports=reports), run, fail_on=fail_on)
+        overrides = one_account(as_overrides(db=db, reports=reports), account)
+        summary = steps.report_step(overrides, run, fail_on=fail_on)
         _print_summary(summary)
         return int(summary.exit_code)
 

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 import typer
 
 from recon.cli.common import (
+    AccountName,
     DbPath,
     app,
     fail,
@@ -18,6 +19,18 @@ from recon.cli.common import (
     say,
 )
 from recon.errors import ConfigError, UsageError
+
+
+def _chosen(db: Path | None, account: str | None) -> Path:
+    """The warehouse a command reads: `--db`, else `--account`'s own, else RECON_DB (with
+    [accounts], the consolidated warehouse over every account)."""
+    from recon.analyst.query import warehouse_path
+
+    if account is not None and db is None:
+        from recon.group.accounts import account_db
+
+        return warehouse_path(account_db(account))
+    return warehouse_path(db)
 
 
 @app.command()
@@ -33,6 +46,7 @@ def query(
         ),
     ] = None,
     db: DbPath = None,
+    account: AccountName = None,
     fmt: Annotated[
         Literal["table", "csv", "json"],
         typer.Option("--format", help="table (for people), csv or json (for tools)."),
@@ -40,12 +54,12 @@ def query(
     max_rows: Annotated[int, typer.Option(help="Rows to show (table format).", min=1)] = 100,
 ) -> None:
     """Run a read-only query on the published warehouse and print the result."""
-    from recon.analyst.query import QueryError, read_query_text, run_query, warehouse_path
+    from recon.analyst.query import QueryError, read_query_text, run_query
 
     def go() -> int:
         text = read_query_text(sql, file)
         try:
-            run_query(warehouse_path(db), text, fmt=fmt, max_rows=max_rows)
+            run_query(_chosen(db, account), text, fmt=fmt, max_rows=max_rows)
         except QueryError as exc:
             raise fail(2, f"query failed: {exc}") from None
         return 0
@@ -124,10 +138,10 @@ def export(
         ),
     ] = "excel",
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Export tables, views or a query to CSV (spreadsheet-safe), Parquet or Excel."""
     from recon.analyst.export import export as do_export
-    from recon.analyst.query import warehouse_path
 
     def go() -> int:
         params: dict[str, object] = {}
@@ -137,7 +151,7 @@ def export(
                 raise ConfigError("--param", f"{item!r} is not NAME=VALUE")
             params[name] = value
         result = do_export(
-            warehouse_path(db),
+            _chosen(db, account),
             table=table,
             view=view,
             query=query,

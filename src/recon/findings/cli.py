@@ -39,11 +39,24 @@ Currency = Annotated[str | None, typer.Option(help="Only findings in this curren
 State = Annotated[
     str | None,
     typer.Option(
-        help="open (new included), new, investigating, acknowledged or resolved_manually."
+        help="open (new and reopened included), new, reopened, investigating, acknowledged "
+        "or resolved_manually."
     ),
 ]
 OlderThan = Annotated[
-    str | None, typer.Option(help="First seen longer ago than this: 7d, 12h, 2w.")
+    str | None,
+    typer.Option(
+        help="Known longer than this: recon first saw the break longer ago (7d, 12h, 2w); "
+        "the age a finding's `known_days` counts."
+    ),
+]
+ItemOlderThan = Annotated[
+    str | None,
+    typer.Option(
+        help="The item itself is older than this: the order's, payment's, refund's or "
+        "invoice's own date (7d, 12h, 2w); the age `item_age_days` counts. Items with no "
+        "date of their own are left out."
+    ),
 ]
 Owner = Annotated[str | None, typer.Option(help="Only findings assigned to this owner.")]
 Keys = Annotated[
@@ -70,10 +83,24 @@ def _guard(fn: Callable[[], int]) -> int:
         return 1
 
 
-def _paths(db: Path | None) -> tuple[Path, Path]:
+AccountName = Annotated[
+    str | None,
+    typer.Option("--account", help="The account whose findings (with [accounts] in recon.toml)."),
+]
+
+
+def _paths(db: Path | None, account: str | None = None) -> tuple[Path, Path]:
     from recon.findings.acks import acks_path
+    from recon.group.accounts import account_db, account_names
     from recon.settings import load_settings
 
+    if account is not None:
+        found = account_db(account)
+        return found, acks_path(found)
+    if db is None and (names := account_names()):
+        raise ConfigError(
+            "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
+        )
     settings = load_settings(**({"db": str(db)} if db else {}))
     return settings.db, acks_path(settings.db)
 
@@ -102,11 +129,20 @@ def _filters(
     older_than: str | None,
     state: str | None,
     owner: str | None,
+    item_older_than: str | None = None,
 ) -> Filters:
     from recon.findings.listing import Filters, parse_age
 
     age = parse_age(older_than) if older_than else None
-    return Filters(check=check, currency=currency, older_than=age, state=state, owner=owner)
+    item_age = parse_age(item_older_than, "--item-older-than") if item_older_than else None
+    return Filters(
+        check=check,
+        currency=currency,
+        older_than=age,
+        state=state,
+        owner=owner,
+        item_older_than=item_age,
+    )
 
 
 def _select(db: Path, log: Path, keys: Sequence[str], filters: Filters) -> list[Finding]:
@@ -156,6 +192,7 @@ def list_(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     sort: Annotated[
         str,
@@ -165,6 +202,7 @@ def list_(
         ),
     ] = "severity",
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """List the latest run's unresolved findings with their work state and owner."""
     from recon.findings.listing import list_findings
@@ -172,16 +210,18 @@ def list_(
     from recon.visible import visible
 
     def go() -> int:
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         rates = _rates(db)
-        filters = _filters(check, currency, older_than, state, owner)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = list_findings(warehouse, log, filters=filters)
         for f in sort_findings(found, sort, rates):
             seen = f.first_seen_at.date().isoformat() if f.first_seen_at else "?"
+            item = f" item of {f.item_at.date().isoformat()}" if f.item_at else ""
             converted = rates.label(f.amount_minor, f.currency) if rates else None
             line = (
                 f"{f.work_state:<12} {f.finding_key}  {_money(f.amount_minor, f.currency)}"
-                f"{f' ({converted})' if converted else ''}  since {seen}  {f.detail or ''}"
+                f"{f' ({converted})' if converted else ''}  known since {seen}{item}"
+                f"  {f.detail or ''}"
             )
             event = f.ack
             if f.owner:
@@ -200,8 +240,10 @@ def list_(
         acked = sum(f.decided == "acknowledged" for f in found)
         manual = sum(f.decided == "resolved_manually" for f in found)
         new = sum(f.work_state == "new" for f in found)
+        back = sum(f.work_state == "reopened" for f in found)
         typer.echo(
-            f"{count['open']:,} open ({new:,} new), {count['investigating']:,} investigating, "
+            f"{count['open']:,} open ({new:,} new{f', {back:,} reopened' if back else ''}), "
+            f"{count['investigating']:,} investigating, "
             f"{acked:,} acknowledged, {manual:,} resolved manually",
             err=True,
         )
@@ -233,9 +275,11 @@ def ack(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Acknowledge findings: they stay listed, counted apart, until their amounts change."""
     from recon.findings.acks import AckLog
@@ -243,8 +287,8 @@ def ack(
     def go() -> int:
         text = _note(note, "acknowledged")
         day = _until(until)
-        warehouse, log = _paths(db)
-        filters = _filters(check, currency, older_than, state, owner)
+        warehouse, log = _paths(db, account)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = _select(warehouse, log, keys or [], filters)
         _confirm("acknowledging", len(found), filters, yes)
         AckLog(log).append("ack", [(f.finding_key, f.amounts) for f in found], note=text, until=day)
@@ -263,9 +307,11 @@ def assign(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Mark findings as being investigated by an owner (audited)."""
     from recon.findings.acks import AckLog
@@ -273,8 +319,8 @@ def assign(
     def go() -> int:
         if to is None or not to.strip():
             raise ConfigError("--to", "must name who investigates the findings")
-        warehouse, log = _paths(db)
-        filters = _filters(check, currency, older_than, state, owner)
+        warehouse, log = _paths(db, account)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = _select(warehouse, log, keys or [], filters)
         _confirm("assigning", len(found), filters, yes)
         AckLog(log).append(
@@ -303,9 +349,11 @@ def resolve(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Resolve findings by hand with a reason code and a note (audited); they reopen if
     their amounts change."""
@@ -316,8 +364,8 @@ def resolve(
         if reason not in REASONS:
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
         text = _note(note, "resolved")
-        warehouse, log = _paths(db)
-        filters = _filters(check, currency, older_than, state, owner)
+        warehouse, log = _paths(db, account)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = _select(warehouse, log, keys or [], filters)
         _confirm("resolving", len(found), filters, yes)
         AckLog(log).append(
@@ -337,17 +385,19 @@ def unack(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     yes: Yes = False,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Withdraw acknowledgements, assignments or manual resolutions: open again (audited)."""
     from recon.findings.acks import AckLog
     from recon.findings.work import work_events
 
     def go() -> int:
-        warehouse, log = _paths(db)
-        filters = _filters(check, currency, older_than, state, owner)
+        warehouse, log = _paths(db, account)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         works = work_events(AckLog(log).read())
 
         def worked(key: str) -> bool:
@@ -377,13 +427,13 @@ def unack(
 
 
 @app.command()
-def verify(db: DbPath = None) -> None:
+def verify(db: DbPath = None, account: AccountName = None) -> None:
     """Check the audit trail's hash chain: exit 0 if intact, 1 naming the first line that
     was edited, removed or reordered."""
     from recon.findings.verify import verify_trail
 
     def go() -> int:
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         report = verify_trail(log, _recorded(warehouse))
         for note in report.notes:
             typer.echo(f"note: {note}", err=True)

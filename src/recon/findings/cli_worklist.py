@@ -10,9 +10,11 @@ import typer
 
 from recon.errors import ConfigError
 from recon.findings.cli import (
+    AccountName,
     Check,
     Currency,
     DbPath,
+    ItemOlderThan,
     OlderThan,
     Owner,
     State,
@@ -49,8 +51,10 @@ def export_(
     currency: Currency = None,
     state: State = None,
     older_than: OlderThan = None,
+    item_older_than: ItemOlderThan = None,
     owner: Owner = None,
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Write a worklist (.xlsx) of the findings the filters keep: fill in action, owner,
     reason, note and until, then `recon findings import` it."""
@@ -60,8 +64,8 @@ def export_(
     def go() -> int:
         if out.suffix.lower() != ".xlsx":
             raise ConfigError("OUT", f"{out.name}: a worklist is an .xlsx file")
-        warehouse, log = _paths(db)
-        filters = _filters(check, currency, older_than, state, owner)
+        warehouse, log = _paths(db, account)
+        filters = _filters(check, currency, older_than, state, owner, item_older_than)
         found = list_findings(warehouse, log, filters=filters)
         write_worklist(found, out, filters=filters.describe(), personal=_personal(warehouse, found))
         typer.echo(f"wrote {len(found):,} finding(s) to {out}")
@@ -74,13 +78,14 @@ def export_(
 def import_(
     worklist: Annotated[Path, typer.Argument(help="A filled-in worklist (.xlsx).", dir_okay=False)],
     db: DbPath = None,
+    account: AccountName = None,
 ) -> None:
     """Apply the filled rows of a worklist; a row that cannot be applied is refused with its
     row number and reason, the rest applied."""
     from recon.findings.worklist import apply_worklist
 
     def go() -> int:
-        warehouse, log = _paths(db)
+        warehouse, log = _paths(db, account)
         result = apply_worklist(worklist, warehouse, log)
         for line in result.lines():
             typer.echo(line)

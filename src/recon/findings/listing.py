@@ -2,6 +2,8 @@
 state, read from the published warehouse and the audit trail.
 
     new                first seen in the latest run, nothing decided yet
+    reopened           resolved on an earlier night and back again, nothing decided yet
+                       (it keeps its first sighting: `first_seen_run`, `reopen_count`)
     open               unresolved and nothing holds (new ones included; a lapsed
                        acknowledgement says why in `lapsed`)
     investigating      assigned to an owner
@@ -27,7 +29,7 @@ from recon.findings.work import Work, judge, work_events
 
 __all__ = ["STATES", "Filters", "Finding", "list_findings", "parse_age"]
 
-STATES = ("open", "new", "investigating", "acknowledged", "resolved_manually")
+STATES = ("open", "new", "investigating", "acknowledged", "resolved_manually", "reopened")
 _AGE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
 _UNITS = {"h": "hours", "d": "days", "w": "weeks"}
 
@@ -41,6 +43,7 @@ class Filters:
     older_than: timedelta | None = None
     state: str | None = None
     owner: str | None = None
+    item_older_than: timedelta | None = None  # by the item's own date (findings.item_at)
 
     def __post_init__(self) -> None:
         if self.state is not None and self.state not in STATES:
@@ -50,7 +53,14 @@ class Filters:
     def any(self) -> bool:
         return any(
             v is not None
-            for v in (self.check, self.currency, self.older_than, self.state, self.owner)
+            for v in (
+                self.check,
+                self.currency,
+                self.older_than,
+                self.state,
+                self.owner,
+                self.item_older_than,
+            )
         )
 
     def describe(self) -> str:
@@ -65,10 +75,14 @@ class Filters:
             )
             if value is not None
         ]
-        if self.older_than is not None:
-            hours = int(self.older_than.total_seconds()) // 3600
-            age = f"{hours // 24}d" if hours % 24 == 0 else f"{hours}h"
-            parts.append(f"--older-than {age}")
+        for name, value in (
+            ("older-than", self.older_than),
+            ("item-older-than", self.item_older_than),
+        ):
+            if value is not None:
+                hours = int(value.total_seconds()) // 3600
+                age = f"{hours // 24}d" if hours % 24 == 0 else f"{hours}h"
+                parts.append(f"--{name} {age}")
         return " ".join(parts) or "no filter"
 
     def keeps(self, f: Finding, now: datetime) -> bool:
@@ -79,7 +93,12 @@ class Filters:
         if self.owner is not None and (f.owner or "") != self.owner:
             return False
         if self.state is not None and not (
-            f.work_state == self.state or (self.state == "open" and f.work_state == "new")
+            f.work_state == self.state
+            or (self.state == "open" and f.work_state in ("new", "reopened"))
+        ):
+            return False
+        if self.item_older_than is not None and not (
+            f.item_at is not None and f.item_at <= now - self.item_older_than
         ):
             return False
         return self.older_than is None or (
@@ -103,7 +122,8 @@ class Finding:
     issue_type: str
     detail: str | None
     first_seen_run: str
-    first_seen_at: datetime | None
+    first_seen_at: datetime | None  # how long recon has known the break counts from here
+    item_at: datetime | None  # the item's own date (order, payment, refund, invoice)
     work: Work | None  # what the trail says of the key
     decided: str  # open | investigating | acknowledged | resolved_manually
     lapsed: str | None  # why an acknowledgement or a manual resolution no longer holds
@@ -127,17 +147,17 @@ class Finding:
 
     @property
     def work_state(self) -> str:
-        """new, open, investigating, acknowledged or resolved_manually."""
-        if self.decided == "open" and self.state == "new":
-            return "new"
+        """new, reopened, open, investigating, acknowledged or resolved_manually."""
+        if self.decided == "open" and self.state in ("new", "reopened"):
+            return self.state
         return self.decided
 
 
-def parse_age(text: str) -> timedelta:
-    """`7d`, `12h`, `2w` as a duration; anything else is a ConfigError."""
+def parse_age(text: str, option: str = "--older-than") -> timedelta:
+    """`7d`, `12h`, `2w` as a duration; anything else is a ConfigError naming `option`."""
     m = _AGE.match(text)
     if not m:
-        raise ConfigError("--older-than", f"{text!r} is not a duration like 7d, 12h or 2w")
+        raise ConfigError(option, f"{text!r} is not a duration like 7d, 12h or 2w")
     return timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
 
 
@@ -166,7 +186,7 @@ def list_findings(
         rows = con.execute(
             "SELECT f.run_id, f.finding_key, f.check_name, f.severity, f.state, f.entity, "
             "f.entity_id, f.currency, f.amount_minor, f.issue_type, f.detail, "
-            "f.first_seen_run, r.started_at "
+            "f.first_seen_run, r.started_at, f.item_at "
             "FROM findings AS f LEFT JOIN runs AS r ON r.run_id = f.first_seen_run "
             "WHERE f.run_id = $run AND f.state IN ('new', 'open', 'reopened') "
             "AND ($check IS NULL OR f.check_name = $check) "
@@ -197,6 +217,7 @@ def list_findings(
             detail=r[10],
             first_seen_run=r[11],
             first_seen_at=r[12],
+            item_at=r[13],
             work=work,
             decided=decided,
             lapsed=lapsed,

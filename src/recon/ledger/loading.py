@@ -6,13 +6,22 @@ Runs in the run's working copy after the API's records are loaded (the nightly l
 in one transaction: each configured input is read (`recon.ledger.sources`), converted by
 `sql/ledger/stage_<input>.sql` (exact amounts; a refused row keeps its reason in
 `ledger_rejects`), replaces its `ledger_<input>` snapshot, and gets a `resource_scans` row
-(`ledger_orders` …), which is what lets a check `require` it. Then `sql/ledger/matches.sql`
-builds `ledger_matches`, `ledger_refund_matches` and `ledger_payment_refunds`, which the
-`sql/checks/ledger_*.sql` checks read.
+(`ledger_orders` …), which is what lets a check `require` it. Then the matching rules
+(`sql/matching/*.sql`, `recon.ledger.matching`) link orders to payments and
+`sql/ledger/matches.sql` builds `ledger_matches`, `ledger_refund_matches` and
+`ledger_payment_refunds`, which the `sql/checks/ledger_*.sql` checks read.
+
+An input that suddenly holds far less than before — no rows, or fewer than
+`RECON_LEDGER_MIN_RATIO` of the rows the last night that read it loaded — is *suspect*: its
+snapshot is kept as it was, its `resource_scans` row says `suspect` with the reason (so every
+check that requires it is not evaluated and nothing it judged is resolved) and the run is
+incomplete. `recon nightly --accept-books INPUT --note …` (an `accept_books` line of the
+audit trail, written after the last run started) accepts it for the next night.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -21,11 +30,22 @@ import duckdb
 
 from recon.books import INPUTS
 from recon.currency import create_currencies_table
-from recon.ledger.sources import BooksSource, check_columns, read_source, resolve_sources
+from recon.errors import ConfigError
+from recon.findings.acks import AckLog, acks_path
+from recon.ledger.matching import apply_rules, drop_rule_tables
+from recon.ledger.sources import (
+    BooksSource,
+    check_columns,
+    read_source,
+    resolve_sources,
+    unread_sheets,
+)
 from recon.settings import Settings
 from recon.sql import read_sql, sql_statements
 
-__all__ = ["BooksLoad", "InputLoad", "load_books", "validate_books"]
+__all__ = ["BooksLoad", "InputLoad", "accept_books", "load_books", "validate_books"]
+
+log = logging.getLogger("recon")
 
 
 @dataclass(frozen=True)
@@ -37,6 +57,9 @@ class InputLoad:
     rows_read: int
     rows_loaded: int
     rejects: int
+    suspect: str | None = None  # why the input is suspect (None: it is not)
+    accepted: str | None = None  # who accepted it for the night, and why
+    unread_sheets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,6 +74,11 @@ class BooksLoad:
         """True when at least one books input is set."""
         return bool(self.inputs)
 
+    @property
+    def suspect(self) -> list[InputLoad]:
+        """The inputs held suspect (not accepted) tonight."""
+        return [i for i in self.inputs if i.suspect and not i.accepted]
+
 
 def validate_books(settings: Settings) -> list[BooksSource]:
     """The preflight: every configured source exists and has its columns (ConfigError)."""
@@ -58,6 +86,24 @@ def validate_books(settings: Settings) -> list[BooksSource]:
     for source in sources:
         check_columns(source)
     return sources
+
+
+def accept_books(settings: Settings, inputs: list[str], note: str | None) -> list[str]:
+    """`recon nightly --accept-books INPUT --note …`: accept a legitimately smaller books
+    input for the next night, as an `accept_books` line of the audit trail (who, when, note).
+    A ConfigError for an unknown or unconfigured input or an empty note."""
+    if not note or not note.strip():
+        raise ConfigError("--note", "must say why the smaller books input is right")
+    configured = {s.input for s in resolve_sources(settings)}
+    for name in inputs:
+        if name not in INPUTS:
+            raise ConfigError("--accept-books", f"{name!r} is not one of {', '.join(INPUTS)}")
+        if name not in configured:
+            raise ConfigError("--accept-books", f"the books' {name} are not configured")
+    trail = AckLog(acks_path(settings.db))
+    for name in inputs:
+        trail.record("accept_books", {"input": name}, note=note.strip())
+    return [str(trail.path)]
 
 
 def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) -> BooksLoad:
@@ -74,6 +120,7 @@ def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) 
     row = con.execute("SELECT started_at FROM runs WHERE run_id = ?", [run_id]).fetchone()
     as_of: datetime = row[0] if row else datetime.now(UTC)
     loads: list[InputLoad] = []
+    trail = AckLog(acks_path(settings.db))
     create_currencies_table(con)
     # Row order means nothing in these tables: let DuckDB insert in parallel.
     order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()
@@ -84,7 +131,16 @@ def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) 
             con.execute(stmt)
         _forget(con, [name for name in INPUTS if name not in configured])
         for source in sources:
-            loads.append(_land(con, source, run_id))
+            loads.append(_land(con, source, run_id, settings, trail))
+        manual = _manual_matches(con, trail, run_id)
+        params = {
+            "tolerance_minor": settings.ledger_tolerance_minor,
+            "tolerance_bps": settings.ledger_tolerance_bps,
+            "window_days": settings.ledger_date_window_days,
+            "books_pattern": settings.ledger.match.books_reference or "",
+            "provider_pattern": settings.ledger.match.provider_reference or "",
+        }
+        apply_rules(con, params, run_id, manual)
         for stmt in sql_statements(read_sql("ledger/matches.sql")):
             con.execute(
                 stmt,
@@ -94,6 +150,7 @@ def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) 
                         "run_id": run_id,
                         "as_of": as_of,
                         "grace_hours": settings.ledger_grace_hours,
+                        "window_days": settings.ledger_date_window_days,
                         "failed_statuses": [s.lower() for s in settings.refund_failed_statuses],
                     },
                 ),
@@ -102,7 +159,9 @@ def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) 
         con.execute("DELETE FROM ledger_loads WHERE run_id = ?", [run_id])
         for item in loads:
             con.execute(
-                "INSERT INTO ledger_loads VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO ledger_loads BY NAME SELECT ? AS run_id, ? AS input, ? AS source, "
+                "? AS rows_read, ? AS rows_loaded, ? AS rejects, ? AS as_of, ? AS grace_hours, "
+                "? AS loaded_at, ? AS suspect, ? AS accepted, ? AS unread_sheets",
                 [
                     run_id,
                     item.input,
@@ -113,8 +172,12 @@ def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) 
                     as_of,
                     settings.ledger_grace_hours,
                     now,
+                    item.suspect,
+                    item.accepted,
+                    ", ".join(item.unread_sheets) or None,
                 ],
             )
+        _mark_incomplete(con, run_id, [i for i in loads if i.suspect and not i.accepted])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -122,11 +185,18 @@ def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) 
     finally:
         for temp in ("ledger_input", "ledger_stage"):
             con.execute(f"DROP TABLE IF EXISTS temp.{temp}")
+        drop_rule_tables(con)
         con.execute(f"SET preserve_insertion_order = {bool(order and order[0])}")
     return BooksLoad(run_id, loads)
 
 
-def _land(con: duckdb.DuckDBPyConnection, source: BooksSource, run_id: str) -> InputLoad:
+def _land(
+    con: duckdb.DuckDBPyConnection,
+    source: BooksSource,
+    run_id: str,
+    settings: Settings,
+    trail: AckLog,
+) -> InputLoad:
     fields = list(source.mapping.FIELDS)
     columns = ", ".join(f"{f} VARCHAR" for f in fields)  # names from the class, not input
     con.execute(
@@ -152,18 +222,129 @@ def _land(con: duckdb.DuckDBPyConnection, source: BooksSource, run_id: str) -> I
         "statuses": list(mapping.STATUSES),
     }
     con.execute(read_sql(f"ledger/stage_{source.input}.sql"), _used_in(source.input, values))
-    for stmt in sql_statements(read_sql(f"ledger/land_{source.input}.sql")):
-        con.execute(stmt, _used(stmt, {"run_id": run_id}))
     read, loaded = _counts(con)
     rejects = read - loaded
+    unread = tuple(unread_sheets(source))
+    if unread:
+        log.warning(
+            'books %s: sheets not read: %s (set [ledger.%s] sheet, "*" for every sheet)',
+            source.input,
+            ", ".join(unread),
+            source.input,
+        )
+    suspect = _suspect(con, source.input, run_id, loaded, settings.ledger_min_ratio)
+    accepted = _accepted(con, trail, source.input, run_id) if suspect else None
+    status, reason = "complete", f"read from {source.describe()}"
+    if suspect and not accepted:
+        status, reason = "suspect", f"{suspect}; not read (accept it for the night: recon "
+        reason += f"nightly --accept-books {source.input} --note …)"
+        log.warning("books %s suspect: %s", source.input, suspect)
+    else:
+        if accepted:
+            reason += f"; {suspect}, accepted by {accepted}"
+        for stmt in sql_statements(read_sql(f"ledger/land_{source.input}.sql")):
+            con.execute(stmt, _used(stmt, {"run_id": run_id}))
     resource = source.table
     con.execute("DELETE FROM resource_scans WHERE run_id = ? AND resource = ?", [run_id, resource])
     con.execute(
         "INSERT INTO resource_scans (run_id, resource, status, reason, records, rejects) "
-        "VALUES (?, ?, 'complete', ?, ?, ?)",
-        [run_id, resource, f"read from {source.describe()}", loaded, rejects],
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [run_id, resource, status, reason, loaded, rejects],
     )
-    return InputLoad(source.input, source.describe(), read, loaded, rejects)
+    return InputLoad(
+        source.input, source.describe(), read, loaded, rejects, suspect, accepted, unread
+    )
+
+
+def _suspect(
+    con: duckdb.DuckDBPyConnection, name: str, run_id: str, loaded: int, ratio: float
+) -> str | None:
+    """Why input `name` is suspect with `loaded` rows tonight (None: it is not). Compared
+    with the last earlier night that read it (one held suspect and not accepted did not)."""
+    row = con.execute(
+        "SELECT rows_loaded FROM ledger_loads WHERE input = ? AND run_id <> ? "
+        "AND (suspect IS NULL OR accepted IS NOT NULL) ORDER BY as_of DESC LIMIT 1",
+        [name, run_id],
+    ).fetchone()
+    last = int(row[0]) if row else None
+    if loaded == 0:
+        before = f"last night {last:,}" if last is not None else "the first night of this input"
+        return f"{name}: 0 rows, {before}"
+    if last is not None and loaded < ratio * last:
+        return (
+            f"{name}: {loaded:,} rows, last night {last:,} "
+            f"(fewer than RECON_LEDGER_MIN_RATIO {ratio:g} of them)"
+        )
+    return None
+
+
+def _accepted(con: duckdb.DuckDBPyConnection, trail: AckLog, name: str, run_id: str) -> str | None:
+    """Who accepted input `name` for this night, and why: an `accept_books` line written
+    after the last earlier night read the books (None: not accepted)."""
+    row = con.execute(
+        "SELECT max(loaded_at) FROM ledger_loads WHERE run_id <> ?", [run_id]
+    ).fetchone()
+    since = row[0] if row else None
+    for line in reversed(trail.records(["accept_books"])):
+        if line.get("input") == name and (since is None or line["at"] > since):
+            return f"{line.get('who')} at {line['at']:%Y-%m-%d %H:%M} UTC: {line.get('note')}"
+    return None
+
+
+def _mark_incomplete(con: duckdb.DuckDBPyConnection, run_id: str, suspect: list[InputLoad]) -> None:
+    """A night with a suspect books input is incomplete; its reason says so first."""
+    if not suspect:
+        return
+    why = "books suspect: " + "; ".join(str(i.suspect) for i in suspect)
+    con.execute(
+        "UPDATE runs SET status = CASE WHEN status = 'complete' THEN 'incomplete' ELSE status END, "
+        "reason = concat_ws('; ', ?, reason) WHERE run_id = ?",
+        [why, run_id],
+    )
+
+
+def _manual_matches(
+    con: duckdb.DuckDBPyConnection, trail: AckLog, run_id: str
+) -> list[tuple[str, str]]:
+    """The people's matches of the audit trail (the latest `match`/`unmatch` line per order)
+    that still hold: the order and every payment still there with the amounts they had when
+    matched. All of them go to `ledger_manual_matches` with their state; the pairs that hold
+    are returned for rule `manual`."""
+    latest: dict[str, dict[str, Any]] = {}
+    for line in trail.records(["match", "unmatch"]):
+        latest[str(line.get("order"))] = line
+    con.execute("DELETE FROM ledger_manual_matches")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _manual (order_key VARCHAR, payment_id VARCHAR, "
+        "order_amount BIGINT, currency VARCHAR, payment_amount BIGINT, who VARCHAR, "
+        "matched_at TIMESTAMPTZ, note VARCHAR)"
+    )
+    rows = [
+        [
+            key,
+            str(pid),
+            line.get("order_amount_minor"),
+            line.get("currency"),
+            amount,
+            line.get("who"),
+            line["at"],
+            line.get("note"),
+        ]
+        for key, line in latest.items()
+        if line["action"] == "match"
+        for pid, amount in (line.get("payments") or {}).items()
+    ]
+    if not rows:
+        return []
+    con.executemany("INSERT INTO _manual VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.execute(read_sql("ledger/manual_matches.sql"), {"run_id": run_id})
+    applied = con.execute(
+        "SELECT m.order_key, m.payment_id FROM _manual AS m "
+        "SEMI JOIN ledger_manual_matches AS a ON a.order_key = m.order_key AND a.state = 'applied'"
+    ).fetchall()
+    con.execute("DROP TABLE IF EXISTS temp._manual")
+    pairs: list[tuple[str, str]] = [(str(k), str(p)) for k, p in applied]
+    return pairs
 
 
 def _forget(con: duckdb.DuckDBPyConnection, inputs: list[str] | tuple[str, ...]) -> None:

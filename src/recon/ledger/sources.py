@@ -36,6 +36,7 @@ __all__ = [
     "check_columns",
     "read_source",
     "resolve_sources",
+    "unread_sheets",
 ]
 
 SUFFIXES = (".csv", ".parquet", ".xlsx")
@@ -128,6 +129,9 @@ def check_columns(source: BooksSource) -> None:
         _require(source, source.describe(), _query_columns(source))
         return
     for path in source.files:
+        if path.suffix.lower() == ".xlsx" and source.mapping.sheet == "*":
+            _sheets_with_header(source, path)  # at least one sheet has the columns
+            continue
         _require(source, str(path), _file_columns(source, path))
 
 
@@ -142,11 +146,18 @@ def _require(source: BooksSource, where: str, columns: list[str]) -> None:
                 f"{where} has no column {column!r} (the {source.input}' {field}); "
                 f"columns: {', '.join(columns) or 'none'}{_hint(source, where, columns)}",
             )
-    if source.input == "refunds":
-        ids = [mapping.column_of(f) for f in ("payment_id", "reference")]
+    for name, needs in (
+        ("refunds", ("payment_id", "reference")),
+        ("orders", ("reference", "order_id")),
+    ):
+        if source.input != name:
+            continue
+        ids = [mapping.column_of(f) for f in needs]
         if not present & set(ids):
             raise ConfigError(
-                source.setting, f"{where} has neither {ids[0]!r} nor {ids[1]!r} (refunds need one)"
+                source.setting,
+                f"{where} has neither {ids[0]!r} nor {ids[1]!r} ({name} need one); "
+                f"columns: {', '.join(columns) or 'none'}",
             )
 
 
@@ -219,6 +230,11 @@ def read_source(source: BooksSource) -> Iterator[tuple[str, pa.Table]]:
         suffix = path.suffix.lower()
         unread: dict[int, str] = {}
         try:
+            if suffix == ".xlsx" and source.mapping.sheet == "*":
+                for sheet in _sheets_with_header(source, path):
+                    frame = _read_xlsx(source, path, sheet=sheet)
+                    yield f"{path}[{sheet}]", _shape(source, frame, first_row=2)
+                continue
             if suffix == ".parquet":
                 frame, first = pl.read_parquet(path), 1
             elif suffix == ".xlsx":
@@ -270,9 +286,59 @@ def _read_csv_rows(source: BooksSource, path: Path) -> tuple[pl.DataFrame, dict[
     return frame, {int(line): str(why) for line, why in unread.items()}
 
 
-def _read_xlsx(source: BooksSource, path: Path, *, header_only: bool = False) -> pl.DataFrame:
+def unread_sheets(source: BooksSource) -> list[str]:
+    """The sheets of `source`'s workbooks that were not read, as `file[sheet]`: with no
+    `sheet` setting every sheet but the first; with `sheet = "*"` those without the input's
+    columns. Named in the run's log, the report's inputs and summary.json."""
+    out: list[str] = []
+    for path in source.files:
+        if path.suffix.lower() != ".xlsx" or source.mapping.sheet not in (None, "*"):
+            continue
+        names = _workbook_sheets(source, path)
+        if source.mapping.sheet == "*":
+            read = set(_sheets_with_header(source, path))
+            out += [f"{path.name}[{n}]" for n in names if n not in read]
+        else:
+            out += [f"{path.name}[{n}]" for n in names[1:]]
+    return out
+
+
+def _workbook_sheets(source: BooksSource, path: Path) -> list[str]:
+    import fastexcel
+
+    try:
+        return list(fastexcel.read_excel(path).sheet_names)
+    except Exception as exc:  # fastexcel's errors have no common base
+        raise ConfigError(source.setting, f"cannot read {path}: {_first_line(exc)}") from None
+
+
+def _sheets_with_header(source: BooksSource, path: Path) -> list[str]:
+    """`sheet = "*"`: the sheets whose header has the input's columns (at least one)."""
+    found: list[str] = []
+    first: ConfigError | None = None
+    for name in _workbook_sheets(source, path):
+        try:
+            columns = list(_read_xlsx(source, path, header_only=True, sheet=name).columns)
+            _require(source, f"{path}[{name}]", columns)
+        except (ConfigError, pl.exceptions.PolarsError, ValueError) as exc:
+            if first is None:
+                first = (
+                    exc
+                    if isinstance(exc, ConfigError)
+                    else ConfigError(source.setting, f"cannot read {path}[{name}]: {exc}")
+                )
+            continue
+        found.append(name)
+    if not found:
+        raise first or ConfigError(source.setting, f"{path} has no sheet")
+    return found
+
+
+def _read_xlsx(
+    source: BooksSource, path: Path, *, header_only: bool = False, sheet: str | None = None
+) -> pl.DataFrame:
     options: dict[str, Any] = {"n_rows": 0} if header_only else {}
-    sheet = source.mapping.sheet
+    sheet = sheet or (source.mapping.sheet if source.mapping.sheet != "*" else None)
     frame = pl.read_excel(
         path,
         engine="calamine",

@@ -88,9 +88,14 @@ def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
 
     `credentials: "sandbox"` (set by `recon nightly --sandbox`) takes the key and token the
     bundled sandbox accepts from the provider it registers (`recon.plugins`), read in this
-    process: never a secret in the overrides, which an orchestrator stores.
+    process: never a secret in the overrides, which an orchestrator stores. `account: <name>`
+    reads that account's settings (recon.group.accounts).
     """
     values = dict(overrides or {})
+    if "account" in values:  # one of several accounts: its own settings
+        from recon.group.accounts import account_settings
+
+        return account_settings(str(values.pop("account")), values)
     provider = values.pop("credentials", None)
     if provider:  # a named provider (entry point group recon.credentials), e.g. the sandbox's
         key, token = load_plugin(CREDENTIALS_GROUP, str(provider), setting="credentials")()

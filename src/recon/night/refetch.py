@@ -47,7 +47,6 @@ from recon.paging.scan import Page, Scan
 from recon.resources import api_list, nightly_resources
 from recon.runid import new_run_id
 from recon.settings import Settings
-from recon.sql import read_sql
 
 __all__ = ["RetryOutcome", "refetch_failed", "reload_run", "resolve_retry"]
 
@@ -368,10 +367,10 @@ def reload_run(settings: Settings, run_id: str, resources: list[str] | None = No
             con.execute(
                 "UPDATE runs SET status = ?, reason = ? WHERE run_id = ?", [status, reason, run_id]
             )
-            con.execute(read_sql("retry/run_retries.sql"))
-            for retry in retries:
+            for retry in retries:  # run_retries: sql/migrations/0003_run_retries.sql
                 con.execute(
-                    "INSERT OR REPLACE INTO run_retries VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO run_retries (run_id, retry_id, started_at, "
+                    "pages_fetched, still_failing, request_ids) VALUES (?, ?, ?, ?, ?, ?)",
                     [
                         run_id,
                         retry["retry_id"],

@@ -293,7 +293,8 @@ def load_report_data(
 
     state_rows = _rows(
         con,
-        "SELECT count(*) FILTER (WHERE state <> 'resolved'), count(*) FILTER (WHERE state = 'new'),"
+        "SELECT count(*) FILTER (WHERE state <> 'resolved'), "
+        "count(*) FILTER (WHERE state IN ('new', 'reopened')),"
         " count(*) FILTER (WHERE state = 'resolved'), count(*) FROM findings "
         "WHERE run_id = $run_id",
         p,

@@ -75,6 +75,9 @@ class LedgerSection:
     acknowledged: int = 0
     pending: int = 0
     checks: dict[str, str] = field(default_factory=dict)  # ledger check -> status
+    # per matching rule and currency: orders, amount_minor, with_difference (the proposals of
+    # suggested_match: with_difference counts the ambiguous ones)
+    rules: list[dict[str, Any]] = field(default_factory=list)
     files: dict[str, int | None] = field(default_factory=dict)  # export -> rows
     buckets: tuple[str, ...] = AGE_BUCKETS
 
@@ -86,8 +89,8 @@ def build_ledger_section(
     try:
         loads = _rows(
             con,
-            "SELECT input, source, rows_read, rows_loaded, rejects, grace_hours FROM ledger_loads "
-            "WHERE run_id = $run_id ORDER BY input",
+            "SELECT input, source, rows_read, rows_loaded, rejects, grace_hours, suspect, "
+            "accepted, unread_sheets FROM ledger_loads WHERE run_id = $run_id ORDER BY input",
             run_id,
         )
     except duckdb.CatalogException:  # a warehouse from before the books were reconciled
@@ -102,6 +105,7 @@ def build_ledger_section(
     if not loads:
         return LedgerSection(configured=False, checks=checks)
     section = LedgerSection(configured=True, loads=loads, checks=checks)
+    section.rules = _rows(con, read_sql("ledger/report_rules.sql"), run_id)
     section.totals = [
         CurrencyTotals(**row) for row in _rows(con, read_sql("ledger/report_totals.sql"), run_id)
     ]
@@ -130,7 +134,7 @@ def build_ledger_section(
             )
     pending = con.execute(
         "SELECT count(*) FROM findings WHERE run_id = ? AND check_name = 'ledger_pending' "
-        "AND state IN ('new', 'open')",
+        "AND state IN ('new', 'open', 'reopened')",
         [run_id],
     ).fetchone()
     section.pending = int(pending[0]) if pending else 0

@@ -37,9 +37,22 @@ def _ledger(section: LedgerSection | None) -> dict[str, Any]:
     return {
         "configured": True,
         "inputs": [
-            {k: load[k] for k in ("input", "source", "rows_read", "rows_loaded", "rejects")}
+            {
+                k: load[k]
+                for k in (
+                    "input",
+                    "source",
+                    "rows_read",
+                    "rows_loaded",
+                    "rejects",
+                    "suspect",
+                    "accepted",
+                    "unread_sheets",
+                )
+            }
             for load in section.loads
         ],
+        "rules": [dict(r) for r in section.rules],
         "totals": [
             {
                 "currency": t.currency,

@@ -49,7 +49,8 @@ def load_trend(con: duckdb.DuckDBPyConnection, run_id: str) -> list[TrendPoint]:
     for rid, severity, n_open, n_new, n_resolved in _rows(
         con,
         "SELECT f.run_id, f.severity, count(*) FILTER (WHERE f.state <> 'resolved'), "  # noqa: S608
-        "count(*) FILTER (WHERE f.state = 'new'), count(*) FILTER (WHERE f.state = 'resolved') "
+        "count(*) FILTER (WHERE f.state IN ('new', 'reopened')), "
+        "count(*) FILTER (WHERE f.state = 'resolved') "
         f"FROM findings f JOIN ({recent}) r USING (run_id) GROUP BY ALL",
         p,
     ):

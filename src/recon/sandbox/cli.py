@@ -95,6 +95,13 @@ def serve(
             "(repeatable; switch off with POST /_sandbox/faults)."
         ),
     ] = None,
+    account: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="NAME[:seed=S,payments=N,rate=R,latency_ms=L,faults=F]: serve several merchant "
+            "accounts, one per port from --port on (repeatable; recon.sandbox.accounts).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the sandbox API on 127.0.0.1 (keys from RECON_SANDBOX_API_KEY / _BEARER_TOKEN)."""
     from recon.sandbox.app import SandboxConfig, create_app
@@ -129,6 +136,9 @@ def serve(
     except ValueError as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
+    if account:
+        _serve_accounts(account, config, port)
+        return
     base = f"http://{HOST}:{port}"
     started = time.perf_counter()
     sandbox = create_app(config)
@@ -147,6 +157,39 @@ def serve(
     typer.echo(f"  faults and pacing: {base}/_sandbox/faults (POST switches them)")
     sys.stdout.flush()
     serve_app(sandbox, port)
+
+
+def _serve_accounts(specs: list[str], config: SandboxConfig, port: int) -> None:
+    """Several accounts, each its own sandbox on its own port, until interrupted."""
+    import contextlib
+
+    from recon.sandbox.accounts import account_sandboxes, toml_for
+    from recon.sandbox.app import create_app
+    from recon.sandbox.server import serve_app_in_thread
+
+    try:
+        accounts = account_sandboxes(specs, config, port)
+    except (ValueError, TypeError) as err:
+        typer.echo(f"error: {err}", err=True)
+        raise typer.Exit(2) from None
+    with contextlib.ExitStack() as stack:
+        urls = []
+        for acc in accounts:
+            url = stack.enter_context(serve_app_in_thread(create_app(acc.config), acc.port))
+            urls.append(url)
+            typer.echo(
+                f"recon sandbox: account {acc.name} at {url}/api/v1  ({acc.config.payments} "
+                f"payments, seed {acc.config.seed}, faults {acc.config.faults})"
+            )
+            for line in _described(acc.config):
+                typer.echo(f"  {line}")
+        typer.echo("\n# recon.toml for these accounts:")
+        for line in toml_for(accounts, urls):
+            typer.echo(line)
+        sys.stdout.flush()
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                time.sleep(3600)
 
 
 def _described(config: SandboxConfig) -> list[str]:

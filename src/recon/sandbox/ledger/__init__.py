@@ -9,12 +9,20 @@ and the ground truth of the ledger checks over them (`recon sandbox truth`'s `le
 from recon.sandbox.ledger.books import make_books
 from recon.sandbox.ledger.files import FORMATS, sandbox_books, write_books
 from recon.sandbox.ledger.model import Books
-from recon.sandbox.ledger.oracle import LIST_CHECKS, ledger_truth, truth_part
+from recon.sandbox.ledger.oracle import (
+    LIST_CHECKS,
+    MatchParams,
+    ledger_links,
+    ledger_truth,
+    truth_part,
+)
 
 __all__ = [
     "FORMATS",
     "LIST_CHECKS",
     "Books",
+    "MatchParams",
+    "ledger_links",
     "ledger_truth",
     "make_books",
     "sandbox_books",

@@ -18,6 +18,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from recon.sandbox.data import Dataset
+from recon.sandbox.ledger.matching import plan_matching
 from recon.sandbox.ledger.model import (
     CURRENCIES,
     DAY,
@@ -43,8 +44,9 @@ def make_books(dataset: Dataset) -> Books:
     g = Generator(dataset)
     books = g.books
     plans = plan_breaks(g)
-    drop_orders: set[str] = plans["drop_orders"]
-    order_edits: dict[str, Row] = plans["order_edits"]
+    matching = plan_matching(g)
+    drop_orders: set[str] = plans["drop_orders"] | matching["drop_orders"]
+    order_edits: dict[str, Row] = {**plans["order_edits"], **matching["order_edits"]}
     drop_refunds_of: set[int] = plans["drop_refunds_of"]
     refund_edits: dict[str, Row] = plans["refund_edits"]
     for ref, indexes in g.by_ref.items():
@@ -73,6 +75,7 @@ def make_books(dataset: Dataset) -> Books:
             books.refunds.append({**row, **refund_edits.get(r["id"], {})})
     books.refunds.extend(plans["extra_refunds"])
     books.orders.extend(plans["extra_orders"])
+    books.orders.extend(matching["extra_orders"])
     _invoices(g)
     _malformed(g)
     return books
@@ -168,7 +171,7 @@ def _malformed(g: Generator) -> None:
     bad_orders: list[Row] = [
         {
             "reference": "",
-            "order_id": "SO-BAD1",
+            "order_id": "",  # neither: the order cannot be known
             "amount_minor": 100,
             "currency": "EUR",
             "status": "confirmed",

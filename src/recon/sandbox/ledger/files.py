@@ -73,6 +73,11 @@ def describe_books(
     ]
     kinds = Counter(p.kind for p in books.planted)
     lines.append("planted findings: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+    cases = Counter(c["case"] for c in books.cases)
+    lines.append(
+        "matching cases (ledger.cases of the truth): "
+        + ", ".join(f"{k} {n}" for k, n in sorted(cases.items()))
+    )
     lines.append(
         f"malformed rows (to be refused): orders {books.rejects['orders']}, "
         f"refunds {books.rejects['refunds']}; the full truth: "

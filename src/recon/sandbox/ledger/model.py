@@ -4,6 +4,7 @@ what is planted, and which clean payments a planted break may take."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,7 +40,15 @@ INVOICE_STATUSES = frozenset({"draft", "open", "paid", "void", "uncollectible"})
 CURRENCIES = ("EUR", "USD", "GBP", "JPY", "BHD")
 DAY = timedelta(days=1)
 
-ORDER_COLUMNS = ("reference", "order_id", "amount_minor", "currency", "status", "created_at")
+ORDER_COLUMNS = (
+    "reference",
+    "order_id",
+    "payment_reference",
+    "amount_minor",
+    "currency",
+    "status",
+    "created_at",
+)
 REFUND_COLUMNS = ("refund_id", "payment_id", "reference", "amount_minor", "currency", "created_at")
 INVOICE_COLUMNS = ("invoice_id", "customer_id", "amount_minor", "currency", "status")
 
@@ -56,6 +65,7 @@ class Books:
     planted: list[Planted] = field(default_factory=list)
     rejects: dict[str, int] = field(default_factory=dict)  # malformed rows per table
     splits: list[str] = field(default_factory=list)  # orders paid in several payments (matched)
+    cases: list[dict[str, Any]] = field(default_factory=list)  # matching cases (ledger.matching)
 
     def plant(self, kind: str, check: str, entity: str, entity_id: str, issue: str) -> None:
         self.planted.append(Planted(kind, check, entity, entity_id, issue))
@@ -156,11 +166,21 @@ class Generator:
         created = parse_time(self.payments[i].get("createdAt"))
         return self.anchor - created if created else timedelta(0)
 
-    def pick(self, status: str, *, young: bool = False, refunds: str = "none") -> list[int]:
-        """Up to k clean payments with `status`, old (> 5 days) or young (< 20 h)."""
+    def pick(
+        self,
+        status: str,
+        *,
+        young: bool = False,
+        refunds: str = "none",
+        where: Callable[[int], bool] | None = None,
+    ) -> list[int]:
+        """Up to k clean payments with `status`, old (> 5 days) or young (< 20 h), that
+        satisfy `where` if given."""
 
         def fits(i: int) -> bool:
             if not self._clean(i) or self.payments[i].get("status") != status:
+                return False
+            if where is not None and not where(i):
                 return False
             age = self._age(i)
             if young != (timedelta(0) < age < timedelta(hours=20)):

@@ -11,8 +11,10 @@ give the same verdicts either way.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,7 +32,7 @@ from recon.sandbox.ledger.model import (
     parse_time,
 )
 
-__all__ = ["GRACE_HOURS", "LIST_CHECKS", "ledger_truth"]
+__all__ = ["GRACE_HOURS", "LIST_CHECKS", "MatchParams", "ledger_links", "ledger_truth"]
 
 GRACE_HOURS = 48
 # The checks that need an assumed list besides payments (what `lists` switches off).
@@ -45,6 +47,26 @@ LIST_CHECKS = {
 _EXPONENT = {c.code: c.exponent for c in Currency}
 
 Finding = dict[str, str]
+
+
+@dataclass(frozen=True)
+class MatchParams:
+    """The matching settings the truth is computed under (recon's defaults)."""
+
+    tolerance_minor: int = 0
+    tolerance_bps: int = 0
+    window_days: int = 3
+    books_pattern: str | None = None
+    provider_pattern: str | None = None
+
+    def tolerance(self, amount: int) -> int:
+        return max(self.tolerance_minor, (abs(amount) * self.tolerance_bps) // 10000)
+
+
+@dataclass
+class _Matching:
+    links: dict[str, tuple[str, list[Row]]]  # order key -> (rule, live payments)
+    proposals: dict[str, list[tuple[str, int, int]]]  # order key -> (payment id, score, rivals)
 
 
 def _int(v: Any) -> int | None:
@@ -81,9 +103,11 @@ def _books_currency(v: Any) -> str | None:
 
 
 def _loaded_orders(rows: Iterable[Row]) -> dict[str, Row]:
+    """The orders as loaded, by key: the reference, else the order_id."""
     out: dict[str, Row] = {}
     for r in rows:
-        ref = (r.get("reference") or "").strip()
+        reference = (r.get("reference") or "").strip()
+        ref = reference or (r.get("order_id") or "").strip()
         ok = (
             ref
             and _books_int(r.get("amount_minor")) is not None
@@ -93,7 +117,8 @@ def _loaded_orders(rows: Iterable[Row]) -> dict[str, Row]:
         )
         if ok and ref not in out:
             out[ref] = {
-                "reference": ref,
+                "reference": reference or None,
+                "payment_reference": (r.get("payment_reference") or "").strip() or None,
                 "amount": _books_int(r["amount_minor"]),
                 "currency": _books_currency(r["currency"]),
                 "status": r["status"].strip().lower(),
@@ -141,8 +166,11 @@ def ledger_truth(
     grace_hours: int = GRACE_HOURS,
     lists: Iterable[str] = ("refunds", "invoices"),
     refunds_source: str = "refunds.csv",
+    params: MatchParams | None = None,
 ) -> list[Finding]:
-    """Every finding the ledger checks must produce (sorted), given the lists offered."""
+    """Every finding the ledger checks must produce (sorted), given the lists offered and
+    the matching settings."""
+    params = params or MatchParams()
     offered = set(lists)
     young_after = as_of - timedelta(hours=grace_hours)
     out: list[Finding] = []
@@ -163,11 +191,13 @@ def ledger_truth(
     orders = _loaded_orders(books.orders)
     refunds = _loaded_refunds(books.refunds, refunds_source)
 
-    # -- orders and payments (sql/ledger/matches.sql, ledger_matches) -------------------
-    for ref, o in orders.items():
-        ps = by_ref.get(ref, [])
+    # -- orders and payments (sql/matching, sql/ledger/matches.sql) ----------------------
+    m = _match(orders, payments, params)
+    linked_ids = {p["id"] for _, ps in m.links.values() for p in ps}
+    for key, o in orders.items():
+        rule, ps = m.links.get(key, (None, []))
         settled = [p for p in ps if p.get("status") in SETTLED]
-        kind = _order_kind(o, ps, settled, young(o["created_at"]))
+        kind = _order_kind(o, ps, settled, young(o["created_at"]), rule)
         checks = {
             "amount_mismatch": "ledger_amount_mismatch",
             "currency_mismatch": "ledger_currency_mismatch",
@@ -175,9 +205,13 @@ def ledger_truth(
             "order_missing_at_provider": "ledger_order_missing_at_provider",
         }
         if kind in checks:
-            add(checks[kind], "order", ref, _order_issue(kind, o, ps, settled))
+            add(checks[kind], "order", key, _order_issue(kind, o, ps, settled))
         elif kind == "awaiting_payment":
-            add("ledger_pending", "order", ref, "awaiting_payment")
+            add("ledger_pending", "order", key, "awaiting_payment")
+        elif kind in ("matched", "split") and rule in ("amount_tolerance", "manual"):
+            total = sum(_int(p.get("amountMinor")) or 0 for p in settled)
+            if total != o["amount"]:
+                add("ledger_matched_within_tolerance", "order", key, rule)
         if settled:
             statuses = {p.get("status") for p in settled}
             agg = (
@@ -191,9 +225,13 @@ def ledger_truth(
                 else "partially_refunded"
             )
             if o["status"] != agg:
-                add("ledger_status_mismatch", "order", ref, f"books_{o['status']}_provider_{agg}")
+                add("ledger_status_mismatch", "order", key, f"books_{o['status']}_provider_{agg}")
+    _carts(add, m, orders)
+    for key, tops in m.proposals.items():
+        unique = len(tops) == 1 and tops[0][2] == 1
+        add("ledger_suggested_match", "order", key, "suggested" if unique else "ambiguous")
     for p in payments:
-        if p.get("status") not in SETTLED or _str(p.get("reference")) in orders:
+        if p.get("status") not in SETTLED or p["id"] in linked_ids:
             continue
         created = parse_time(p.get("createdAt"))
         if young(created):
@@ -228,7 +266,7 @@ def ledger_truth(
         status = p.get("status")
         if status not in SETTLED or amount is None:
             continue
-        if p["id"] not in totals and _str(p.get("reference")) not in orders:
+        if p["id"] not in totals and p["id"] not in linked_ids:
             continue
         _, total, settled_total = totals.get(p["id"], [0, 0, 0])
         expected = _expected(total, amount)
@@ -242,14 +280,16 @@ def ledger_truth(
             add("ledger_refund_status", "payment", p["id"], f"books_{expected}_provider_{status}")
 
     if "refunds" in offered:
-        _refunds_by_id(add, resolved, provider, by_id, orders, refunds, young)
+        _refunds_by_id(add, resolved, provider, by_id, linked_ids, refunds, young)
     if "invoices" in offered:
         _invoices(add, dataset, books)
     out.sort(key=lambda f: (f["check"], f["entity"], f["entity_id"], f["issue_type"]))
     return out
 
 
-def _order_kind(o: Row, ps: list[Row], settled: list[Row], is_young: bool) -> str:
+def _order_kind(
+    o: Row, ps: list[Row], settled: list[Row], is_young: bool, rule: str | None = None
+) -> str:
     if o["status"] not in SETTLED:
         return "unexpected_payment" if settled else "not_payable"
     if not settled:
@@ -257,9 +297,11 @@ def _order_kind(o: Row, ps: list[Row], settled: list[Row], is_young: bool) -> st
     currencies = {_str(p.get("currency")) or "" for p in settled}
     if len(currencies) > 1 or _str(settled[0].get("currency")) != o["currency"]:
         return "currency_mismatch"
+    if rule == "payment_reference":
+        return "cart"
     amounts = [_int(p.get("amountMinor")) for p in settled]
     total = None if None in amounts else sum(a for a in amounts if a is not None)
-    if total == o["amount"]:
+    if total == o["amount"] or (rule in ("amount_tolerance", "manual") and total is not None):
         return "split" if len(settled) > 1 else "matched"
     smallest = min((a for a in amounts if a is not None), default=None)
     if (
@@ -270,6 +312,161 @@ def _order_kind(o: Row, ps: list[Row], settled: list[Row], is_young: bool) -> st
     ):
         return "duplicate_charge"
     return "amount_mismatch"
+
+
+def _reference_key(reference: str, pattern: str | None) -> str:
+    """sql/matching: trim, the pattern's first group when it matches, lower case."""
+    text = reference.strip()
+    if pattern:
+        found = re.search(pattern, text)
+        if found:
+            text = found.group(1) or ""
+    return text.strip().lower()
+
+
+def _match(orders: dict[str, Row], payments: list[Row], params: MatchParams) -> _Matching:
+    """The rules of sql/matching in priority order (no manual matches in the sandbox)."""
+    links: dict[str, tuple[str, list[Row]]] = {}
+    taken: set[str] = set()
+
+    def link(key: str, rule: str, ps: list[Row]) -> None:
+        links[key] = (rule, ps)
+        taken.update(p["id"] for p in ps)
+
+    by_ref: dict[str, list[Row]] = defaultdict(list)
+    for p in payments:
+        ref = _str(p.get("reference"))
+        if ref:
+            by_ref[ref].append(p)
+    for key, o in orders.items():  # exact_reference
+        if o["reference"] and by_ref.get(o["reference"]):
+            link(key, "exact_reference", by_ref[o["reference"]])
+    books: dict[str, list[str]] = defaultdict(list)  # normalised_reference
+    for key, o in orders.items():
+        if key not in links and o["reference"]:
+            books[_reference_key(o["reference"], params.books_pattern)].append(key)
+    found: dict[str, list[Row]] = defaultdict(list)
+    for p in payments:
+        ref = _str(p.get("reference"))
+        if p["id"] in taken or not ref or not ref.strip():
+            continue
+        k = _reference_key(ref, params.provider_pattern)
+        if k and len(books.get(k, [])) == 1:
+            found[books[k][0]].append(p)
+    for key, ps in found.items():
+        link(key, "normalised_reference", ps)
+    for key, (_, ps) in list(links.items()):  # amount_tolerance
+        o = orders[key]
+        settled = [p for p in ps if p.get("status") in SETTLED]
+        amounts = [_int(p.get("amountMinor")) for p in settled]
+        if o["status"] not in SETTLED or not settled or None in amounts:
+            continue
+        if any(_str(p.get("currency")) != o["currency"] for p in settled):
+            continue
+        paid = sum(a for a in amounts if a is not None)
+        smallest = min(a for a in amounts if a is not None)
+        if paid == o["amount"] or (len(settled) > 1 and paid - smallest >= o["amount"]):
+            continue
+        if abs(paid - o["amount"]) <= params.tolerance(o["amount"]):
+            links[key] = ("amount_tolerance", ps)
+    carts: dict[str, list[str]] = defaultdict(list)  # payment_reference
+    for key, o in orders.items():
+        if key not in links and o["payment_reference"] and o["status"] in SETTLED:
+            carts[o["payment_reference"].strip().lower()].append(key)
+    paying: dict[str, list[Row]] = defaultdict(list)
+    for p in payments:
+        ref = _str(p.get("reference"))
+        free = p["id"] not in taken and p.get("status") in SETTLED
+        if free and ref is not None and ref.strip().lower() in carts:
+            paying[ref.strip().lower()].append(p)
+    for k, keys in carts.items():
+        ps = paying.get(k, [])
+        currencies = {orders[key]["currency"] for key in keys}
+        if len(ps) != 1 or len(currencies) != 1 or _str(ps[0].get("currency")) not in currencies:
+            continue
+        amount = _int(ps[0].get("amountMinor"))
+        total = sum(orders[key]["amount"] for key in keys)
+        if amount is not None and abs(amount - total) <= params.tolerance(total):
+            for key in keys:
+                link(key, "payment_reference", ps)
+    return _Matching(links, _propose(orders, payments, links, taken, params))
+
+
+def _propose(
+    orders: dict[str, Row],
+    payments: list[Row],
+    links: dict[str, tuple[str, list[Row]]],
+    taken: set[str],
+    params: MatchParams,
+) -> dict[str, list[tuple[str, int, int]]]:
+    """sql/matching/suggested_match.sql: each unmatched order's best candidates."""
+    free = [
+        p
+        for p in payments
+        if p["id"] not in taken
+        and p.get("status") in SETTLED
+        and _int(p.get("amountMinor")) is not None
+    ]
+    by_currency: dict[str | None, list[Row]] = defaultdict(list)
+    for p in free:
+        by_currency[_str(p.get("currency"))].append(p)
+    window = timedelta(days=params.window_days)
+    tops: dict[str, list[tuple[str, int]]] = {}
+    for key, o in orders.items():
+        if key in links or o["status"] not in SETTLED:
+            continue
+        scored = []
+        for p in by_currency.get(o["currency"], []):
+            amount = _int(p.get("amountMinor"))
+            created = parse_time(p.get("createdAt"))
+            if amount is None or created is None:
+                continue
+            diff = o["amount"] - amount
+            if abs(diff) > params.tolerance(o["amount"]):
+                continue
+            if not (o["created_at"] - window <= created <= o["created_at"] + window):
+                continue
+            days = int(abs((created - o["created_at"]).total_seconds())) // 86400
+            scored.append((p["id"], 100 - (0 if diff == 0 else 20) - 10 * days))
+        if scored:
+            best = max(score for _, score in scored)
+            tops[key] = [(pid, score) for pid, score in scored if score == best]
+    rivals: dict[str, int] = defaultdict(int)
+    for candidates in tops.values():
+        for pid, _ in candidates:
+            rivals[pid] += 1
+    return {
+        key: [(pid, score, rivals[pid]) for pid, score in candidates]
+        for key, candidates in tops.items()
+    }
+
+
+def _carts(add: Any, m: _Matching, orders: dict[str, Row]) -> None:
+    """A cart whose orders add up to its payment only within the tolerance: the difference
+    is shown on its last order (by key)."""
+    carts: dict[str, list[str]] = defaultdict(list)
+    for key, (rule, ps) in m.links.items():
+        if rule == "payment_reference":
+            carts[ps[0]["id"]].append(key)
+    for keys in carts.values():
+        rule, ps = m.links[keys[0]]
+        amount = _int(ps[0].get("amountMinor"))
+        total = sum(orders[k]["amount"] for k in keys)
+        if (
+            amount is not None
+            and amount != total
+            and ps[0].get("currency") == orders[keys[0]]["currency"]
+        ):
+            add("ledger_matched_within_tolerance", "order", max(keys), "payment_reference")
+
+
+def ledger_links(
+    dataset: Dataset, books: Books, params: MatchParams | None = None
+) -> set[tuple[str, str, str]]:
+    """Every (order key, payment id, rule) the matching rules must link."""
+    payments = [as_loaded(p) for p in dataset.iter_records("payments")]
+    m = _match(_loaded_orders(books.orders), payments, params or MatchParams())
+    return {(key, p["id"], rule) for key, (rule, ps) in m.links.items() for p in ps}
 
 
 def _order_issue(kind: str, o: Row, ps: list[Row], settled: list[Row]) -> str:
@@ -315,7 +512,7 @@ def _refunds_by_id(
     resolved: list[tuple[Row, str | None, str]],
     provider: dict[str, Row],
     by_id: dict[str, Row],
-    orders: dict[str, Row],
+    linked_ids: set[str],
     refunds: list[Row],
     young: Any,
 ) -> None:
@@ -347,7 +544,7 @@ def _refunds_by_id(
         if str(pr.get("status") or "").lower() in FAILED_REFUNDS or rid in books_ids:
             continue
         pay = by_id.get(_str(pr.get("paymentId")) or "")
-        if pay is None or _str(pay.get("reference")) not in orders:
+        if pay is None or pay["id"] not in linked_ids:
             continue
         if young(parse_time(pr.get("createdAt"))):
             add("ledger_pending", "refund", rid, "awaiting_books")
@@ -396,6 +593,8 @@ def truth_part(dataset: Dataset, books: Books, as_of: datetime) -> dict[str, Any
         "rejects": dict(books.rejects),
         "splits": list(books.splits),
         "list_checks": {k: list(v) for k, v in LIST_CHECKS.items()},
+        "cases": list(books.cases),
+        "links": sorted(ledger_links(dataset, books)),
         "findings": ledger_truth(dataset, books, as_of=as_of),
         "findings_spec_only": ledger_truth(dataset, books, as_of=as_of, lists=()),
         "planted": [p.as_dict() for p in books.planted],

@@ -1,3 +1,5 @@
+-- Migration 0003: the retries table, created lazily by the first --retry-failed before migrations
+-- were numbered; IF NOT EXISTS, so a warehouse that has it takes this harmlessly.
 -- Each `recon nightly --retry-failed` of a run: when, how many pages it fetched again, how
 -- many still failed, and the request ids of the pages it fetched (recon.night.refetch).
 CREATE TABLE IF NOT EXISTS run_retries (
@@ -8,4 +10,4 @@ CREATE TABLE IF NOT EXISTS run_retries (
     still_failing INTEGER NOT NULL,
     request_ids   VARCHAR[],
     PRIMARY KEY (run_id, retry_id)
-)
+);

@@ -1,0 +1,162 @@
+"""Several accounts side by side (issue 24): N accounts of P payments each, every one its own
+provider answering in 50 ms and allowing 100 requests a second, against one account alone.
+
+    python -m benchmarks.accounts                          # 4 accounts x 100k payments
+    python -m benchmarks.accounts --accounts 2 --payments 20000
+    python -m benchmarks.accounts --drive                  # (internal) one group night in cwd
+
+Each account's sandbox runs in its own process (`recon sandbox serve --latency-ms 50 --rate
+100 --cache-records 0 --prewarm sync`, seeds 1..N). Then, in a fresh folder each, a
+recon process runs the whole night of every account in a `recon.toml` (`recon.group.
+run_group_local`: extract, land, load, check, publish, report per account on threads, then
+the consolidated warehouse and the group page — `recon nightly` without Prefect's fixed
+start-up), first with account 1 alone, then with all N. Printed: wall time of each, the
+ratio (target: N side by side <= 1.3x one alone), the recon process's CPU seconds, its CPU
+seconds per 1M records, peak RSS, and the load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks._common import PYTHON, RESULTS, run_measured, sandbox_process
+
+LATENCY_MS = 50.0
+RATE = 100.0
+
+
+def drive() -> dict[str, Any]:
+    """One group night in the working folder (recon.toml there); its own figures as JSON."""
+    from recon.group.night import run_group_local
+
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    summary = run_group_local({})
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    records = 0
+    import duckdb
+
+    for o in summary.outcomes:
+        if o.db_path is None or o.run_id is None:
+            continue
+        con = duckdb.connect(str(o.db_path), read_only=True)
+        row = con.execute(
+            "SELECT sum(records)::BIGINT FROM resource_scans WHERE run_id = ?", [o.run_id]
+        ).fetchone()
+        con.close()
+        records += int(row[0] or 0) if row else 0
+    return {
+        "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
+        "records": records,
+        "statuses": {o.account: o.status for o in summary.outcomes},
+        "exit_code": summary.exit_code,
+    }
+
+
+def _toml(urls: list[str]) -> str:
+    lines = []
+    for i, url in enumerate(urls, 1):
+        lines += [
+            f"[accounts.a{i}]",
+            f'base_url = "{url}"',
+            'api_key_env = "RECON_SANDBOX_API_KEY"',
+            f"rate_limit = {RATE:g}",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def _night(urls: list[str]) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="recon-accounts-") as tmp:
+        Path(tmp, "recon.toml").write_text(_toml(urls))
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("RECON_")},
+            "RECON_SANDBOX_API_KEY": "sandbox-demo-key",
+        }
+        load_before = os.getloadavg()
+        proc = run_measured(
+            [PYTHON, "-m", "benchmarks.accounts", "--drive"], env=env, cwd=Path(tmp), timeout=3600
+        )
+        if not proc.ok:
+            raise RuntimeError(f"night failed: {proc.tail()}")
+        out = proc.last_json()
+        out["process_wall_s"] = round(proc.wall_s, 2)
+        out["peak_rss_mb"] = round(proc.peak_rss_mb, 1)
+        out["load_before"] = [round(x, 2) for x in load_before]
+        out["load_after"] = [round(x, 2) for x in os.getloadavg()]
+        if out["records"]:
+            out["cpu_s_per_1m_records"] = round(out["cpu_s"] / out["records"] * 1e6, 1)
+        return out
+
+
+def bench(accounts: int, payments: int, say: Any = print) -> dict[str, Any]:
+    options = [
+        "--latency-ms",
+        f"{LATENCY_MS:g}",
+        "--rate",
+        f"{RATE:g}",
+        "--cache-records",
+        "0",
+        "--prewarm",
+        "sync",
+    ]
+    with contextlib.ExitStack() as stack:
+        urls = []
+        for seed in range(1, accounts + 1):
+            url, started = stack.enter_context(
+                sandbox_process(payments, seed=seed, unbounded=False, options=options)
+            )
+            say(f"sandbox {seed}: {url} up in {started:.1f} s")
+            urls.append(url)
+        say("one account alone …")
+        alone = _night(urls[:1])
+        say(f"  {alone}")
+        say(f"{accounts} accounts side by side …")
+        together = _night(urls)
+        say(f"  {together}")
+    return {
+        "accounts": accounts,
+        "payments_each": payments,
+        "latency_ms": LATENCY_MS,
+        "rate": RATE,
+        "cpus": os.cpu_count(),
+        "alone": alone,
+        "together": together,
+        "ratio": round(together["wall_s"] / alone["wall_s"], 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--drive", action="store_true")
+    parser.add_argument("--accounts", type=int, default=4)
+    parser.add_argument("--payments", type=int, default=100_000)
+    args = parser.parse_args(argv)
+    if args.drive:
+        print(json.dumps(drive()))
+        return 0
+    result = bench(args.accounts, args.payments)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / "accounts.json"
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(
+        f"{args.accounts} accounts x {args.payments:,} payments side by side: "
+        f"{result['together']['wall_s']:.1f} s; one alone: {result['alone']['wall_s']:.1f} s; "
+        f"ratio {result['ratio']:.2f} (target <= 1.3); CPU per 1M records: "
+        f"{result['together'].get('cpu_s_per_1m_records')} s; load average "
+        f"{result['together']['load_before']} -> {result['together']['load_after']}"
+    )
+    print(f"written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

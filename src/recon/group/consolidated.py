@@ -1,0 +1,188 @@
+"""The consolidated warehouse: one DuckDB file over every account's published warehouse.
+
+With `[accounts]` (recon.group.accounts) each account publishes its own warehouse; after the
+night `build_consolidated` writes the top-level `RECON_DB` (default `data/recon.duckdb`)
+as a small file that holds no records:
+
+- `recon_accounts(account, path)`: each account and its published warehouse (relative to
+  the consolidated file when below its folder, so the folder can move);
+- every table and view of the accounts' warehouses as a view with an `account` column in
+  front: the accounts' rows `UNION ALL BY NAME` (an account without the table is left
+  out of that view; a column one account lacks is NULL for it);
+- the reference tables and macros (`currencies`, `money()`, …) once, without `account`
+  (they are the same for every account; joining them must not multiply rows).
+
+The views read the accounts' files through `ATTACH … (READ_ONLY)`, which a DuckDB file
+does not remember: `attach_accounts` attaches them on every connection (`recon query`,
+`recon export` and `recon.analyst.export.open_read_only` do it; a DuckDB shell runs the
+`ATTACH` lines `attach_sql` prints). Each account's `<table>` is also reachable as
+`acct_<name>.<table>`. The file is built under a temporary name and renamed over the old
+one, so a reader keeps the snapshot it opened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import duckdb
+
+from recon.currency import create_currencies_table
+from recon.database import STORAGE_VERSION
+from recon.errors import WarehouseError
+from recon.sql import sql_dir, sql_statements
+
+__all__ = [
+    "REFERENCE_RELATIONS",
+    "attach_accounts",
+    "attach_sql",
+    "build_consolidated",
+    "catalog",
+    "is_consolidated",
+]
+
+REFERENCE_RELATIONS = frozenset(
+    {"currencies", "status_values", "status_transitions", "schema_migrations"}
+)
+_ACCOUNTS_TABLE = "recon_accounts"
+
+
+def catalog(account: str) -> str:
+    """The name an account's warehouse is attached under."""
+    return f"acct_{account}"
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _lit(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _stored_path(consolidated: Path, path: Path) -> str:
+    here = consolidated.resolve().parent
+    target = path.resolve()
+    try:
+        return str(target.relative_to(here))
+    except ValueError:
+        return str(target)
+
+
+def _relations(con: duckdb.DuckDBPyConnection, cat: str) -> dict[str, str]:
+    rows = con.execute(
+        "SELECT table_name, table_type FROM information_schema.tables "
+        "WHERE table_catalog = ? AND table_schema = 'main'",
+        [cat],
+    ).fetchall()
+    return {str(name): str(kind) for name, kind in rows}
+
+
+def _create_reference(con: duckdb.DuckDBPyConnection) -> None:
+    """The reference tables and scalar macros (`sql/reference/`), once. A statement that
+    reads the accounts' tables (a view or table macro over `invoices`, …) cannot be bound
+    here and is left out: each account's own views are offered instead."""
+    create_currencies_table(con)
+    for path in sorted((sql_dir() / "reference").glob("*.sql")):
+        for stmt in sql_statements(path.read_text(encoding="utf-8")):
+            try:
+                con.execute(stmt)
+            except duckdb.CatalogException:
+                continue
+
+
+def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
+    """Write the consolidated file at `target` over the published warehouses in `accounts`
+    (name -> file; accounts with no published warehouse yet are left out)."""
+    present = {name: path for name, path in sorted(accounts.items()) if path.is_file()}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.group-{os.getpid()}")
+    for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+        leftover.unlink(missing_ok=True)
+    try:
+        con = duckdb.connect()
+        try:
+            con.execute(
+                f"ATTACH ? AS consolidated (STORAGE_VERSION '{STORAGE_VERSION}')", [str(tmp)]
+            )
+            con.execute("USE consolidated")
+            con.execute(f"CREATE TABLE {_ACCOUNTS_TABLE} (account VARCHAR, path VARCHAR)")
+            for name, path in present.items():
+                con.execute(
+                    f"INSERT INTO {_ACCOUNTS_TABLE} BY NAME SELECT ? AS account, ? AS path",
+                    [name, _stored_path(target, path)],
+                )
+                con.execute(f"ATTACH ? AS {_q(catalog(name))} (READ_ONLY)", [str(path.resolve())])
+            _create_reference(con)
+            found: dict[str, list[str]] = {}
+            for name in present:
+                for relation in _relations(con, catalog(name)):
+                    if relation not in REFERENCE_RELATIONS:
+                        found.setdefault(relation, []).append(name)
+            for relation, names in sorted(found.items()):
+                union = " UNION ALL BY NAME ".join(
+                    f"SELECT {_lit(n)} AS account, * FROM {_q(catalog(n))}.main.{_q(relation)}"  # noqa: S608 - names are quoted, accounts validated
+                    for n in names
+                )
+                con.execute(f"CREATE VIEW {_q(relation)} AS {union}")
+            con.execute("CHECKPOINT consolidated")
+        finally:
+            con.close()
+        tmp.with_name(tmp.name + ".wal").unlink(missing_ok=True)
+        target.with_name(target.name + ".wal").unlink(missing_ok=True)
+        os.replace(tmp, target)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"cannot write the consolidated warehouse {target}: {exc}") from exc
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+    return target
+
+
+def is_consolidated(con: duckdb.DuckDBPyConnection) -> bool:
+    """True when the file `con` opened is a consolidated warehouse."""
+    row = con.execute(
+        "SELECT count(*) FROM information_schema.tables "
+        "WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ?",
+        [_ACCOUNTS_TABLE],
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _accounts(con: duckdb.DuckDBPyConnection, db_path: Path) -> list[tuple[str, Path]]:
+    rows = con.execute(f"SELECT account, path FROM {_ACCOUNTS_TABLE} ORDER BY account").fetchall()  # noqa: S608
+    here = db_path.resolve().parent
+    return [(str(name), (here / str(path)).resolve()) for name, path in rows]
+
+
+def attach_accounts(con: duckdb.DuckDBPyConnection, db_path: Path) -> list[str]:
+    """Attach every account's warehouse read-only to `con` (opened on the consolidated file
+    at `db_path`); returns the accounts. A file that is not consolidated: nothing done."""
+    if not is_consolidated(con):
+        return []
+    names = []
+    for name, path in _accounts(con, db_path):
+        if not path.is_file():
+            raise WarehouseError(f"account {name}'s warehouse {path} is missing")
+        try:
+            con.execute(f"ATTACH ? AS {_q(catalog(name))} (READ_ONLY)", [str(path)])
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot attach account {name}'s warehouse {path}: {exc}") from exc
+        names.append(name)
+    return names
+
+
+def attach_sql(db_path: Path) -> Sequence[str]:
+    """The `ATTACH` statements a DuckDB shell on the consolidated file runs first."""
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        if not is_consolidated(con):
+            return []
+        return [
+            f"ATTACH {_lit(str(path))} AS {_q(catalog(name))} (READ_ONLY);"
+            for name, path in _accounts(con, db_path)
+        ]
+    finally:
+        con.close()

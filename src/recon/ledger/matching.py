@@ -1,0 +1,207 @@
+"""The matching rules: one SQL file each under `sql/matching/`, applied in priority order.
+
+A rule file starts with a header like a check's::
+
+    -- name: exact_reference          (the file stem)
+    -- description: What it matches, in a sentence.
+    -- priority: 10                   (lower first)
+    -- cardinality: 1:N               (1:1 | 1:N one order, several payments | N:1)
+    -- claims: unmatched              (unmatched: links what no earlier rule linked;
+    --                                 linked: takes over links an earlier rule made;
+    --                                 proposes: proposals only, nothing is linked)
+    -- parameters: [tolerance_minor]  (bound by DuckDB, never formatted in)
+    SELECT order_key, payment_id FROM unmatched_orders … JOIN unmatched_payments …
+
+It reads the temp tables `match_orders(order_key, reference, payment_reference, amount_minor,
+currency, status, created_at, expects_payment)`, `match_payments(id, reference,
+amount_minor, currency, status, settled, created_at)` (live payments), `match_links` (what
+earlier rules linked), `unmatched_orders` / `unmatched_payments` (what they did not) and
+`match_manual` (the people's matches that still hold). The engine keeps a rule to its
+cardinality (a pair that would give a payment two orders in a 1:N rule is dropped, never
+picked) and records the rule of every link in `ledger_links`; `sql/ledger/matches.sql` then
+classifies orders by their links.
+
+    apply_rules(con, params, run_id) -> {rule: links}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import yaml
+
+from recon.errors import ConfigError
+from recon.sql import read_sql, sql_dir, sql_statements
+
+__all__ = ["CARDINALITIES", "MatchRule", "apply_rules", "load_rules"]
+
+CARDINALITIES = ("1:1", "1:N", "N:1")
+_CLAIMS = ("unmatched", "linked", "proposes")
+_HEADER = re.compile(r"^--\s?(.*)$")
+
+
+@dataclass(frozen=True)
+class MatchRule:
+    """One parsed rule file."""
+
+    name: str
+    description: str
+    priority: int
+    cardinality: str
+    claims: str
+    parameters: tuple[str, ...]
+    sql: str
+
+
+def parse_rule(path: Path) -> MatchRule:
+    """Parse `path`; a malformed header is a ConfigError naming the file."""
+    text = path.read_text(encoding="utf-8")
+    header: list[str] = []
+    body: list[str] = []
+    for line in text.splitlines():
+        m = _HEADER.match(line)
+        if m and not body:
+            header.append(m.group(1))
+        else:
+            body.append(line)
+    where = f"sql/matching/{path.name}"
+    meta: dict[str, Any] = {}
+    for line in header:
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        key = key.strip()
+        meta[key] = value.strip()
+        if key in ("priority", "parameters"):  # a number, a list; the rest is plain text
+            try:
+                meta[key] = yaml.safe_load(value)
+            except yaml.YAMLError:
+                raise ConfigError(where, f"{key} is not a YAML value") from None
+    if meta.get("name") != path.stem:
+        raise ConfigError(where, "header must start with `-- name: <the file's stem>`")
+    if meta.get("cardinality") not in CARDINALITIES:
+        raise ConfigError(where, f"cardinality must be one of {', '.join(CARDINALITIES)}")
+    if meta.get("claims", "unmatched") not in _CLAIMS:
+        raise ConfigError(where, f"claims must be one of {', '.join(_CLAIMS)}")
+    if not isinstance(meta.get("priority"), int):
+        raise ConfigError(where, "priority must be a whole number")
+    return MatchRule(
+        name=path.stem,
+        description=str(meta.get("description", "")),
+        priority=int(meta["priority"]),
+        cardinality=str(meta["cardinality"]),
+        claims=str(meta.get("claims", "unmatched")),
+        parameters=tuple(meta.get("parameters") or ()),
+        sql="\n".join(body).strip().rstrip(";"),
+    )
+
+
+def load_rules(folder: Path | None = None) -> list[MatchRule]:
+    """Every rule of `sql/matching/`, in priority order (then name)."""
+    folder = folder or sql_dir() / "matching"
+    rules = [parse_rule(p) for p in sorted(folder.glob("*.sql"))]
+    return sorted(rules, key=lambda r: (r.priority, r.name))
+
+
+_LINK = """
+INSERT INTO match_links BY NAME
+WITH found AS (SELECT DISTINCT order_key, payment_id FROM ({sql}) AS rule_rows),
+free AS (
+    SELECT f.*, o.order_row, p.payment_row FROM found AS f
+    JOIN unmatched_orders AS o ON o.order_key = f.order_key
+    JOIN unmatched_payments AS p ON p.id = f.payment_id
+)
+SELECT order_key, payment_id, $rule AS rule, $priority AS priority, order_row, payment_row
+FROM free
+{qualify}
+"""
+# A rule keeps to its cardinality: a payment two orders claim (1:1, 1:N) or an order two
+# payments claim (1:1, N:1) is left unmatched by that rule, never picked.
+_ONE_ORDER = "count(*) OVER (PARTITION BY payment_id) = 1"
+_ONE_PAYMENT = "count(*) OVER (PARTITION BY order_key) = 1"
+_QUALIFY = {
+    "1:1": f"QUALIFY {_ONE_ORDER} AND {_ONE_PAYMENT}",
+    "1:N": f"QUALIFY {_ONE_ORDER}",
+    "N:1": f"QUALIFY {_ONE_PAYMENT}",
+}
+_REFRESH = (
+    "DELETE FROM unmatched_orders WHERE order_key IN "
+    "(SELECT order_key FROM match_links WHERE rule = $rule)",
+    "DELETE FROM unmatched_payments WHERE id IN "
+    "(SELECT payment_id FROM match_links WHERE rule = $rule)",
+)
+
+_TAKE_OVER = """
+UPDATE match_links SET rule = $rule, priority = $priority
+WHERE order_key IN (SELECT order_key FROM ({sql}) AS rule_rows)
+"""
+
+
+def apply_rules(
+    con: duckdb.DuckDBPyConnection,
+    params: Mapping[str, Any],
+    run_id: str,
+    manual: list[tuple[str, str]] | None = None,
+    rules: list[MatchRule] | None = None,
+) -> dict[str, int]:
+    """Apply every rule to the landed books and live payments; fill `ledger_links` and
+    `ledger_suggestions` for `run_id`. `manual`: the (order key, payment id) pairs of the
+    people's matches that still hold. Returns the links per rule."""
+    for stmt in sql_statements(read_sql("reference/money.sql")):
+        con.execute(stmt)
+    for stmt in sql_statements(read_sql("ledger/match_setup.sql")):
+        con.execute(stmt)
+    con.execute("CREATE OR REPLACE TEMP TABLE match_manual (order_key VARCHAR, payment_id VARCHAR)")
+    if manual:
+        con.executemany("INSERT INTO match_manual VALUES (?, ?)", [list(m) for m in manual])
+    counts: dict[str, int] = {}
+    for rule in rules if rules is not None else load_rules():
+        values = {p: params[p] for p in rule.parameters}
+        missing = [p for p in rule.parameters if p not in params]
+        if missing:
+            raise ConfigError(f"sql/matching/{rule.name}.sql", f"unknown parameter(s) {missing}")
+        if rule.claims == "proposes":
+            con.execute(f"INSERT INTO match_proposals BY NAME {rule.sql}", values)
+            continue
+        bind = {**values, "rule": rule.name, "priority": rule.priority}
+        if rule.claims == "linked":
+            con.execute(_TAKE_OVER.format(sql=rule.sql), bind)
+        else:
+            con.execute(_LINK.format(sql=rule.sql, qualify=_QUALIFY[rule.cardinality]), bind)
+            for stmt in _REFRESH:
+                con.execute(stmt, {"rule": rule.name})
+    for name, n in con.execute(
+        "SELECT rule, count(DISTINCT order_key) FROM match_links GROUP BY rule"
+    ).fetchall():
+        counts[str(name)] = int(n)
+    con.execute("DELETE FROM ledger_links")
+    con.execute(
+        "INSERT INTO ledger_links BY NAME "
+        "SELECT * EXCLUDE (order_row, payment_row), ? AS run_id FROM match_links",
+        [run_id],
+    )
+    con.execute("DELETE FROM ledger_suggestions")
+    con.execute(
+        "INSERT INTO ledger_suggestions BY NAME SELECT *, ? AS run_id FROM match_proposals",
+        [run_id],
+    )
+    return counts
+
+
+def drop_rule_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the engine's temp objects."""
+    for table in (
+        "unmatched_orders",
+        "unmatched_payments",
+        "match_orders",
+        "match_payments",
+        "match_links",
+        "match_proposals",
+        "match_manual",
+    ):
+        con.execute(f"DROP TABLE IF EXISTS temp.{table}")

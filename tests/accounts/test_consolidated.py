@@ -1,0 +1,66 @@
+"""The consolidated file over account warehouses that differ: views by name, NULL where an
+account lacks a column, reference tables once, paths that survive moving the folder."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from recon.analyst.export import list_relations, open_read_only
+from recon.errors import WarehouseError
+from recon.group.consolidated import attach_sql, build_consolidated
+
+
+def _warehouse(path: Path, sql: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path))
+    con.execute(sql)
+    con.close()
+    return path
+
+
+def test_views_union_the_accounts_by_name(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    eu = _warehouse(
+        root / "accounts" / "eu" / "recon.duckdb",
+        "CREATE TABLE payments AS SELECT 'p1' AS id, 100::BIGINT AS amount_minor;"
+        "CREATE TABLE only_eu AS SELECT 1 AS n;"
+        "CREATE TABLE currencies AS SELECT 'EUR' AS code, 2 AS exponent, 'Euro' AS name;",
+    )
+    us = _warehouse(
+        root / "accounts" / "us" / "recon.duckdb",
+        "CREATE TABLE payments AS SELECT 'p9' AS id, 7::BIGINT AS amount_minor, 'x' AS extra;"
+        "CREATE VIEW big AS SELECT * FROM payments WHERE amount_minor > 5;",
+    )
+    target = build_consolidated(root / "recon.duckdb", {"eu": eu, "us": us, "jp": root / "nope"})
+    with open_read_only(target) as con:
+        rows = con.execute("SELECT account, id, extra FROM payments ORDER BY account").fetchall()
+        assert rows == [("eu", "p1", None), ("us", "p9", "x")]
+        assert con.execute("SELECT account, n FROM only_eu").fetchall() == [("eu", 1)]
+        assert con.execute("SELECT account, id FROM big").fetchall() == [("us", "p9")]
+        # reference tables once, without an account column; money() works
+        assert con.execute("SELECT count(*) FROM currencies WHERE code = 'EUR'").fetchone() == (1,)
+        assert con.execute("SELECT money(1250, 'EUR')").fetchone() is not None
+        assert con.execute("SELECT account FROM recon_accounts ORDER BY 1").fetchall() == [
+            ("eu",),
+            ("us",),
+        ]
+        assert {"payments", "only_eu", "big", "currencies"} <= set(list_relations(con))
+        with pytest.raises(duckdb.Error):  # external access is off once attached
+            con.execute("SELECT * FROM read_csv('/etc/passwd')").fetchall()
+    assert any("acct_eu" in line for line in attach_sql(target))
+
+    moved = tmp_path / "moved"
+    shutil.copytree(root, moved)
+    shutil.rmtree(root)
+    with open_read_only(moved / "recon.duckdb") as con:  # stored relative: still found
+        assert con.execute("SELECT count(*) FROM payments").fetchone() == (2,)
+    (moved / "accounts" / "us" / "recon.duckdb").unlink()
+    with (
+        pytest.raises(WarehouseError, match="account us's warehouse"),
+        open_read_only(moved / "recon.duckdb"),
+    ):
+        pass
