@@ -414,6 +414,8 @@ def test_the_readme_sandbox_commands_are_accepted(monkeypatch: pytest.MonkeyPatc
     assert len(lines) >= 3
     served: list[Any] = []
     monkeypatch.setattr(server, "serve_app", lambda app, port, **_: served.append(app))
+    # several accounts (`--account`): each account's app, the first standing for the line
+    monkeypatch.setattr(server, "serve_apps", lambda apps, on_ready: served.append(apps[0][0]))
     for line in lines:
         argv = [*shlex.split(line)[2:], "--prewarm", "off", "--payments", "300"]
         result = CliRunner().invoke(sandbox_cli, argv)

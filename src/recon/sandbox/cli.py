@@ -161,22 +161,18 @@ def serve(
 
 def _serve_accounts(specs: list[str], config: SandboxConfig, port: int) -> None:
     """Several accounts, each its own sandbox on its own port, until interrupted."""
-    import contextlib
-
     from recon.sandbox.accounts import account_sandboxes, toml_for
     from recon.sandbox.app import create_app
-    from recon.sandbox.server import serve_app_in_thread
+    from recon.sandbox.server import serve_apps
 
     try:
         accounts = account_sandboxes(specs, config, port)
     except (ValueError, TypeError) as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None
-    with contextlib.ExitStack() as stack:
-        urls = []
-        for acc in accounts:
-            url = stack.enter_context(serve_app_in_thread(create_app(acc.config), acc.port))
-            urls.append(url)
+
+    def ready(urls: list[str]) -> None:
+        for acc, url in zip(accounts, urls, strict=True):
             typer.echo(
                 f"recon sandbox: account {acc.name} at {url}/api/v1  ({acc.config.payments} "
                 f"payments, seed {acc.config.seed}, faults {acc.config.faults})"
@@ -187,9 +183,8 @@ def _serve_accounts(specs: list[str], config: SandboxConfig, port: int) -> None:
         for line in toml_for(accounts, urls):
             typer.echo(line)
         sys.stdout.flush()
-        with contextlib.suppress(KeyboardInterrupt):
-            while True:
-                time.sleep(3600)
+
+    serve_apps([(create_app(acc.config), acc.port) for acc in accounts], ready)
 
 
 def _described(config: SandboxConfig) -> list[str]:

@@ -12,9 +12,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -52,6 +53,17 @@ def serve_app(app: Any, port: int = 8000, *, log_level: str = "warning") -> None
         access_log=False,
         server_header=False,
     )
+
+
+def serve_apps(apps: Sequence[tuple[Any, int]], on_ready: Callable[[list[str]], None]) -> None:
+    """Serve several ASGI apps (each on its port of 127.0.0.1) until interrupted; `on_ready`
+    gets their base URLs once every one answers."""
+    with contextlib.ExitStack() as stack:
+        urls = [stack.enter_context(serve_app_in_thread(app, port)) for app, port in apps]
+        on_ready(urls)
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                time.sleep(3600)
 
 
 @contextmanager
