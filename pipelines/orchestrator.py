@@ -34,7 +34,7 @@ PREFECT_DEFAULTS = {
 
 class _OneLineForReconErrors(logging.Filter):
     """Prefect logs a failed task or flow with its traceback; for recon's own errors (a full
-    disk, a damaged file, a refused key: one line and an exit code, DESIGN §3) the line
+    disk, a damaged file, a refused key: one line and an exit code, docs/design.md) the line
     without the traceback. Anything else keeps its traceback."""
 
     def filter(self, record: logging.LogRecord) -> bool:

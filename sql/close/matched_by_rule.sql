@@ -1,8 +1,7 @@
--- Matches of the period's orders by the rule that made them: ledger_matches.rule where the
--- matching records it, else every match counts as rule `exact` ({rule} is replaced by
--- recon.close with `m.rule` or `'exact'`, nothing else).
+-- Matches of the period's orders by the rule that made them (ledger_matches.rule, migration
+-- 0200); a match made before the rules were recorded was an exact reference match.
 SELECT
-    {rule} AS rule, o.currency,
+    coalesce(m.rule, 'exact_reference') AS rule, o.currency,
     CAST(count(*) AS BIGINT) AS matches,
     CAST(sum(o.amount_minor) AS BIGINT) AS amount_minor
 FROM ledger_orders AS o

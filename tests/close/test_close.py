@@ -113,7 +113,7 @@ def test_provider_activity_is_the_records_as_they_stood_at_the_end(db: Path) -> 
          "breaks": 1, "pending": 0, "match_rate_pct": 50.0}
     ]  # fmt: skip
     assert fig.matched_by_rule.to_pylist() == [  # type: ignore[union-attr]
-        {"rule": "exact", "currency": "EUR", "matches": 1, "amount_minor": 1000}
+        {"rule": "exact_reference", "currency": "EUR", "matches": 1, "amount_minor": 1000}
     ]
     assert len(fig.missing_days) == 28
 
@@ -253,7 +253,6 @@ def test_the_pack_holds_no_personal_data_from_notes_or_details(db: Path, tmp_pat
 
 def test_matched_by_rule_reads_the_rule_column_when_matching_records_it(db: Path) -> None:
     con = duckdb.connect(str(db))
-    con.execute("ALTER TABLE ledger_matches ADD COLUMN rule VARCHAR")
     con.execute("UPDATE ledger_matches SET rule = 'within_tolerance' WHERE entity_id = 'ORD-1'")
     con.close()
     assert _figures(db).matched_by_rule.to_pylist() == [

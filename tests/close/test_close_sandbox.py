@@ -108,12 +108,12 @@ def test_the_roll_forward_ties_over_sandbox_nights(
         fig = compute_period(con, parse_period("2026-10"), db.with_name("none.jsonl"))
         opening = con.execute(
             "SELECT currency, count(*), sum(coalesce(amount_minor, 0))::BIGINT FROM findings "
-            "WHERE run_id = ? AND state IN ('new', 'open') GROUP BY ALL",
+            "WHERE run_id = ? AND state IN ('new', 'open', 'reopened') GROUP BY ALL",
             [S28],
         ).fetchall()
         closing = con.execute(
             "SELECT currency, count(*), sum(coalesce(amount_minor, 0))::BIGINT FROM findings "
-            "WHERE run_id = ? AND state IN ('new', 'open') GROUP BY ALL",
+            "WHERE run_id = ? AND state IN ('new', 'open', 'reopened') GROUP BY ALL",
             [O30],
         ).fetchall()
     finally:

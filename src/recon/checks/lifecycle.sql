@@ -103,18 +103,11 @@ history AS (
 -- The business date of each item a finding is about tonight.
 wanted AS (SELECT DISTINCT entity, entity_id FROM tonight),
 items AS (
-    SELECT 'payment' AS entity, id AS entity_id, created_at FROM payments
-    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'payment')
-    UNION ALL SELECT 'refund', id, created_at FROM refunds
-    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'refund')
+    -- every resource's records, through the catalogue's view (gone ones included)
+    SELECT r.entity, r.id AS entity_id, r.created_at FROM live_records AS r
+    SEMI JOIN wanted AS w ON w.entity = r.entity AND w.entity_id = r.id
     UNION ALL SELECT 'refund', refund_key, item_at FROM ledger_refund_matches
     WHERE refund_key IN (SELECT entity_id FROM wanted WHERE entity = 'refund')
-    UNION ALL SELECT 'dispute', id, created_at FROM disputes
-    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'dispute')
-    UNION ALL SELECT 'invoice', id, created_at FROM invoices
-    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'invoice')
-    UNION ALL SELECT 'payment_intent', id, created_at FROM payment_intents
-    WHERE id IN (SELECT entity_id FROM wanted WHERE entity = 'payment_intent')
     UNION ALL SELECT 'order', coalesce(reference, order_id), created_at FROM ledger_orders
     WHERE coalesce(reference, order_id) IN (SELECT entity_id FROM wanted WHERE entity = 'order')
 ),

@@ -160,14 +160,6 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(rows[0][0])
 
 
-def _has_column(con: duckdb.DuckDBPyConnection, table: str, column: str) -> bool:
-    rows = con.execute(
-        "SELECT count(*) FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
-        [table, column],
-    ).fetchall()
-    return bool(rows[0][0])
-
-
 def _rollforward(con: duckdb.DuckDBPyConnection, items: pa.Table) -> pa.Table:
     con.register("close_items", items)
     try:
@@ -259,8 +251,7 @@ def compute_period(
     books = matched = None
     if _has_table(con, "ledger_orders") and _has_table(con, "ledger_matches"):
         books = _arrow(con, read_sql("close/books_activity.sql"), params)
-        rule = "m.rule" if _has_column(con, "ledger_matches", "rule") else "'exact'"
-        matched = _arrow(con, read_sql("close/matched_by_rule.sql").replace("{rule}", rule), params)
+        matched = _arrow(con, read_sql("close/matched_by_rule.sql"), params)
     events = AckLog(trail).read()
     open_items = _with_work(open_items, events, (now or datetime.now(UTC)).date())
     # The pack sits beside the reports and keeps their promise: no personal data in it.
