@@ -12,6 +12,9 @@ import pytest
 
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.server import serve_in_thread
+from tests.nightly.conftest import Webhook, webhook
+
+__all__ = ["Webhook", "webhook"]  # the nightly tests' receiver, for the group night's alert
 
 
 @pytest.fixture(autouse=True)
@@ -90,50 +93,3 @@ def entry(name: str, url: str, **extra: Any) -> dict[str, Any]:
         "bearer_token_env": f"RECON_{name.upper()}_BEARER_TOKEN",
         **extra,
     }
-
-
-class Webhook:
-    """A webhook receiver on 127.0.0.1: records every POST; answers `statuses` in turn."""
-
-    def __init__(self, statuses: list[int] | None = None) -> None:
-        self.statuses = list(statuses or [])
-        self.received: list[dict[str, Any]] = []
-        self.paths: list[str] = []
-        self.url = ""
-
-
-@contextmanager
-def webhook(
-    statuses: list[int] | None = None, secret: str = "T000/B000/s3cr3t"
-) -> Iterator[Webhook]:
-    """A real HTTP server on a free port; `hook.url` ends with the secret path."""
-    import json
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    hook = Webhook(statuses)
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length", "0")))
-            hook.paths.append(self.path)
-            status = hook.statuses.pop(0) if hook.statuses else 200
-            if status == 200:
-                hook.received.append(json.loads(body))
-            self.send_response(status)
-            self.send_header("content-type", "text/plain")
-            self.end_headers()
-            self.wfile.write(b"ok" if status == 200 else b"no")
-
-        def log_message(self, *args: Any) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    hook.url = f"http://127.0.0.1:{server.server_address[1]}/services/{secret}"
-    try:
-        yield hook
-    finally:
-        server.shutdown()
-        server.server_close()
