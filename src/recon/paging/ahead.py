@@ -65,6 +65,8 @@ class Ahead:
         self._inflight: dict[_Key, tuple[Future[Job], threading.Event]] = {}
         self._dropped: list[Future[Job]] = []  # dropped while under way: waited for at close
         self._lock = threading.Lock()
+        self._failed_seen = 0  # failed pages the slow start has restarted for
+        self._pages_at_failure = 0  # pages read when the last failed page was seen
 
     def get(self, params: Params, request_ids: list[str]) -> FetchedPage:
         """The page `params` asks for; raises its failure as a direct fetch would."""
@@ -110,7 +112,14 @@ class Ahead:
         # Slow start per list: nothing ahead of the first page (a list not offered, refused
         # credentials, an empty list cost one request), then 2, 4, 8… pages (a short list
         # must not cost a burst of pages past its end).
-        pages = self._report.pages
+        # A failed page restarts the slow start: a list that fails (empty pages that say
+        # there is more, bodies over the cap) is read one page at a time until a page reads
+        # again, never with a burst of pages that will fail the same way in flight.
+        report = self._report
+        if len(report.failed_pages) != self._failed_seen:
+            self._failed_seen = len(report.failed_pages)
+            self._pages_at_failure = report.pages
+        pages = report.pages - self._pages_at_failure
         depth = min(self._lookahead.depth(), 1 << min(pages, 6)) if pages else 0
         # Pages already in flight stay as long as they are still on the predicted path,
         # even when the depth shrank (the adaptive limit moves every round): dropping them
