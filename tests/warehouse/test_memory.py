@@ -80,3 +80,49 @@ def test_a_load_that_runs_out_of_memory_is_tried_again_under_twice_the_limit(
     con.close()
     assert len(calls) == 2
     assert result.status == "failed"  # nothing extracted: a failed run, loaded all the same
+
+
+def test_running_out_inside_the_transaction_is_tried_again_and_then_said_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DuckDB runs out in a statement of the transaction (not around it): the load is rolled
+    # back and tried again under twice the limit, not turned into a failed night at once.
+    from recon.errors import WarehouseError
+    from recon.night.landing import RunLanding
+    from recon.night.migrations import apply_migrations
+
+    landing = RunLanding(tmp_path / "landing", "20261123T020000Z-abcdef")
+    landing.create({"started_at": "2026-11-23T02:00:00+00:00"})
+    rl = landing.resource("payments")
+    rl.add_page(offset=0, next_offset=None, records=[{"id": "pay_1"}], request_id="r")
+    rl.finish(status="complete", reason=None, calls=[])
+    real = wh_module.load_resource
+    limits: list[str] = []
+
+    def runs_out(con: duckdb.DuckDBPyConnection, *args: Any, **kwargs: Any) -> Any:
+        limits.append(str(con.execute("SELECT current_setting('memory_limit')").fetchone()))
+        if len(limits) == 1:
+            raise duckdb.OutOfMemoryException("Out of Memory Error: (test)")
+        return real(con, *args, **kwargs)
+
+    monkeypatch.setattr(wh_module, "load_resource", runs_out)
+    con = database.connect(tmp_path / "w.duckdb", memory_limit="100MiB")
+    apply_migrations(con)
+    result = wh_module.load_run(con, landing)
+    assert len(limits) == 2
+    assert limits[0] != limits[1]  # the second try under twice the limit
+    assert result.status == "complete"
+    assert con.execute("SELECT count(*) FROM payments").fetchone() == (1,)
+
+    def always(con: duckdb.DuckDBPyConnection, *args: Any, **kwargs: Any) -> Any:
+        raise duckdb.OutOfMemoryException("Out of Memory Error: (test)")
+
+    monkeypatch.setattr(wh_module, "load_resource", always)
+    again = RunLanding(tmp_path / "landing", "20261124T020000Z-abcdef")
+    again.create({"started_at": "2026-11-24T02:00:00+00:00"})
+    rl = again.resource("payments")
+    rl.add_page(offset=0, next_offset=None, records=[{"id": "pay_1"}], request_id="r")
+    rl.finish(status="complete", reason=None, calls=[])
+    with pytest.raises(WarehouseError, match="loading run 20261124T020000Z-abcdef failed: Out of"):
+        wh_module.load_run(con, again)
+    con.close()

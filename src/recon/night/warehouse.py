@@ -282,11 +282,11 @@ def load_run(
         try:
             per_resource = _load_transaction(con, landing, meta, states, status, reason, fields)
             break
-        except duckdb.OutOfMemoryException:
+        except duckdb.OutOfMemoryException as exc:
             # Rolled back whole: nothing half-loaded. A limit too small for one statement
             # (DuckDB cannot spill everything) is doubled, once, rather than failing the night.
             if attempt == _OOM_RETRIES:
-                raise
+                raise _load_failure(exc, landing) from None
             limit = _double_memory_limit(con)
             log.warning("load of %s ran out of DuckDB memory: again under %s", run_id, limit)
     return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
@@ -332,6 +332,9 @@ def _load_transaction(
             {"status": status, "reason": reason, "loaded_at": datetime.now(UTC), "run_id": run_id},
         )
         con.execute("COMMIT")
+    except duckdb.OutOfMemoryException:
+        _rollback(con)
+        raise  # load_run tries once more under twice the limit (then says it in one line)
     except duckdb.Error as exc:
         _rollback(con)
         if disk_full(exc):
