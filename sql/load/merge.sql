@@ -54,9 +54,9 @@ JOIN {table} t USING (id)
 LEFT JOIN version_base v USING (id)
 CROSS JOIN load_ctx ctx;
 
-UPDATE {table} SET last_seen_run = ctx.run_id
-FROM load_ctx ctx
-WHERE {table}.id IN (SELECT id FROM stage) AND {table}.last_seen_run <> ctx.run_id;
+-- The unchanged rows listed tonight get this run as `last_seen_run` after the transaction
+-- commits (seen.sql): an update of every current row, held in memory DuckDB cannot spill
+-- until commit, is done there in slices of their own.
 
 -- Only a complete scan can say a record is gone.
 CREATE OR REPLACE TEMP TABLE gone AS

@@ -1,2 +1,2 @@
--- The run is loaded: its status from the resources' scans, and when.
-UPDATE runs SET status = $status, reason = $reason, loaded_at = $loaded_at WHERE run_id = $run_id
+-- The run is loaded (merged, and every row it listed marked seen: seen.sql), and when.
+UPDATE runs SET loaded_at = $loaded_at WHERE run_id = $run_id

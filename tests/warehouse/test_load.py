@@ -412,3 +412,125 @@ def test_an_insert_slice_follows_duckdbs_memory_limit() -> None:
     assert 100_000 <= small <= 200_000
     assert large > 5 * small
     assert _slice_records(duckdb.connect(config={"memory_limit": "1MB"})) == 50_000
+
+
+def _land_pages(root: Path, pays: list[dict], status: str = "complete") -> RunLanding:
+    """A run landing `pays` in batch files of two records (several slices per resource)."""
+    from recon.runid import new_run_id
+
+    landing = RunLanding(root, new_run_id())
+    landing.create({"started_at": datetime.now(UTC).isoformat(), "trigger": "test"})
+    rl = landing.resource("payments", batch_records=2)
+    for offset in range(0, len(pays), 2):
+        more = offset + 2 < len(pays)
+        rl.add_page(
+            offset=offset,
+            next_offset=offset + 2 if more else None,
+            records=pays[offset : offset + 2],
+            request_id="r",
+        )
+    rl.finish(status=status, reason=None, calls=[])
+    return landing
+
+
+def _seen(db: Path) -> dict[str, tuple[str, str, str | None]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT id, first_seen_run, last_seen_run, gone_in_run FROM payments"
+        ).fetchall()
+    finally:
+        con.close()
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+def test_last_seen_run_is_every_listed_rows_latest_run_night_after_night(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import recon.night.warehouse
+
+    monkeypatch.setattr(recon.night.warehouse, "_SLICE_RECORDS", 3)  # rows marked slice by slice
+    db = tmp_path / "wh.duckdb"
+    pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(9)]
+
+    def night(records: list[dict], status: str = "complete") -> str:
+        landing = _land_pages(tmp_path / "landing", records, status)
+        with Warehouse(db).session(landing.run_id, fresh=True, publish=True) as con:
+            load_run(con, landing)
+        return landing.run_id
+
+    r1 = night(pays)
+    # Second night: every record listed again, one changed, one new, pay_8 no longer listed.
+    r2 = night([*pays[:2], {**pays[2], "status": "refunded"}, *pays[3:8], {**PAY, "id": "pay_9"}])
+    seen = _seen(db)
+    assert {i: s for i, s in seen.items() if i != "pay_8"} == {
+        **{f"pay_{i}": (r1, r2, None) for i in range(8)},
+        "pay_9": (r2, r2, None),
+    }
+    assert seen["pay_8"] == (r1, r1, r2)  # gone: last listed by the first night
+    # Third night, incomplete: only what it listed is seen by it; nothing is gone.
+    r3 = night(pays[:3], status="incomplete")
+    seen = _seen(db)
+    assert [seen[f"pay_{i}"][1] for i in range(10)] == [r3] * 3 + [r2] * 5 + [r1, r2]
+    assert seen["pay_8"][2] == r2
+    # A night listing pay_8 again: live again, seen by it.
+    r4 = night([pays[8]], status="incomplete")
+    assert _seen(db)["pay_8"] == (r1, r4, None)
+
+
+def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import recon.night.warehouse as wh_module
+
+    monkeypatch.setattr(wh_module, "_SLICE_RECORDS", 2)
+    db = tmp_path / "wh.duckdb"
+    pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(6)]
+    first = _land_pages(tmp_path / "landing", pays)
+    with Warehouse(db).session(first.run_id, fresh=True, publish=True) as con:
+        load_run(con, first)
+    second = _land_pages(tmp_path / "landing", [*pays[:5], {**pays[5], "status": "refunded"}])
+    real = wh_module.mark_seen
+
+    def killed(con: duckdb.DuckDBPyConnection, landing: RunLanding, resources: object) -> None:
+        slices = wh_module._slices
+
+        def first_slice_then_stop(con: duckdb.DuckDBPyConnection, batches: list[str]) -> object:
+            yield slices(con, batches)[0]
+            raise KeyboardInterrupt  # killed after one slice committed
+
+        monkeypatch.setattr(wh_module, "_slices", first_slice_then_stop)
+        try:
+            real(con, landing, resources)  # type: ignore[arg-type]
+        finally:
+            monkeypatch.setattr(wh_module, "_slices", slices)
+
+    con = wh_module.connect(tmp_path / "copy.duckdb")
+    con.execute(f"ATTACH '{db}' AS pub (READ_ONLY)")
+    con.execute("COPY FROM DATABASE pub TO copy")
+    con.execute("DETACH pub")
+    monkeypatch.setattr(wh_module, "mark_seen", killed)
+    with pytest.raises(KeyboardInterrupt):
+        load_run(con, second)
+    assert con.execute(
+        "SELECT loaded_at IS NULL FROM runs WHERE run_id = ?", [second.run_id]
+    ).fetchone() == (True,)  # not taken as loaded: part of its rows still say the first run
+    partly = con.execute(
+        "SELECT count(*) FROM payments WHERE last_seen_run = ?", [second.run_id]
+    ).fetchone()
+    assert partly is not None
+    assert 0 < partly[0] < 6
+    versions = con.execute("SELECT count(*) FROM record_versions").fetchone()
+    monkeypatch.setattr(wh_module, "mark_seen", real)
+    result = load_run(con, second)
+    assert not result.skipped
+    assert result.resources["payments"]["changed"] == 1
+    assert con.execute("SELECT count(*) FROM record_versions").fetchone() == versions
+    assert con.execute(
+        "SELECT count(*) FROM payments WHERE last_seen_run = ? AND first_seen_run = ?",
+        [second.run_id, first.run_id],
+    ).fetchone() == (6,)
+    assert con.execute(
+        "SELECT loaded_at IS NOT NULL FROM runs WHERE run_id = ?", [second.run_id]
+    ).fetchone() == (True,)
+    con.close()

@@ -41,6 +41,7 @@ from recon.night.warehouse import (
     Warehouse,
     define_load_macros,
     load_resource,
+    mark_seen,
     run_status,
 )
 from recon.paging.scan import Page, Scan
@@ -384,6 +385,7 @@ def reload_run(settings: Settings, run_id: str, resources: list[str] | None = No
         except BaseException:
             con.execute("ROLLBACK")
             raise
+        mark_seen(con, landing, [r for r in resources if r in states])
     return status
 
 

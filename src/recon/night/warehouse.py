@@ -14,7 +14,7 @@ import contextlib
 import logging
 import os
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +43,7 @@ __all__ = [
     "disk_full",
     "load_resource",
     "load_run",
+    "mark_seen",
     "run_status",
 ]
 
@@ -260,16 +261,18 @@ def run_status(states: Mapping[str, Any]) -> tuple[str, str | None]:
 def load_run(
     con: duckdb.DuckDBPyConnection, landing: RunLanding, *, fields: FieldMap | None = None
 ) -> LoadResult:
-    """Load one run's landing folder into the warehouse, in one transaction.
+    """Load one run's landing folder into the warehouse: one transaction, then the rows it
+    listed unchanged marked seen (`mark_seen`), then the run recorded as loaded.
 
     `fields` is the field mapping (`Settings.fields`; default `recon.settings.DEFAULT_FIELDS`).
-    Loading the same run twice is a no-op (the run is recorded as loaded).
+    Loading the same run twice is a no-op (the run is recorded as loaded); a load stopped
+    after its transaction committed (killed while marking what was seen) finishes marking.
     """
     run_id = landing.run_id
-    done = con.execute(
-        "SELECT 1 FROM runs WHERE run_id = ? AND loaded_at IS NOT NULL", [run_id]
+    row = con.execute(
+        "SELECT loaded_at IS NOT NULL, status <> 'running' FROM runs WHERE run_id = ?", [run_id]
     ).fetchone()
-    if done:
+    if row and row[0]:
         return LoadResult(run_id=run_id, status="already_loaded", skipped=True, resources={})
     meta = landing.meta()
     states = landing.states()
@@ -278,18 +281,91 @@ def load_run(
     # The inserts need no order (ids are keys): without it DuckDB streams them in less
     # memory, and a 1M-payment load fits the "auto" limit (recon.memory) without running out.
     con.execute("SET preserve_insertion_order = false")
+    if row and row[1]:  # merged and committed by an attempt that stopped before the end
+        per_resource = _merged(con, run_id)
+    else:
+        per_resource = _load_with_retry(con, landing, meta, states, status, reason, fields)
+    mark_seen(con, landing, states)
+    con.execute(read_sql("load/run_loaded.sql"), {"loaded_at": datetime.now(UTC), "run_id": run_id})
+    return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
+
+
+def _load_with_retry(
+    con: duckdb.DuckDBPyConnection,
+    landing: RunLanding,
+    meta: Mapping[str, Any],
+    states: Mapping[str, Any],
+    status: str,
+    reason: str | None,
+    fields: FieldMap | None,
+) -> dict[str, dict[str, Any]]:
     for attempt in range(_OOM_RETRIES + 1):
         try:
-            per_resource = _load_transaction(con, landing, meta, states, status, reason, fields)
-            break
+            return _load_transaction(con, landing, meta, states, status, reason, fields)
         except duckdb.OutOfMemoryException as exc:
             # Rolled back whole: nothing half-loaded. A limit too small for one statement
             # (DuckDB cannot spill everything) is doubled, once, rather than failing the night.
             if attempt == _OOM_RETRIES:
                 raise _load_failure(exc, landing) from None
             limit = _double_memory_limit(con)
-            log.warning("load of %s ran out of DuckDB memory: again under %s", run_id, limit)
-    return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
+            log.warning(
+                "load of %s ran out of DuckDB memory: again under %s", landing.run_id, limit
+            )
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _merged(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, dict[str, Any]]:
+    """What an earlier attempt's committed transaction loaded, per resource (resource_scans)."""
+    rows = con.execute(
+        "SELECT resource, status, records, new_records, changed_records, gone_records "
+        "FROM resource_scans WHERE run_id = ?",
+        [run_id],
+    ).fetchall()
+    return {
+        str(r[0]): {
+            "status": r[1],
+            "records": r[2],
+            "new": r[3],
+            "changed": r[4],
+            "returned": 0,
+            "gone": r[5],
+        }
+        for r in rows
+    }
+
+
+def mark_seen(
+    con: duckdb.DuckDBPyConnection, landing: RunLanding, resources: Iterable[str]
+) -> None:
+    """This run as `last_seen_run` of every current row its landed batches list.
+
+    After the load's (or a retry's reload's) transaction has committed, one transaction per
+    slice of batch files (`sql/load/seen.sql`): DuckDB keeps what a transaction updated in
+    memory it cannot spill until the commit, and every row listed tonight is updated (at 1M
+    payments, 2.2M rows ran out of the "auto" 192 MiB in one transaction). The working copy
+    is private until published, and a load always starts from a fresh copy of the published
+    file, so nobody reads the rows between two slices; `load_run` on a copy whose transaction
+    committed finishes the marking. Idempotent.
+    """
+    for resource in resources:
+        entry = CATALOGUE.get(resource)
+        batches = [str(p) for p in landing.files(resource, "batch")]
+        if entry is None or not batches:
+            continue
+        sql = read_sql("load/seen.sql").format(table=entry.table)
+        for _first, files in _slices(con, batches):
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute(sql, {"run_id": landing.run_id, "files": files})
+                con.execute("COMMIT")
+            except duckdb.Error as exc:
+                _rollback(con)
+                if disk_full(exc):
+                    raise
+                raise _load_failure(exc, landing) from None
+            except BaseException:
+                _rollback(con)
+                raise
 
 
 _OOM_RETRIES = 1
@@ -328,8 +404,7 @@ def _load_transaction(
         for resource, state in states.items():
             per_resource[resource] = load_resource(con, landing, resource, state, fields)
         con.execute(
-            read_sql("load/run_loaded.sql"),
-            {"status": status, "reason": reason, "loaded_at": datetime.now(UTC), "run_id": run_id},
+            read_sql("load/run_merged.sql"), {"status": status, "reason": reason, "run_id": run_id}
         )
         con.execute("COMMIT")
     except duckdb.OutOfMemoryException:
