@@ -292,11 +292,24 @@ def _say_stopped(overrides: dict[str, Any]) -> int:
     return 1
 
 
-def one_account(overrides: dict[str, Any], account: str | None) -> dict[str, Any]:
+def one_account(
+    overrides: dict[str, Any],
+    account: str | None,
+    *,
+    offline: Literal["books", "warehouse"] | None = None,
+) -> dict[str, Any]:
     """A single step's overrides: as `--account` names (the paths given are then roots), or
-    as today without [accounts]; several configured and none named is refused."""
+    as today without [accounts]; several configured and none named is refused.
+
+    `offline`: the step sends no request, so the account's key variables need not be set
+    ("books": it reads the books, whose database URL it may need; "warehouse": it reads
+    nothing else, so no secret of the account at all).
+    """
     if account is not None:
-        return {**overrides, "account": account}
+        chosen = {**overrides, "account": account}
+        if offline is not None:
+            chosen["offline"] = offline
+        return chosen
     if names := _accounts(overrides):
         raise ConfigError(
             "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
@@ -312,7 +325,12 @@ def _accounts(overrides: dict[str, Any]) -> list[str]:
 
 def _print_summary(summary: Any) -> None:
     colour = {"complete": "green", "incomplete": "yellow"}.get(summary.status, "red")
-    out.print(f"\nrun {summary.run_id}: [bold {colour}]{summary.status}[/]", highlight=False)
+    account = getattr(summary, "account", None)
+    who = f"account {account}, " if account else ""
+    out.print(
+        f"\n{who}run {summary.run_id}: [bold {colour}]{summary.status}[/]",
+        highlight=False,
+    )
     if summary.reason:
         out.print(f"  {summary.reason}", markup=False, highlight=False)
     for line in summary.lines:
@@ -327,7 +345,8 @@ def _print_summary(summary: Any) -> None:
         "SELECT check_name, status, finding_count FROM check_runs "  # noqa: S608
         f"WHERE run_id = '{summary.run_id}' ORDER BY check_name"
     )
-    command = f"query {_double_quoted(sql)} --db {shlex.quote(str(db))}"
+    where = f"--account {account}" if account else f"--db {shlex.quote(str(db))}"
+    command = f"query {_double_quoted(sql)} {where}"
     out.print(f"query it:  {recon_command()} {command}", highlight=False, markup=False)
 
 
@@ -405,7 +424,7 @@ def load(
     from recon.night import nightly as steps
 
     def go() -> int:
-        overrides = one_account(as_overrides(db=db, landing=landing), account)
+        overrides = one_account(as_overrides(db=db, landing=landing), account, offline="books")
         with _locked(overrides):
             result = steps.load_step(overrides, run, publish=True)
         out.print(f"run {run}: {result.status}", highlight=False)
@@ -420,7 +439,7 @@ def check(run: RunId = None, db: DbPath = None, account: AccountName = None) -> 
     from recon.night import nightly as steps
 
     def go() -> int:
-        overrides = one_account(as_overrides(db=db), account)
+        overrides = one_account(as_overrides(db=db), account, offline="warehouse")
         with _locked(overrides):
             results = steps.check_step(overrides, run, publish=True, fresh=True)
         for r in results:
@@ -445,7 +464,7 @@ def report(
     from recon.night import nightly as steps
 
     def go() -> int:
-        overrides = one_account(as_overrides(db=db, reports=reports), account)
+        overrides = one_account(as_overrides(db=db, reports=reports), account, offline="warehouse")
         summary = steps.report_step(overrides, run, fail_on=fail_on)
         _print_summary(summary)
         return int(summary.exit_code)

@@ -316,6 +316,8 @@ def group_alert(summary: GroupSummary) -> GroupAlert:
         if o.reason:
             line += f": {o.reason}"
         body.append(line)
+        # the calls that failed for good, with the request ids to quote (at most 5 each)
+        body.extend(f"    {x.strip()}" for x in o.lines if x.strip().startswith("FAILED"))
         if o.report_dir is not None:
             body.append(f"    report: {(o.report_dir / 'report.html').resolve()}")
     if summary.page is not None:
