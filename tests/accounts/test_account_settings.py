@@ -213,3 +213,14 @@ def test_a_step_that_sends_no_request_needs_no_key(
     assert books.ledger_database_url is not None
     with pytest.raises(ConfigError, match="offline"):
         settings_for({"account": "eu", "offline": "yes"})
+
+
+def test_an_accounts_secrets_are_scrubbed_from_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.errors import scrub
+
+    set_keys(monkeypatch, "eu")
+    write_toml(tmp_path / "recon.toml", {"eu": entry("eu", "https://eu.example.com")})
+    settings_for({"account": "eu"})
+    assert scrub(f"refused key {key_of('eu')}!") == "refused key ***!"

@@ -36,7 +36,7 @@ from typing import Any
 from pydantic import SecretStr, ValidationError
 
 from recon.books import LedgerMapping
-from recon.errors import ConfigError
+from recon.errors import ConfigError, remember_secret
 from recon.settings import Settings, load_settings, settings_exactly
 
 __all__ = [
@@ -145,6 +145,7 @@ def _secret(
     value = os.environ.get(var, "")
     if not value:
         raise ConfigError(setting, f"{var} is not set in the environment")
+    remember_secret(value)  # never echoed, whatever message it might reach (recon.errors.scrub)
     return SecretStr(value)
 
 
