@@ -163,6 +163,14 @@ def nightly(
     note: Annotated[
         str | None, typer.Option("--note", help="Why the books input is accepted (audited).")
     ] = None,
+    accept_for: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--account",
+            help="With [accounts] in recon.toml: the account whose books --accept-books "
+            "accepts (repeatable); every account runs, no other's books are accepted.",
+        ),
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
     """Run the whole nightly job: extract, land, load, check, report.
@@ -203,14 +211,15 @@ def nightly(
         first = settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         if note is not None and not accept_books:
             raise ConfigError("--note", "goes with --accept-books INPUT")
-        if _accounts(overrides):  # [accounts] in recon.toml: every account (recon.group)
-            from recon.cli.group import run_group_night
+        if names := _accounts(overrides):  # [accounts] in recon.toml: every account
+            from recon.cli.group import accepted_books, run_group_night
 
-            if accept_books:
-                raise ConfigError("--accept-books", "not with [accounts] yet")
+            accepting = accepted_books(names, accept_books or [], accept_for or [])
             announce = say if verbose or task_runner == "dask" else (lambda _m: None)
             return run_group_night(
                 overrides,
+                accepting=accepting,
+                note=note,
                 sandbox=sandbox,
                 resume=resume,
                 retry_failed=retry_failed,
@@ -220,6 +229,8 @@ def nightly(
                 dask_address=dask_address,
                 announce=announce,
             )
+        if accept_for:
+            raise ConfigError("--account", "only with [accounts] in recon.toml")
         with contextlib.ExitStack() as stack:
             # one night per warehouse: a second one is refused before it touches anything
             stack.enter_context(night_lock(first.db))

@@ -226,7 +226,8 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=True, publish=publish) as con:
         result = load_run(con, RunLanding(settings.landing, run_id), fields=settings.fields)
-        load_books(con, settings, run_id)  # the merchant's books, matched (recon.ledger)
+        account = (overrides or {}).get("account")
+        load_books(con, settings, run_id, account=account)  # the books, matched (recon.ledger)
         load_acks(con, acks_path(settings.db))  # the acknowledgement audit trail
         return result
 
@@ -410,7 +411,7 @@ def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     status = reload_run(settings, run_id)
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=False, publish=False) as con:
-        load_books(con, settings, run_id)
+        load_books(con, settings, run_id, account=(overrides or {}).get("account"))
         load_acks(con, acks_path(settings.db))
     return status
 
