@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import duckdb
 import jsonschema
 import pytest
 from typer.testing import CliRunner
@@ -106,6 +107,25 @@ def test_an_accounts_report_names_it_and_its_steps_need_no_key(
     result = runner.invoke(app, ["report", "--account", "us"])
     assert result.exit_code == 3, result.output
     assert f"account us, run {by['us'].run_id}: incomplete" in result.stdout
+
+    # A person's match goes to the account's books and trail, never the consolidated file's.
+    eu_db = tmp_path / "data" / "accounts" / "eu" / "recon.duckdb"
+    con = duckdb.connect(str(eu_db), read_only=True)
+    order = (
+        con.execute("SELECT min(coalesce(reference, order_id)) FROM ledger_orders").fetchone()
+        or ("",)
+    )[0]
+    payment = (con.execute("SELECT min(id) FROM payments").fetchone() or ("",))[0]
+    con.close()
+    result = runner.invoke(app, ["match", order, payment, "--note", "same sale"])
+    assert result.exit_code == 2
+    assert result.output == (
+        "recon: bad setting --account: recon.toml has several accounts: name one (eu, us)\n"
+    )
+    result = runner.invoke(app, ["match", order, payment, "--note", "same sale", "--account", "eu"])
+    assert result.exit_code == 0, result.output
+    assert '"match"' in (eu_db.parent / "recon.acks.jsonl").read_text()
+    assert not (tmp_path / "data" / "recon.acks.jsonl").exists()
 
     # The step that calls the API: one line naming the account and the variable, exit 2.
     landing = tmp_path / "data" / "landing" / "us"
