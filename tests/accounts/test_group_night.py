@@ -142,6 +142,11 @@ def test_one_night_every_account_its_own_outcome(
     for name in ("eu", "us", "uk", "jp"):
         assert f">{name}<" in page
     assert f'href="eu/{by["eu"].run_id}/report.html"' in page
+    assert '<a href="eu/index.html">all runs of eu</a>' in page
+    assert (tmp_path / "reports" / "eu" / "index.html").exists()
+    night = summary.night_id
+    when = f"{night[:4]}-{night[4:6]}-{night[6:8]} {night[9:11]}:{night[11:13]} UTC"
+    assert f"<title>All accounts · night {when}: aborted</title>" in page
     assert (tmp_path / "reports" / "eu" / by["eu"].run_id / "report.html").exists()
     group = json.loads(first_json)
     assert [a["account"] for a in group["accounts"]] == ["eu", "jp", "uk", "us"]
