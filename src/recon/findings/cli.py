@@ -8,10 +8,13 @@ asks before changing more than 100 unless --yes.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import click
 import typer
@@ -123,26 +126,72 @@ def _money(amount: int | None, currency: str | None) -> str:
     return format_minor(amount, currency)
 
 
-def _filters(
-    check: str | None,
-    currency: str | None,
-    older_than: str | None,
-    state: str | None,
-    owner: str | None,
-    item_older_than: str | None = None,
-) -> Filters:
-    from recon.findings.listing import Filters, parse_age
+@dataclass(frozen=True)
+class Selection:
+    """The options every findings command shares: which warehouse (and account) and which
+    findings (the filters of `findings list`)."""
 
-    age = parse_age(older_than) if older_than else None
-    item_age = parse_age(item_older_than, "--item-older-than") if item_older_than else None
-    return Filters(
-        check=check,
-        currency=currency,
-        older_than=age,
-        state=state,
-        owner=owner,
-        item_older_than=item_age,
-    )
+    check: Check = None
+    currency: Currency = None
+    state: State = None
+    older_than: OlderThan = None
+    item_older_than: ItemOlderThan = None
+    owner: Owner = None
+    db: DbPath = None
+    account: AccountName = None
+
+    def paths(self) -> tuple[Path, Path]:
+        """The warehouse and its audit trail."""
+        return _paths(self.db, self.account)
+
+    def filters(self) -> Filters:
+        from recon.findings.listing import Filters, parse_age
+
+        older = self.older_than
+        item_older = self.item_older_than
+        return Filters(
+            check=self.check,
+            currency=self.currency,
+            older_than=parse_age(older) if older else None,
+            state=self.state,
+            owner=self.owner,
+            item_older_than=parse_age(item_older, "--item-older-than") if item_older else None,
+        )
+
+    def chosen(
+        self, verb: str, keys: Sequence[str] | None, yes: bool
+    ) -> tuple[Path, list[Finding]]:
+        """The audit trail and the findings an action changes (said, and asked for above
+        CONFIRM_ABOVE unless --yes)."""
+        warehouse, log = self.paths()
+        filters = self.filters()
+        found = _select(warehouse, log, keys or [], filters)
+        _confirm(verb, len(found), filters, yes)
+        return log, found
+
+
+def with_selection(command: Callable[..., None]) -> Callable[..., None]:
+    """A command taking `sel: Selection` gets the options of `Selection` on its command line
+    (declared once here, not in every command) and is called with them gathered."""
+    from typing import get_type_hints
+
+    own = inspect.signature(command, eval_str=True)
+    shared = get_type_hints(Selection, include_extras=True)
+    names = [f.name for f in fields(Selection)]
+    params = [p for p in own.parameters.values() if p.name != "sel"] + [
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=shared[n])
+        for n in names
+    ]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> None:
+        sel = Selection(**{n: kwargs.pop(n) for n in names})
+        command(sel=sel, **kwargs)
+
+    wrapper.__signature__ = own.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    del wrapper.__wrapped__  # typer reads the signature above, not the command's
+    return wrapper
 
 
 def _select(db: Path, log: Path, keys: Sequence[str], filters: Filters) -> list[Finding]:
@@ -187,13 +236,8 @@ def _note(note: str | None, why: str) -> str:
 
 
 @app.command("list")
+@with_selection
 def list_(
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     sort: Annotated[
         str,
         typer.Option(
@@ -201,8 +245,8 @@ def list_(
             "converted (largest first across currencies, with RECON_FX_RATES).",
         ),
     ] = "severity",
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """List the latest run's unresolved findings with their work state and owner."""
     from recon.findings.listing import list_findings
@@ -210,10 +254,9 @@ def list_(
     from recon.visible import visible
 
     def go() -> int:
-        warehouse, log = _paths(db, account)
-        rates = _rates(db)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
-        found = list_findings(warehouse, log, filters=filters)
+        warehouse, log = sel.paths()
+        rates = _rates(sel.db)
+        found = list_findings(warehouse, log, filters=sel.filters())
         for f in sort_findings(found, sort, rates):
             seen = f.first_seen_at.date().isoformat() if f.first_seen_at else "?"
             item = f" item of {f.item_at.date().isoformat()}" if f.item_at else ""
@@ -265,21 +308,16 @@ def _until(value: str | None) -> date | None:
 
 
 @app.command()
+@with_selection
 def ack(
     keys: Keys = None,
     note: Annotated[
         str | None, typer.Option("--note", help="Why (kept in the audit trail).")
     ] = None,
     until: Annotated[str | None, typer.Option(help="Reopen after this day (YYYY-MM-DD).")] = None,
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     yes: Yes = False,
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """Acknowledge findings: they stay listed, counted apart, until their amounts change."""
     from recon.findings.acks import AckLog
@@ -287,10 +325,7 @@ def ack(
     def go() -> int:
         text = _note(note, "acknowledged")
         day = _until(until)
-        warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
-        found = _select(warehouse, log, keys or [], filters)
-        _confirm("acknowledging", len(found), filters, yes)
+        log, found = sel.chosen("acknowledging", keys, yes)
         AckLog(log).append("ack", [(f.finding_key, f.amounts) for f in found], note=text, until=day)
         typer.echo(f"acknowledged {len(found)} finding(s); audit trail: {log}")
         return 0
@@ -299,19 +334,14 @@ def ack(
 
 
 @app.command()
+@with_selection
 def assign(
     keys: Keys = None,
     to: Annotated[str | None, typer.Option("--to", help="Who investigates them.")] = None,
     note: Annotated[str | None, typer.Option("--note", help="Why or what (optional).")] = None,
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     yes: Yes = False,
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """Mark findings as being investigated by an owner (audited)."""
     from recon.findings.acks import AckLog
@@ -319,10 +349,7 @@ def assign(
     def go() -> int:
         if to is None or not to.strip():
             raise ConfigError("--to", "must name who investigates the findings")
-        warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
-        found = _select(warehouse, log, keys or [], filters)
-        _confirm("assigning", len(found), filters, yes)
+        log, found = sel.chosen("assigning", keys, yes)
         AckLog(log).append(
             "assign",
             [(f.finding_key, f.amounts) for f in found],
@@ -336,6 +363,7 @@ def assign(
 
 
 @app.command()
+@with_selection
 def resolve(
     keys: Keys = None,
     reason: Annotated[
@@ -345,15 +373,9 @@ def resolve(
     note: Annotated[
         str | None, typer.Option("--note", help="How (kept in the audit trail).")
     ] = None,
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     yes: Yes = False,
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """Resolve findings by hand with a reason code and a note (audited); they reopen if
     their amounts change."""
@@ -364,10 +386,7 @@ def resolve(
         if reason not in REASONS:
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
         text = _note(note, "resolved")
-        warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
-        found = _select(warehouse, log, keys or [], filters)
-        _confirm("resolving", len(found), filters, yes)
+        log, found = sel.chosen("resolving", keys, yes)
         AckLog(log).append(
             "resolve", [(f.finding_key, f.amounts) for f in found], note=text, reason=reason
         )
@@ -378,26 +397,21 @@ def resolve(
 
 
 @app.command()
+@with_selection
 def unack(
     keys: Keys = None,
     note: Annotated[str | None, typer.Option("--note", help="Why (optional).")] = None,
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     yes: Yes = False,
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """Withdraw acknowledgements, assignments or manual resolutions: open again (audited)."""
     from recon.findings.acks import AckLog
     from recon.findings.work import work_events
 
     def go() -> int:
-        warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
+        warehouse, log = sel.paths()
+        filters = sel.filters()
         works = work_events(AckLog(log).read())
 
         def worked(key: str) -> bool:
