@@ -132,3 +132,8 @@ def test_accepting_one_accounts_emptied_books_leaves_the_others_alone(
     ).fetchone() or (None,)
     con.close()
     assert "recon nightly --accept-books orders --account us --note" in str(reason)
+    latest = tmp_path / "reports" / "us" / "latest"
+    hint = "recon nightly --accept-books orders --account us --note"
+    assert hint in (latest / "report.md").read_text()
+    assert hint in (latest / "report.html").read_text()
+    assert "recon match --account us</code>" in (latest / "report.html").read_text()
