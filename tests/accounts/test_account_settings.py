@@ -224,3 +224,23 @@ def test_an_accounts_secrets_are_scrubbed_from_messages(
     write_toml(tmp_path / "recon.toml", {"eu": entry("eu", "https://eu.example.com")})
     settings_for({"account": "eu"})
     assert scrub(f"refused key {key_of('eu')}!") == "refused key ***!"
+
+
+def test_the_group_alert_and_page_never_show_an_accounts_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.group.night import AccountOutcome, GroupSummary, group_alert
+    from recon.report.group import render_group_page
+
+    set_keys(monkeypatch, "eu")
+    write_toml(tmp_path / "recon.toml", {"eu": entry("eu", "https://eu.example.com")})
+    settings_for({"account": "eu"})  # its key read, so known to be a secret
+    leak = f"ValueError: bad header x-api-key={key_of('eu')}"
+    summary = GroupSummary(
+        "20261125T020000Z-abcdef", [AccountOutcome("eu", "aborted", 1, reason=leak)], 1
+    )
+    assert key_of("eu") not in group_alert(summary).text()
+    page = render_group_page(tmp_path / "reports", summary)
+    assert key_of("eu") not in page.read_text()
+    assert key_of("eu") not in (tmp_path / "reports" / "group.json").read_text()
+    assert "ValueError: bad header" in page.read_text()

@@ -299,7 +299,9 @@ class GroupAlert(Alert):
     body: tuple[str, ...] = ()
 
     def text(self) -> str:
-        return "\n".join(self.body)
+        from recon.errors import scrub
+
+        return scrub("\n".join(self.body))  # as every alert: no secret, whatever a reason says
 
 
 def group_alert(summary: GroupSummary) -> GroupAlert:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from recon.currency import format_minor, is_iso4217
+from recon.errors import scrub
 from recon.files import atomic_write_text
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def account_row(outcome: AccountOutcome, reports_dir: Path) -> dict[str, Any]:
         "status": outcome.status,
         "exit_code": outcome.exit_code,
         "run_id": outcome.run_id,
-        "reason": outcome.reason,
+        "reason": scrub(outcome.reason) if outcome.reason else None,
         "report": None,
         "resources_complete": None,
         "resources": None,
