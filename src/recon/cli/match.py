@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -47,6 +48,12 @@ def match(
             )
         else:
             warehouse = load_settings(**as_overrides(db=db)).db
+            if account_names() and _consolidated(warehouse):
+                raise ConfigError(
+                    "--db",
+                    f"{warehouse} is the consolidated warehouse of every account: name one with "
+                    f"--account ({', '.join(account_names())})",
+                )
         log = acks_path(warehouse)
         if args[0] == "undo":
             if len(args) < 2:
@@ -65,3 +72,16 @@ def match(
         return 0
 
     raise typer.Exit(guard(go))
+
+
+def _consolidated(path: Path) -> bool:
+    from recon.database import open_readonly
+    from recon.group.consolidated import is_consolidated
+
+    if not path.is_file():
+        return False
+    con = open_readonly(path)
+    try:
+        return is_consolidated(con)
+    finally:
+        con.close()
