@@ -128,6 +128,9 @@ def test_an_accounts_report_names_it_and_its_steps_need_no_key(
     assert "is the consolidated warehouse of every account: name one with --account (eu, us)" in (
         result.output
     )
+    result = runner.invoke(app, ["findings", "list", "--db", consolidated])
+    assert result.exit_code == 2
+    assert "is the consolidated warehouse of every account: name one" in result.output
     result = runner.invoke(app, ["match", order, payment, "--note", "same sale", "--account", "eu"])
     assert result.exit_code == 0, result.output
     assert '"match"' in (eu_db.parent / "recon.acks.jsonl").read_text()

@@ -103,3 +103,8 @@ def test_what_the_warehouse_refuses_is_one_line_and_exit_1(tmp_path: Path) -> No
     assert "ledger_orders" in result.output
     assert len(result.output.splitlines()) == 1
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+    result = runner.invoke(app, ["findings", "list", "--db", str(other)])  # its own guard
+    assert result.exit_code == 1
+    assert result.output.startswith("recon: aborted: the warehouse refused: Catalog Error: ")
+    assert len(result.output.splitlines()) == 1

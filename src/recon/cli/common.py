@@ -14,7 +14,15 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from recon.errors import AuthError, ConfigError, ReconError, UsageError, disk_full, scrub
+from recon.errors import (
+    AuthError,
+    ConfigError,
+    ReconError,
+    UsageError,
+    disk_full,
+    duckdb_refusal,
+    scrub,
+)
 from recon.findings.cli import app as findings_app
 from recon.sandbox.cli import app as sandbox_app
 
@@ -105,17 +113,11 @@ def guard(fn: Callable[[], T]) -> T:
         where = f" writing {exc.filename}" if exc.filename else ""
         raise fail(1, f"aborted: no space left on the device{where}") from None
     except Exception as exc:
-        if not _from_duckdb(exc):
-            raise
         # the warehouse refused what a command asked of it (e.g. a table the file has not):
         # its first line, never a traceback
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise fail(1, f"aborted: the warehouse refused: {first}") from None
-
-
-def _from_duckdb(exc: BaseException) -> bool:
-    """An error DuckDB raised (without importing it: most commands never do)."""
-    return type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
+        if (refused := duckdb_refusal(exc)) is None:
+            raise
+        raise fail(1, f"aborted: the warehouse refused: {refused}") from None
 
 
 def configure_logging(verbose: bool) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -37,6 +36,7 @@ def match(
     def go() -> int:
         from recon.findings.acks import acks_path
         from recon.group.accounts import account_db, account_names
+        from recon.group.consolidated import is_consolidated_file
         from recon.ledger.manual import match_order, match_suggestion, undo_matches
         from recon.settings import load_settings
 
@@ -48,7 +48,7 @@ def match(
             )
         else:
             warehouse = load_settings(**as_overrides(db=db)).db
-            if account_names() and _consolidated(warehouse):
+            if account_names() and is_consolidated_file(warehouse):
                 raise ConfigError(
                     "--db",
                     f"{warehouse} is the consolidated warehouse of every account: name one with "
@@ -72,16 +72,3 @@ def match(
         return 0
 
     raise typer.Exit(guard(go))
-
-
-def _consolidated(path: Path) -> bool:
-    from recon.database import open_readonly
-    from recon.group.consolidated import is_consolidated
-
-    if not path.is_file():
-        return False
-    con = open_readonly(path)
-    try:
-        return is_consolidated(con)
-    finally:
-        con.close()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import click
 import typer
 
-from recon.errors import ConfigError, ReconError, UsageError
+from recon.errors import ConfigError, ReconError, UsageError, duckdb_refusal, scrub
 
 if TYPE_CHECKING:
     from recon.findings.listing import Filters, Finding
@@ -84,6 +84,11 @@ def _guard(fn: Callable[[], int]) -> int:
     except OSError as exc:
         typer.echo(f"recon: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
         return 1
+    except Exception as exc:  # what the warehouse refuses: one line, never a traceback
+        if (refused := duckdb_refusal(exc)) is None:
+            raise
+        typer.echo(f"recon: aborted: the warehouse refused: {scrub(refused)}", err=True)
+        return 1
 
 
 AccountName = Annotated[
@@ -95,6 +100,7 @@ AccountName = Annotated[
 def _paths(db: Path | None, account: str | None = None) -> tuple[Path, Path]:
     from recon.findings.acks import acks_path
     from recon.group.accounts import account_db, account_names
+    from recon.group.consolidated import is_consolidated_file
     from recon.settings import load_settings
 
     if account is not None:
@@ -105,6 +111,12 @@ def _paths(db: Path | None, account: str | None = None) -> tuple[Path, Path]:
             "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
         )
     settings = load_settings(**({"db": str(db)} if db else {}))
+    if (names := account_names()) and is_consolidated_file(settings.db):
+        raise ConfigError(
+            "--db",
+            f"{settings.db} is the consolidated warehouse of every account: name one with "
+            f"--account ({', '.join(names)})",
+        )
     return settings.db, acks_path(settings.db)
 
 

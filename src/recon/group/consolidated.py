@@ -42,6 +42,7 @@ __all__ = [
     "build_consolidated",
     "catalog",
     "is_consolidated",
+    "is_consolidated_file",
 ]
 
 REFERENCE_RELATIONS = frozenset(
@@ -188,6 +189,19 @@ def is_consolidated(con: duckdb.DuckDBPyConnection) -> bool:
         [_ACCOUNTS_TABLE],
     ).fetchone()
     return bool(row and row[0])
+
+
+def is_consolidated_file(path: Path) -> bool:
+    """True when the DuckDB file at `path` is a consolidated warehouse (False: no file)."""
+    from recon.database import open_readonly
+
+    if not path.is_file():
+        return False
+    con = open_readonly(path)
+    try:
+        return is_consolidated(con)
+    finally:
+        con.close()
 
 
 def _accounts(con: duckdb.DuckDBPyConnection, db_path: Path) -> list[tuple[str, Path]]:
