@@ -89,13 +89,23 @@ def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
     `credentials: "sandbox"` (set by `recon nightly --sandbox`) takes the key and token the
     bundled sandbox accepts from the provider it registers (`recon.plugins`), read in this
     process: never a secret in the overrides, which an orchestrator stores. `account: <name>`
-    reads that account's settings (recon.group.accounts).
+    reads that account's settings (recon.group.accounts); `offline: "books"` (a step that
+    sends no request) leaves its API key and token unread, `offline: "warehouse"` (a step
+    that reads only the warehouse) every secret of it: their variables need not be set.
     """
     values = dict(overrides or {})
+    offline = values.pop("offline", None)
+    if offline not in (None, "books", "warehouse"):
+        raise ConfigError("offline", f"is books or warehouse, not {offline!r}")
     if "account" in values:  # one of several accounts: its own settings
         from recon.group.accounts import account_settings
 
-        return account_settings(str(values.pop("account")), values)
+        return account_settings(
+            str(values.pop("account")),
+            values,
+            secrets=offline != "warehouse",
+            api=offline is None,
+        )
     provider = values.pop("credentials", None)
     if provider:  # a named provider (entry point group recon.credentials), e.g. the sandbox's
         key, token = load_plugin(CREDENTIALS_GROUP, str(provider), setting="credentials")()
@@ -216,7 +226,8 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=True, publish=publish) as con:
         result = load_run(con, RunLanding(settings.landing, run_id), fields=settings.fields)
-        load_books(con, settings, run_id)  # the merchant's books, matched (recon.ledger)
+        account = (overrides or {}).get("account")
+        load_books(con, settings, run_id, account=account)  # the books, matched (recon.ledger)
         load_acks(con, acks_path(settings.db))  # the acknowledgement audit trail
         return result
 
@@ -285,6 +296,7 @@ def report_step(
     from recon.report import render_report
 
     settings = settings_for(overrides)
+    account, group_page = _account_of(overrides)
     con = open_readonly(settings.db)
     unwritten: str | None = None
     try:
@@ -297,6 +309,8 @@ def report_step(
                 reports_dir=settings.reports,
                 rates=rates,
                 csv_dialect=settings.csv_dialect,
+                account=account,
+                group_page=group_page,
             ).folder
         except OSError as exc:  # a full disk, a folder gone: the warehouse stays as published
             report_dir = None
@@ -321,7 +335,18 @@ def report_step(
     if unwritten is not None:
         code = EXIT_ABORTED
         reason = f"{reason}; {unwritten}" if reason else unwritten
-    return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines)
+    return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines, account)
+
+
+def _account_of(overrides: Mapping[str, Any] | None) -> tuple[str | None, Path | None]:
+    """The account of [accounts] a run is, and where the group page goes (None, None
+    without [accounts]): its report names the account and links to the group page."""
+    account = (overrides or {}).get("account")
+    if account is None:
+        return None, None
+    from recon.group.accounts import group_settings
+
+    return str(account), group_settings(overrides).reports / "group.html"
 
 
 def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
@@ -386,7 +411,7 @@ def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     status = reload_run(settings, run_id)
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=False, publish=False) as con:
-        load_books(con, settings, run_id)
+        load_books(con, settings, run_id, account=(overrides or {}).get("account"))
         load_acks(con, acks_path(settings.db))
     return status
 
