@@ -409,9 +409,9 @@ def test_an_insert_slice_follows_duckdbs_memory_limit() -> None:
 
     small = _slice_records(duckdb.connect(config={"memory_limit": "300MB"}))
     large = _slice_records(duckdb.connect(config={"memory_limit": "2GB"}))
-    assert 100_000 <= small <= 200_000
+    assert 40_000 <= small <= 80_000  # 300 MB: ~5 kB of DuckDB's memory a landed record
     assert large > 5 * small
-    assert _slice_records(duckdb.connect(config={"memory_limit": "1MB"})) == 50_000
+    assert _slice_records(duckdb.connect(config={"memory_limit": "1MB"})) == 20_000
 
 
 def _land_pages(root: Path, pays: list[dict], status: str = "complete") -> RunLanding:

@@ -555,11 +555,15 @@ def _merge(
             con.execute(stmt, {"files": files, "first_file": first, **paths})
 
 
-#: Memory an insert takes per landed record it reads (measured at 1M payments: a 200,000
-#: record slice fits a 400 MB DuckDB limit). The records read by one insert statement are
-#: bounded by DuckDB's memory limit, never by the merchant's size.
-_BYTES_PER_RECORD = 2_000
-_MIN_SLICE_RECORDS = 50_000
+#: Memory an insert takes per landed record it reads. The records read by one insert
+#: statement are bounded by DuckDB's memory limit, never by the merchant's size. 2,000 (a
+#: 100k-record slice under the "auto" 192 MiB) left a few MiB: a 1M or 2M first night ran
+#: out now and then in `INSERT INTO payments` (an allocation of ~336 bytes a record of the
+#: slice, 32.4 MiB at 100k, with ~170 MiB of the limit in use) and was retried under twice
+#: the limit (~690 MB). At 5,000 (40k records under 192 MiB) the 1M load passes even
+#: under 160 MiB (docs/performance.md).
+_BYTES_PER_RECORD = 5_000
+_MIN_SLICE_RECORDS = 20_000
 
 
 def _slice_records(con: duckdb.DuckDBPyConnection) -> int:
