@@ -175,13 +175,13 @@ def nightly(
     overrides = as_overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
-        from recon.night.nightly import notify_abort
-
         signal.signal(signal.SIGTERM, _terminated)  # before Prefect: its bridge calls it last
         try:
             return go()
         except ReconError as exc:  # stopped before the flow began: the flow alerts after
             if not started:
+                from recon.night.nightly import notify_abort
+
                 code = 2 if isinstance(exc, ConfigError) else 1  # what `guard` returns
                 problem = f"bad setting {exc}" if code == 2 else str(exc)
                 notify_abort(overrides, problem, code)
@@ -196,19 +196,20 @@ def nightly(
     def go() -> int:
         nonlocal started
         from recon.night.nightlock import night_lock
-        from recon.night.nightly import preflight, resolve_resume, settings_for
-        from recon.night.refetch import resolve_retry
+        from recon.night.overrides import settings_for
         from recon.orchestrator import NightlyOptions, load_orchestrator
 
         first = settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         if note is not None and not accept_books:
             raise ConfigError("--note", "goes with --accept-books INPUT")
+        if resume and retry_failed:
+            raise ConfigError("--retry-failed", "cannot be combined with --resume")
+        announce = say if verbose or task_runner == "dask" else (lambda _m: None)
         if _accounts(overrides):  # [accounts] in recon.toml: every account (recon.group)
             from recon.cli.group import run_group_night
 
             if accept_books:
                 raise ConfigError("--accept-books", "not with [accounts] yet")
-            announce = say if verbose or task_runner == "dask" else (lambda _m: None)
             return run_group_night(
                 overrides,
                 sandbox=sandbox,
@@ -223,19 +224,24 @@ def nightly(
         with contextlib.ExitStack() as stack:
             # one night per warehouse: a second one is refused before it touches anything
             stack.enter_context(night_lock(first.db))
+            # The orchestrator's server boots (seconds of CPU in its own process) while the
+            # checks below run; a check that fails stops it unused (issue 23).
+            orchestrator = load_orchestrator()
+            stack.enter_context(orchestrator.session(announce))
+            from recon.night.nightly import preflight, resolve_resume
+            from recon.night.refetch import resolve_retry
+
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides.update(base_url=url, credentials="sandbox")
                 overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
-            settings = preflight(overrides, probe_api=True)  # before Prefect starts
+            settings = preflight(overrides, probe_api=True)  # before the flow starts
             if accept_books:
                 from recon.ledger.loading import accept_books as accept
 
                 trail = accept(settings, accept_books, note)
                 say(f"accepted books {', '.join(accept_books)} for this night (audit: {trail[0]})")
-            if resume and retry_failed:
-                raise ConfigError("--retry-failed", "cannot be combined with --resume")
-            if retry_failed:  # refused here, before Prefect starts, when it cannot be done
+            if retry_failed:  # refused here, before the flow starts, when it cannot be done
                 retry_failed_run = resolve_retry(settings, retry_failed)
             options = NightlyOptions(
                 trigger="sandbox" if sandbox else "cli",
@@ -246,9 +252,6 @@ def nightly(
                 dask_address=dask_address,
                 retry_failed=retry_failed_run if retry_failed else None,
             )
-            orchestrator = load_orchestrator()
-            announce = say if verbose or task_runner == "dask" else (lambda _m: None)
-            stack.enter_context(orchestrator.session(announce))
             stack.enter_context(_progress_display(enabled=True))
             started = True
             summary = orchestrator.run_nightly(overrides, options)

@@ -42,10 +42,10 @@ from recon.night.outcome import (
     exit_code_for,
     worst_failed_severity,
 )
+from recon.night.overrides import settings_for
 from recon.night.warehouse import LoadResult, Warehouse, check_readable, load_run
-from recon.plugins import CREDENTIALS_GROUP, load_plugin
 from recon.runid import check_run_id, new_run_id
-from recon.settings import NotifySettings, Settings, load_settings
+from recon.settings import NotifySettings, Settings
 
 __all__ = [
     "EXIT_ABORTED",
@@ -81,26 +81,6 @@ __all__ = [
 log = logging.getLogger("recon")
 
 Overrides = Mapping[str, Any] | None
-
-
-def settings_for(overrides: Mapping[str, Any] | None) -> Settings:
-    """Settings from env + recon.toml + these non-secret overrides.
-
-    `credentials: "sandbox"` (set by `recon nightly --sandbox`) takes the key and token the
-    bundled sandbox accepts from the provider it registers (`recon.plugins`), read in this
-    process: never a secret in the overrides, which an orchestrator stores. `account: <name>`
-    reads that account's settings (recon.group.accounts).
-    """
-    values = dict(overrides or {})
-    if "account" in values:  # one of several accounts: its own settings
-        from recon.group.accounts import account_settings
-
-        return account_settings(str(values.pop("account")), values)
-    provider = values.pop("credentials", None)
-    if provider:  # a named provider (entry point group recon.credentials), e.g. the sandbox's
-        key, token = load_plugin(CREDENTIALS_GROUP, str(provider), setting="credentials")()
-        values.update(api_key=key, bearer_token=token)
-    return load_settings(**values)
 
 
 def start_step(
