@@ -17,60 +17,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from benchmarks._common import ROOT
-from recon.night.migrations import apply_migrations
+from benchmarks._books import books_pass, books_refunds, provider_side, summary_line
 
-ANCHOR = datetime(2026, 11, 20, 2, tzinfo=UTC)
 TARGET_S = 15.0
-CURRENCIES = "['EUR', 'EUR', 'EUR', 'USD', 'USD', 'GBP', 'JPY', 'BHD']"
 MANUAL = 100
 
 
 def _generate(con: duckdb.DuckDBPyConnection, folder: Path, n: int) -> dict[str, Path]:
     """Payments and refunds in the warehouse; the books as CSV files; manual matches."""
-    apply_migrations(con)
-    con.execute(
-        "INSERT INTO runs (run_id, started_at, status, loaded_at) VALUES ('r1', ?, 'complete', ?)",
-        [ANCHOR, ANCHOR],
-    )
-    for name in ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents"):
-        con.execute(
-            "INSERT INTO resource_scans (run_id, resource, status) VALUES ('r1', ?, 'complete')",
-            [name],
-        )
-    con.execute(
-        f"""
-        INSERT INTO payments (id, amount_minor, currency, status, reference, created_at, raw,
-                              content_hash, first_seen_run, last_seen_run)
-        SELECT 'pay_' || i, CAST(100 + hash(i) % 99900 AS BIGINT),
-               {CURRENCIES}[CAST(1 + hash(i * 7) % 8 AS BIGINT)],
-               CASE WHEN i % 4 = 0 THEN 'partially_refunded' ELSE 'confirmed' END,
-               'ORD-' || i, $anchor - to_minutes(CAST(i % 129600 AS BIGINT)) - INTERVAL 3 DAY,
-               '{{}}', 'h', 'r1', 'r1'
-        FROM range($n) AS t(i)
-        """,
-        {"n": n, "anchor": ANCHOR},
-    )
-    con.execute(
-        """
-        INSERT INTO refunds (id, payment_id, amount_minor, currency, status, created_at, raw,
-                             content_hash, first_seen_run, last_seen_run)
-        SELECT 're_' || id, id, amount_minor // 2, currency, 'succeeded',
-               created_at + INTERVAL 1 HOUR, '{}', 'h', 'r1', 'r1'
-        FROM payments WHERE status = 'partially_refunded'
-        """
-    )
+    provider_side(con, n)
     paths = {"orders": folder / "orders.csv", "refunds": folder / "refunds.csv"}
     con.execute(
         f"""
@@ -98,15 +61,7 @@ def _generate(con: duckdb.DuckDBPyConnection, folder: Path, n: int) -> dict[str,
         ) TO '{paths["orders"]}' (HEADER, DELIMITER ',')
         """
     )
-    con.execute(
-        f"""
-        COPY (
-            SELECT id AS refund_id, payment_id, NULL AS reference, amount_minor, currency,
-                   strftime(created_at, '%Y-%m-%dT%H:%M:%SZ') AS created_at
-            FROM refunds
-        ) TO '{paths["refunds"]}' (HEADER, DELIMITER ',')
-        """
-    )
+    books_refunds(con, paths["refunds"])
     from recon.findings.acks import AckLog, acks_path
 
     trail = AckLog(acks_path(folder / "recon.duckdb"))
@@ -126,15 +81,7 @@ def _generate(con: duckdb.DuckDBPyConnection, folder: Path, n: int) -> dict[str,
     return paths
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def bench(n: int) -> dict[str, Any]:
-    from recon.checks import CheckParams, run_checks
-    from recon.ledger.loading import load_books
-    from recon.report.ledger import build_ledger_section
     from recon.settings import settings_from
 
     with tempfile.TemporaryDirectory(prefix="recon-matching-bench-") as tmp:
@@ -153,17 +100,7 @@ def bench(n: int) -> dict[str, Any]:
             ledger_tolerance_minor=5,
             ledger={"match": {"books_reference": "^#?(.*)$"}},
         )
-        only = sorted(p.stem for p in (ROOT / "sql" / "checks").glob("ledger_*.sql"))
-        cpu0 = _cpu()
-        t0 = time.perf_counter()
-        loaded = load_books(con, settings, "r1")
-        t1 = time.perf_counter()
-        runs = run_checks(con, run_id="r1", as_of=ANCHOR, params=CheckParams(), only=only)
-        t2 = time.perf_counter()
-        (folder / "report").mkdir()
-        section = build_ledger_section(con, "r1", folder / "report")
-        t3 = time.perf_counter()
-        cpu = _cpu() - cpu0
+        done = books_pass(con, settings, folder)
         rules = dict(
             con.execute(
                 "SELECT rule, count(DISTINCT order_key) FROM ledger_links GROUP BY rule"
@@ -172,23 +109,12 @@ def bench(n: int) -> dict[str, Any]:
         proposals = con.execute("SELECT count(DISTINCT order_key) FROM ledger_suggestions")
         rules["suggested_match"] = int((proposals.fetchone() or (0,))[0])
         con.close()
-    errored = [r.check_name for r in runs if r.status == "errored"]
     return {
-        "orders": loaded.inputs[0].rows_loaded,
+        "orders": done.loaded.inputs[0].rows_loaded,
         "payments": n,
         "generate_s": round(generated, 2),
-        "load_and_match_s": round(t1 - t0, 2),
-        "checks_s": round(t2 - t1, 2),
-        "report_section_s": round(t3 - t2, 2),
-        "total_s": round(t3 - t0, 2),
-        "cpu_s": round(cpu, 2),
-        "loadavg": [round(x, 2) for x in os.getloadavg()],
-        "target_s": TARGET_S,
-        "pass": (t3 - t0) <= TARGET_S and not errored,
-        "errored": errored,
+        **done.figures(TARGET_S),
         "orders_per_rule": rules,
-        "findings": sum(r.finding_count for r in runs),
-        "open_breaks": section.open_breaks,
     }
 
 
@@ -197,13 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--orders", type=int, default=1_000_000)
     args = parser.parse_args(argv)
     result = bench(args.orders)
+    what = (
+        f"matching, {result['orders']:,} books orders against {args.orders:,} payments, "
+        "every rule on"
+    )
     print(
-        f"matching, {result['orders']:,} books orders against {args.orders:,} payments, every "
-        f"rule on: load + match {result['load_and_match_s']} s, checks {result['checks_s']} s, "
-        f"report section {result['report_section_s']} s = {result['total_s']} s "
-        f"({result['cpu_s']} s CPU, load average {result['loadavg'][0]}) "
-        f"(target {TARGET_S:g} s: {'pass' if result['pass'] else 'MISS'}); "
-        f"orders per rule {result['orders_per_rule']}",
+        f"{summary_line(what, result)}; orders per rule {result['orders_per_rule']}",
         file=sys.stderr,
     )
     print(json.dumps(result))

@@ -41,11 +41,15 @@ def account_night(
         payment_methods=payment_methods,
     )
     md = outcome.report_dir / "report.md" if outcome.report_dir else None
-    text = md.read_text() if md and md.exists() else f"{outcome.status}: {outcome.reason or ''}"
+    text = (  # the account's report.md names the account in its heading
+        md.read_text()
+        if md and md.exists()
+        else f"# account {account}\n\n{outcome.status}: {outcome.reason or ''}"
+    )
     try:  # what the Prefect UI shows of the account; never worth the account's outcome
         create_markdown_artifact(
             key=f"recon-summary-{account.replace('_', '-')}",
-            markdown=f"# account {account}\n\n{text}",
+            markdown=text,
             description=f"recon account {account}, run {outcome.run_id or '(none)'}",
         )
     except Exception as exc:

@@ -3,6 +3,8 @@
 -- Applied after the migrations (working copy) and after the views (publish: recreating a
 -- view drops its comments). One statement per line, grouped by table; a new table or
 -- column adds its lines here (tests/analyst/test_dictionary.py fails on one without).
+-- A `<table>_major` view's column that means what the table's column means is not repeated:
+-- it takes the table's words (recon.dictionary); only its own columns are written here.
 
 -- api_calls
 COMMENT ON TABLE api_calls IS 'Every HTTP attempt of every run (secrets never stored: no headers, redacted query).';
@@ -61,17 +63,6 @@ COMMENT ON COLUMN disputes.gone_in_run IS 'The complete run that no longer liste
 
 -- disputes_major
 COMMENT ON VIEW disputes_major IS 'disputes with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN disputes_major.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN disputes_major.payment_id IS 'The disputed payment (undocumented paymentId; field name set by RECON_FIELDS).';
-COMMENT ON COLUMN disputes_major.amount_minor IS 'Disputed amount in minor units (undocumented amount.amountMinor).';
-COMMENT ON COLUMN disputes_major.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN disputes_major.status IS 'The provider''s status (lower case).';
-COMMENT ON COLUMN disputes_major.reason IS 'The dispute''s reason as sent.';
-COMMENT ON COLUMN disputes_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN disputes_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
-COMMENT ON COLUMN disputes_major.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN disputes_major.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN disputes_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
 COMMENT ON COLUMN disputes_major.amount IS 'amount_minor in major units (money()).';
 
 -- failed_calls
@@ -205,18 +196,6 @@ COMMENT ON COLUMN findings_current.known_days IS 'How long recon has known the b
 
 -- findings_major
 COMMENT ON VIEW findings_major IS 'findings with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN findings_major.run_id IS 'The run that reported it.';
-COMMENT ON COLUMN findings_major.check_name IS 'The check that raised it.';
-COMMENT ON COLUMN findings_major.severity IS 'error | warn | info.';
-COMMENT ON COLUMN findings_major.finding_key IS 'check_name:entity_id:issue_type, the same from night to night.';
-COMMENT ON COLUMN findings_major.state IS 'new (first seen this run) | open (seen before) | reopened (came back after it was resolved) | resolved.';
-COMMENT ON COLUMN findings_major.entity IS 'What it is about: payment, refund, invoice, order, …';
-COMMENT ON COLUMN findings_major.entity_id IS 'That record''s id (the reference for an order).';
-COMMENT ON COLUMN findings_major.currency IS 'ISO 4217 code of amount_minor (NULL when the finding has no amount).';
-COMMENT ON COLUMN findings_major.amount_minor IS 'The amount at stake in minor units of currency.';
-COMMENT ON COLUMN findings_major.issue_type IS 'What is wrong, in one word.';
-COMMENT ON COLUMN findings_major.detail IS 'What is wrong, in words.';
-COMMENT ON COLUMN findings_major.first_seen_run IS 'The run that first reported it.';
 COMMENT ON COLUMN findings_major.amount IS 'amount_minor in major units (money()).';
 COMMENT ON COLUMN findings_major.reopen_count IS 'How many times the finding came back after it was resolved.';
 COMMENT ON COLUMN findings_major.item_at IS 'The business date of the item it is about.';
@@ -239,18 +218,6 @@ COMMENT ON COLUMN invoices.gone_in_run IS 'The complete run that no longer liste
 
 -- invoices_major
 COMMENT ON VIEW invoices_major IS 'invoices with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN invoices_major.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN invoices_major.customer_id IS 'The provider''s customer id.';
-COMMENT ON COLUMN invoices_major.subscription_id IS 'The subscription billed (undocumented subscriptionId).';
-COMMENT ON COLUMN invoices_major.status IS 'The provider''s status: open, paid, void, …';
-COMMENT ON COLUMN invoices_major.amount_due_minor IS 'Amount still due in minor units of currency.';
-COMMENT ON COLUMN invoices_major.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN invoices_major.due_date IS 'When it is due (undocumented dueDate; NULL when absent).';
-COMMENT ON COLUMN invoices_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN invoices_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
-COMMENT ON COLUMN invoices_major.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN invoices_major.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN invoices_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
 COMMENT ON COLUMN invoices_major.amount_due IS 'amount_due_minor in major units (money()).';
 
 -- ledger_invoices
@@ -267,15 +234,6 @@ COMMENT ON COLUMN ledger_invoices.run_id IS 'The run that read it.';
 
 -- ledger_invoices_major
 COMMENT ON VIEW ledger_invoices_major IS 'ledger_invoices with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN ledger_invoices_major.invoice_id IS 'The provider''s invoice id.';
-COMMENT ON COLUMN ledger_invoices_major.customer_id IS 'The customer.';
-COMMENT ON COLUMN ledger_invoices_major.amount_minor IS 'Amount in minor units.';
-COMMENT ON COLUMN ledger_invoices_major.currency IS 'ISO 4217 code.';
-COMMENT ON COLUMN ledger_invoices_major.status IS 'An invoice status (the status map applied).';
-COMMENT ON COLUMN ledger_invoices_major.books_status IS 'The status as the books say it.';
-COMMENT ON COLUMN ledger_invoices_major.source IS 'The file (or query) it was read from.';
-COMMENT ON COLUMN ledger_invoices_major.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
-COMMENT ON COLUMN ledger_invoices_major.run_id IS 'The run that read it.';
 COMMENT ON COLUMN ledger_invoices_major.amount IS 'amount_minor in major units (money()).';
 
 -- ledger_loads
@@ -320,24 +278,6 @@ COMMENT ON COLUMN ledger_matches.best_candidate IS 'The proposed counterpart of 
 
 -- ledger_matches_major
 COMMENT ON VIEW ledger_matches_major IS 'ledger_matches with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN ledger_matches_major.entity IS 'order | payment.';
-COMMENT ON COLUMN ledger_matches_major.entity_id IS 'The reference (order), else the order_id, or the payment id.';
-COMMENT ON COLUMN ledger_matches_major.reference IS 'The order''s reference.';
-COMMENT ON COLUMN ledger_matches_major.order_id IS 'The books'' order number.';
-COMMENT ON COLUMN ledger_matches_major.books_amount_minor IS 'The books'' amount in minor units of books_currency.';
-COMMENT ON COLUMN ledger_matches_major.books_currency IS 'The books'' currency.';
-COMMENT ON COLUMN ledger_matches_major.books_status IS 'The books'' status (mapped).';
-COMMENT ON COLUMN ledger_matches_major.payment_ids IS 'The live settled payments with the reference.';
-COMMENT ON COLUMN ledger_matches_major.payments IS 'Live payments with the reference, any status.';
-COMMENT ON COLUMN ledger_matches_major.settled IS 'Of which settled.';
-COMMENT ON COLUMN ledger_matches_major.provider_amount_minor IS 'Their sum in minor units of provider_currency (NULL when one amount is unknown).';
-COMMENT ON COLUMN ledger_matches_major.provider_currency IS 'Their currency (NULL when they are in several currencies).';
-COMMENT ON COLUMN ledger_matches_major.provider_status IS 'confirmed / refunded (all) or partially_refunded.';
-COMMENT ON COLUMN ledger_matches_major.provider_statuses IS 'Their statuses.';
-COMMENT ON COLUMN ledger_matches_major.item_at IS 'The order''s (or payment''s) created_at: the item''s business date.';
-COMMENT ON COLUMN ledger_matches_major.kind IS 'matched | split | amount_mismatch | currency_mismatch | duplicate_charge | order_missing_at_provider | unexpected_payment | not_payable | awaiting_payment | payment_missing_from_books | awaiting_books.';
-COMMENT ON COLUMN ledger_matches_major.state IS 'matched | pending | break | none.';
-COMMENT ON COLUMN ledger_matches_major.run_id IS 'The run.';
 COMMENT ON COLUMN ledger_matches_major.books_amount IS 'books_amount_minor in major units of books_currency.';
 COMMENT ON COLUMN ledger_matches_major.provider_amount IS 'provider_amount_minor in major units of provider_currency.';
 COMMENT ON COLUMN ledger_matches_major.rule IS 'The matching rule that linked the order.';
@@ -361,16 +301,6 @@ COMMENT ON COLUMN ledger_orders.payment_reference IS 'The reference the payment 
 
 -- ledger_orders_major
 COMMENT ON VIEW ledger_orders_major IS 'ledger_orders with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN ledger_orders_major.reference IS 'The order''s reference (what the payment was made under).';
-COMMENT ON COLUMN ledger_orders_major.order_id IS 'The books'' own order number.';
-COMMENT ON COLUMN ledger_orders_major.amount_minor IS 'Order amount in minor units of currency.';
-COMMENT ON COLUMN ledger_orders_major.currency IS 'ISO 4217 code.';
-COMMENT ON COLUMN ledger_orders_major.status IS 'A payment status (the status map applied).';
-COMMENT ON COLUMN ledger_orders_major.books_status IS 'The status as the books say it.';
-COMMENT ON COLUMN ledger_orders_major.created_at IS 'When the order was placed (the item''s business date).';
-COMMENT ON COLUMN ledger_orders_major.source IS 'The file (or query) it was read from.';
-COMMENT ON COLUMN ledger_orders_major.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
-COMMENT ON COLUMN ledger_orders_major.run_id IS 'The run that read it.';
 COMMENT ON COLUMN ledger_orders_major.amount IS 'amount_minor in major units (money()).';
 COMMENT ON COLUMN ledger_orders_major.payment_reference IS 'The reference the payment was made under (several orders paid by one checkout).';
 
@@ -390,17 +320,6 @@ COMMENT ON COLUMN ledger_payment_refunds.run_id IS 'The run.';
 
 -- ledger_payment_refunds_major
 COMMENT ON VIEW ledger_payment_refunds_major IS 'ledger_payment_refunds with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN ledger_payment_refunds_major.payment_id IS 'The payment.';
-COMMENT ON COLUMN ledger_payment_refunds_major.reference IS 'Its reference.';
-COMMENT ON COLUMN ledger_payment_refunds_major.status IS 'The provider''s status.';
-COMMENT ON COLUMN ledger_payment_refunds_major.amount_minor IS 'The payment''s amount in minor units.';
-COMMENT ON COLUMN ledger_payment_refunds_major.currency IS 'ISO 4217 code.';
-COMMENT ON COLUMN ledger_payment_refunds_major.books_refunds IS 'Books refunds of it.';
-COMMENT ON COLUMN ledger_payment_refunds_major.books_total_minor IS 'Their total in minor units.';
-COMMENT ON COLUMN ledger_payment_refunds_major.books_settled_minor IS 'Their total without those younger than the grace.';
-COMMENT ON COLUMN ledger_payment_refunds_major.expected IS 'confirmed | partially_refunded | refunded | over_refunded (what the books'' total implies).';
-COMMENT ON COLUMN ledger_payment_refunds_major.state IS 'consistent | pending | break.';
-COMMENT ON COLUMN ledger_payment_refunds_major.run_id IS 'The run.';
 COMMENT ON COLUMN ledger_payment_refunds_major.amount IS 'amount_minor in major units.';
 COMMENT ON COLUMN ledger_payment_refunds_major.books_total IS 'books_total_minor in major units.';
 COMMENT ON COLUMN ledger_payment_refunds_major.books_settled IS 'books_settled_minor in major units.';
@@ -428,24 +347,6 @@ COMMENT ON COLUMN ledger_refund_matches.run_id IS 'The run.';
 
 -- ledger_refund_matches_major
 COMMENT ON VIEW ledger_refund_matches_major IS 'ledger_refund_matches with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN ledger_refund_matches_major.side IS 'books | provider.';
-COMMENT ON COLUMN ledger_refund_matches_major.refund_key IS 'Refund id, or <source>#<row> for an id-less books row.';
-COMMENT ON COLUMN ledger_refund_matches_major.refund_id IS 'The refund id.';
-COMMENT ON COLUMN ledger_refund_matches_major.books_payment_id IS 'The payment as the books give it.';
-COMMENT ON COLUMN ledger_refund_matches_major.books_reference IS 'The reference as the books give it.';
-COMMENT ON COLUMN ledger_refund_matches_major.books_amount_minor IS 'The books'' amount in minor units of books_currency.';
-COMMENT ON COLUMN ledger_refund_matches_major.books_currency IS 'The books'' currency.';
-COMMENT ON COLUMN ledger_refund_matches_major.payment_id IS 'The live payment it resolves to.';
-COMMENT ON COLUMN ledger_refund_matches_major.resolution IS 'payment_id | reference | unknown_payment | ambiguous_reference | provider.';
-COMMENT ON COLUMN ledger_refund_matches_major.payment_currency IS 'That payment''s currency.';
-COMMENT ON COLUMN ledger_refund_matches_major.provider_payment_id IS 'The provider refund''s payment.';
-COMMENT ON COLUMN ledger_refund_matches_major.provider_amount_minor IS 'The provider''s amount in minor units of provider_currency.';
-COMMENT ON COLUMN ledger_refund_matches_major.provider_currency IS 'The provider''s currency.';
-COMMENT ON COLUMN ledger_refund_matches_major.provider_status IS 'The provider refund''s status.';
-COMMENT ON COLUMN ledger_refund_matches_major.provider_counted IS 'Counts toward the payment''s refunded total (NULL: no provider refund of that id).';
-COMMENT ON COLUMN ledger_refund_matches_major.item_at IS 'The refund''s business date.';
-COMMENT ON COLUMN ledger_refund_matches_major.young IS 'Younger than the grace: pending, not a break.';
-COMMENT ON COLUMN ledger_refund_matches_major.run_id IS 'The run.';
 COMMENT ON COLUMN ledger_refund_matches_major.books_amount IS 'books_amount_minor in major units of books_currency.';
 COMMENT ON COLUMN ledger_refund_matches_major.provider_amount IS 'provider_amount_minor in major units of provider_currency.';
 
@@ -463,15 +364,6 @@ COMMENT ON COLUMN ledger_refunds.run_id IS 'The run that read it.';
 
 -- ledger_refunds_major
 COMMENT ON VIEW ledger_refunds_major IS 'ledger_refunds with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN ledger_refunds_major.refund_id IS 'The provider''s refund id, when the books know it.';
-COMMENT ON COLUMN ledger_refunds_major.payment_id IS 'The payment refunded (or reference).';
-COMMENT ON COLUMN ledger_refunds_major.reference IS 'The order''s reference (or payment_id).';
-COMMENT ON COLUMN ledger_refunds_major.amount_minor IS 'Refund amount in minor units.';
-COMMENT ON COLUMN ledger_refunds_major.currency IS 'ISO 4217 code.';
-COMMENT ON COLUMN ledger_refunds_major.created_at IS 'When the refund was issued (the item''s business date).';
-COMMENT ON COLUMN ledger_refunds_major.source IS 'The file (or query) it was read from.';
-COMMENT ON COLUMN ledger_refunds_major.row_number IS 'Its row in the spreadsheet (header = 1), else its record number.';
-COMMENT ON COLUMN ledger_refunds_major.run_id IS 'The run that read it.';
 COMMENT ON COLUMN ledger_refunds_major.amount IS 'amount_minor in major units (money()).';
 
 -- ledger_rejects
@@ -552,16 +444,6 @@ COMMENT ON COLUMN payment_intents.gone_in_run IS 'The complete run that no longe
 
 -- payment_intents_major
 COMMENT ON VIEW payment_intents_major IS 'payment_intents with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN payment_intents_major.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN payment_intents_major.status IS 'The provider''s status (lower case).';
-COMMENT ON COLUMN payment_intents_major.capture_method IS 'automatic or manual (captureMethod).';
-COMMENT ON COLUMN payment_intents_major.amount_minor IS 'The intent''s amount in minor units (must be >= 0).';
-COMMENT ON COLUMN payment_intents_major.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN payment_intents_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN payment_intents_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
-COMMENT ON COLUMN payment_intents_major.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN payment_intents_major.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN payment_intents_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
 COMMENT ON COLUMN payment_intents_major.amount IS 'amount_minor in major units (money()).';
 
 -- payment_methods
@@ -591,16 +473,6 @@ COMMENT ON COLUMN payments.gone_in_run IS 'The complete run that no longer liste
 
 -- payments_major
 COMMENT ON VIEW payments_major IS 'payments with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN payments_major.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN payments_major.amount_minor IS 'Amount in minor units of currency (BIGINT, never a float).';
-COMMENT ON COLUMN payments_major.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN payments_major.status IS 'The provider''s status: confirmed, refunded, partially_refunded, pending, failed, …';
-COMMENT ON COLUMN payments_major.reference IS 'The merchant''s reference the payment was made under (matches the books'' orders).';
-COMMENT ON COLUMN payments_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN payments_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
-COMMENT ON COLUMN payments_major.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN payments_major.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN payments_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
 COMMENT ON COLUMN payments_major.amount IS 'amount_minor in major units: money(amount_minor, currency), exact DECIMAL(38,4); NULL without a minor unit.';
 
 -- record_versions
@@ -618,15 +490,6 @@ COMMENT ON COLUMN record_versions.raw IS 'The record at this version; NULL for t
 
 -- record_versions_major
 COMMENT ON VIEW record_versions_major IS 'record_versions with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN record_versions_major.entity IS 'The table the record lives in: payments, refunds, …';
-COMMENT ON COLUMN record_versions_major.id IS 'The record''s id.';
-COMMENT ON COLUMN record_versions_major.version IS '1, 2, … per (entity, id).';
-COMMENT ON COLUMN record_versions_major.run_id IS 'The run that saw this version first.';
-COMMENT ON COLUMN record_versions_major.change IS 'new | changed | gone | returned.';
-COMMENT ON COLUMN record_versions_major.status IS 'The record''s status at this version.';
-COMMENT ON COLUMN record_versions_major.amount_minor IS 'Its amount at this version, in minor units.';
-COMMENT ON COLUMN record_versions_major.currency IS 'Its currency at this version.';
-COMMENT ON COLUMN record_versions_major.content_hash IS 'Hash of the record at this version.';
 COMMENT ON COLUMN record_versions_major.amount IS 'amount_minor in major units (money()).';
 
 -- refund_payments
@@ -658,16 +521,6 @@ COMMENT ON COLUMN refunds.gone_in_run IS 'The complete run that no longer listed
 
 -- refunds_major
 COMMENT ON VIEW refunds_major IS 'refunds with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN refunds_major.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN refunds_major.payment_id IS 'The payment refunded.';
-COMMENT ON COLUMN refunds_major.amount_minor IS 'Refunded amount in minor units of currency.';
-COMMENT ON COLUMN refunds_major.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN refunds_major.status IS 'The provider''s status: succeeded, pending, failed, … (failure statuses do not count toward a payment''s refunded total).';
-COMMENT ON COLUMN refunds_major.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN refunds_major.content_hash IS 'Hash of raw: a change makes a new version in record_versions.';
-COMMENT ON COLUMN refunds_major.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN refunds_major.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN refunds_major.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
 COMMENT ON COLUMN refunds_major.amount IS 'amount_minor in major units (money()).';
 
 -- rejects

@@ -39,7 +39,7 @@ def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) ->
     }
     run: list[str] = []
     skipped: list[str] = []
-    for stmt in sql_statements(read_sql("dictionary.sql")):
+    for stmt in _with_major_columns(sql_statements(read_sql("dictionary.sql")), columns):
         target = _TARGET.match(stmt)
         if target is None:
             raise WarehouseError(f"sql/dictionary.sql: not a COMMENT ON statement: {stmt[:60]}")
@@ -60,3 +60,23 @@ def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) ->
 
 
 _TARGET = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN|MACRO TABLE|MACRO) (\w+)(?:\.(\w+))? IS ")
+_MAJOR = "_major"
+
+
+def _with_major_columns(stmts: list[str], columns: set[tuple[str, str]]) -> list[str]:
+    """The statements, and the words of `<table>_major`'s columns that sql/dictionary.sql
+    does not give: a `_major` view is its table with amounts in major units beside the minor
+    ones, so a column it shares with the table means what it means there (written once)."""
+    said: dict[tuple[str, str], str] = {}
+    for stmt in stmts:
+        target = _TARGET.match(stmt)
+        if target is not None and target.group(1) == "COLUMN":
+            said[(target.group(2), target.group(3))] = stmt[target.end() :]
+    inherited = [
+        f"COMMENT ON COLUMN {view}.{column} IS {said[(view[: -len(_MAJOR)], column)]}"
+        for view, column in sorted(columns)
+        if view.endswith(_MAJOR)
+        and (view, column) not in said
+        and (view[: -len(_MAJOR)], column) in said
+    ]
+    return stmts + inherited

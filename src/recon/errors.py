@@ -43,6 +43,7 @@ __all__ = [
     "UsageError",
     "WarehouseError",
     "disk_full",
+    "duckdb_refusal",
     "redact_url",
     "remember_secret",
     "scrub",
@@ -373,3 +374,11 @@ class CheckDefinitionError(ReconError):
 
 class WarehouseError(ReconError):
     """The warehouse cannot be opened, locked, written or published."""
+
+
+def duckdb_refusal(exc: BaseException) -> str | None:
+    """The first line of an error DuckDB raised (a table the file has not, …), to show in
+    place of a traceback; None for any other error. DuckDB is not imported for it."""
+    if type(exc).__module__.split(".")[0] not in ("duckdb", "_duckdb"):
+        return None
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

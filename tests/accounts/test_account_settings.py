@@ -185,3 +185,62 @@ def test_single_account_setting_names_become_the_accounts() -> None:
     }
     for setting, expected in said.items():
         assert in_account("eu", ConfigError(setting, "x")).setting == expected
+
+
+def test_a_step_that_sends_no_request_needs_no_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`recon check/report --account` read the warehouse only: no secret of the account is
+    read; `recon load` reads the books, so their database URL is, but never the API key."""
+    write_toml(
+        tmp_path / "recon.toml",
+        {"eu": entry("eu", "https://eu.example.com", ledger_database_url_env="RECON_EU_BOOKS")},
+    )
+    with pytest.raises(ConfigError) as caught:  # a step that calls the API
+        settings_for({"account": "eu"})
+    assert caught.value.setting == "[accounts.eu] api_key_env"
+    assert "RECON_EU_API_KEY is not set" in caught.value.problem
+    quiet = settings_for({"account": "eu", "offline": "warehouse"})
+    assert (quiet.api_key, quiet.ledger_database_url) == (None, None)
+    assert quiet.db == Path("data/accounts/eu/recon.duckdb")
+    with pytest.raises(ConfigError) as caught:  # the books' database is read by a load
+        settings_for({"account": "eu", "offline": "books"})
+    assert caught.value.setting == "[accounts.eu] ledger_database_url_env"
+    assert "RECON_EU_BOOKS is not set" in caught.value.problem
+    monkeypatch.setenv("RECON_EU_BOOKS", "postgresql://u:hunter2-eu@db/books")
+    books = settings_for({"account": "eu", "offline": "books"})
+    assert books.api_key is None
+    assert books.ledger_database_url is not None
+    with pytest.raises(ConfigError, match="offline"):
+        settings_for({"account": "eu", "offline": "yes"})
+
+
+def test_an_accounts_secrets_are_scrubbed_from_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.errors import scrub
+
+    set_keys(monkeypatch, "eu")
+    write_toml(tmp_path / "recon.toml", {"eu": entry("eu", "https://eu.example.com")})
+    settings_for({"account": "eu"})
+    assert scrub(f"refused key {key_of('eu')}!") == "refused key ***!"
+
+
+def test_the_group_alert_and_page_never_show_an_accounts_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.group.night import AccountOutcome, GroupSummary, group_alert
+    from recon.report.group import render_group_page
+
+    set_keys(monkeypatch, "eu")
+    write_toml(tmp_path / "recon.toml", {"eu": entry("eu", "https://eu.example.com")})
+    settings_for({"account": "eu"})  # its key read, so known to be a secret
+    leak = f"ValueError: bad header x-api-key={key_of('eu')}"
+    summary = GroupSummary(
+        "20261125T020000Z-abcdef", [AccountOutcome("eu", "aborted", 1, reason=leak)], 1
+    )
+    assert key_of("eu") not in group_alert(summary).text()
+    page = render_group_page(tmp_path / "reports", summary)
+    assert key_of("eu") not in page.read_text()
+    assert key_of("eu") not in (tmp_path / "reports" / "group.json").read_text()
+    assert "ValueError: bad header" in page.read_text()

@@ -64,3 +64,28 @@ def test_views_union_the_accounts_by_name(tmp_path: Path) -> None:
         open_read_only(moved / "recon.duckdb"),
     ):
         pass
+
+
+def test_the_consolidated_file_keeps_the_data_dictionary(tmp_path: Path) -> None:
+    """`recon describe` on the consolidated file (the default with accounts) says what the
+    accounts' warehouses say, and what `account` is."""
+    from typer.testing import CliRunner
+
+    from recon.cli import app
+
+    root = tmp_path / "data"
+    eu = _warehouse(
+        root / "accounts" / "eu" / "recon.duckdb",
+        "CREATE TABLE payments AS SELECT 'p1' AS id, 100::BIGINT AS amount_minor;"
+        "COMMENT ON TABLE payments IS 'Payments as the provider lists them now.';"
+        "COMMENT ON COLUMN payments.amount_minor IS 'Amount in minor units, it''s exact.';",
+    )
+    target = build_consolidated(root / "recon.duckdb", {"eu": eu})
+    result = CliRunner().invoke(app, ["describe", "payments", "--db", str(target)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "payments (view): Payments as the provider lists them now."
+    assert "The account of [accounts] in recon.toml this row comes from" in result.stdout
+    assert any("amount_minor" in x and "it's exact." in x for x in lines)
+    result = CliRunner().invoke(app, ["describe", "currencies", "--db", str(target)])
+    assert "(no comment)" not in result.stdout  # the reference tables' words too

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import httpx
+import openpyxl
 import pytest
 from typer.testing import CliRunner
 
@@ -141,6 +142,11 @@ def test_one_night_every_account_its_own_outcome(
     for name in ("eu", "us", "uk", "jp"):
         assert f">{name}<" in page
     assert f'href="eu/{by["eu"].run_id}/report.html"' in page
+    assert '<a href="eu/index.html">all runs of eu</a>' in page
+    assert (tmp_path / "reports" / "eu" / "index.html").exists()
+    night = summary.night_id
+    when = f"{night[:4]}-{night[4:6]}-{night[6:8]} {night[9:11]}:{night[11:13]} UTC"
+    assert f"<title>All accounts · night {when}: aborted</title>" in page
     assert (tmp_path / "reports" / "eu" / by["eu"].run_id / "report.html").exists()
     group = json.loads(first_json)
     assert [a["account"] for a in group["accounts"]] == ["eu", "jp", "uk", "us"]
@@ -198,7 +204,7 @@ def test_one_night_every_account_its_own_outcome(
     assert not (tmp_path / "data" / "accounts" / "eu" / "recon.acks.jsonl").exists()
     result = runner.invoke(app, ["report", "--account", "eu"])
     assert result.exit_code == 0, result.output
-    assert f"run {by['eu'].run_id}: complete" in result.stdout
+    assert f"account eu, run {by['eu'].run_id}: complete" in result.stdout
     result = runner.invoke(app, ["check"])
     assert result.exit_code == 2
     assert "name one (eu, jp, uk, us)" in result.output
@@ -207,8 +213,15 @@ def test_one_night_every_account_its_own_outcome(
     month = by["eu"].run_id[:4] + "-" + by["eu"].run_id[4:6]
     result = runner.invoke(app, ["close", month, "--account", "eu"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "reports" / "eu" / f"close-{month}" / "close.xlsx").exists()
+    assert f"account eu: close pack {month}: draft" in result.stdout
+    pack = tmp_path / "reports" / "eu" / f"close-{month}"
+    cover = openpyxl.load_workbook(pack / "close.xlsx", read_only=True)["Summary"]
+    assert [c.value for c in next(cover.iter_rows(min_row=2, max_row=2))] == ["account", "eu"]
+    page = (pack / "close.html").read_text()
+    assert '<span class="account">account eu</span> Period close' in page
+    assert f"recon close {month} --account eu --sign-off" in page  # the hint works as given
     result = runner.invoke(app, ["close", month])
     assert result.exit_code == 2
+    assert "name one (eu, jp, uk, us)" in result.output
     result = runner.invoke(app, ["findings", "verify", "--account", "us"])
     assert result.exit_code == 0, result.output

@@ -88,3 +88,23 @@ def test_an_unknown_finding_key_is_said_so(db: Path) -> None:
     line = _one_line(result.stderr)
     assert line.startswith("recon: unknown finding key nope:x:y: ")
     assert "bad setting" not in line
+
+
+def test_what_the_warehouse_refuses_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    """A DuckDB file that is not a recon warehouse (no books in it): the warehouse's first
+    line, never a traceback."""
+    import duckdb
+
+    other = tmp_path / "other.duckdb"
+    duckdb.connect(str(other)).close()
+    result = runner.invoke(app, ["match", "ORD-1", "pay_1", "--note", "n", "--db", str(other)])
+    assert result.exit_code == 1
+    assert result.output.startswith("recon: aborted: the warehouse refused: Catalog Error: ")
+    assert "ledger_orders" in result.output
+    assert len(result.output.splitlines()) == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+    result = runner.invoke(app, ["findings", "list", "--db", str(other)])  # its own guard
+    assert result.exit_code == 1
+    assert result.output.startswith("recon: aborted: the warehouse refused: Catalog Error: ")
+    assert len(result.output.splitlines()) == 1

@@ -46,11 +46,13 @@ def close(
         if reopen and not (note and note.strip()):
             raise ConfigError("--reopen", "needs a --note saying why")
         overrides = {k: str(v) for k, v in (("db", db), ("reports", reports)) if v}
-        if account is not None or _several(overrides):  # [accounts]: one account's month
+        if account is not None or (names := _several(overrides)):  # [accounts]: one's month
             from recon.group.accounts import account_settings
 
             if account is None:
-                raise ConfigError("--account", "recon.toml has several accounts: name one")
+                raise ConfigError(
+                    "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
+                )
             settings = account_settings(account, overrides, secrets=False)
         else:
             settings = load_settings(**overrides)
@@ -64,6 +66,7 @@ def close(
                 accept_incomplete=accept_incomplete,
                 reopen_note=note.strip() if reopen and note else None,
                 failed_statuses=tuple(settings.refund_failed_statuses),
+                account=account,
             )
         except ClosedError as exc:
             raise fail(1, str(exc)) from None
@@ -77,13 +80,14 @@ def close(
         if fig.incomplete:
             tell(f"closed with {len(fig.incomplete)} incomplete night(s) (accepted, on the cover)")
         state = f"signed off by {sign_off}" if paths.signed else "draft (not signed off)"
-        tell(f"close pack {month.name}: {state}: {paths.xlsx}, {paths.html}")
+        whose = f"account {account}: " if account else ""
+        tell(f"{whose}close pack {month.name}: {state}: {paths.xlsx}, {paths.html}")
         return paths.folder
 
     guard(go)
 
 
-def _several(overrides: dict[str, str]) -> bool:
+def _several(overrides: dict[str, str]) -> list[str]:
     from recon.group.accounts import account_names
 
-    return bool(account_names(overrides))
+    return account_names(overrides)

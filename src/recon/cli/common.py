@@ -14,7 +14,15 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from recon.errors import AuthError, ConfigError, ReconError, UsageError, disk_full, scrub
+from recon.errors import (
+    AuthError,
+    ConfigError,
+    ReconError,
+    UsageError,
+    disk_full,
+    duckdb_refusal,
+    scrub,
+)
 from recon.findings.cli import app as findings_app
 from recon.sandbox.cli import app as sandbox_app
 
@@ -104,6 +112,12 @@ def guard(fn: Callable[[], T]) -> T:
             raise
         where = f" writing {exc.filename}" if exc.filename else ""
         raise fail(1, f"aborted: no space left on the device{where}") from None
+    except Exception as exc:
+        # the warehouse refused what a command asked of it (e.g. a table the file has not):
+        # its first line, never a traceback
+        if (refused := duckdb_refusal(exc)) is None:
+            raise
+        raise fail(1, f"aborted: the warehouse refused: {refused}") from None
 
 
 def configure_logging(verbose: bool) -> None:

@@ -11,12 +11,42 @@ from typing import Any
 from recon.cli.common import out
 from recon.errors import ConfigError
 
-__all__ = ["run_group_night"]
+__all__ = ["accepted_books", "run_group_night"]
+
+
+def accepted_books(
+    names: list[str], inputs: list[str], accounts: list[str]
+) -> dict[str, list[str]]:
+    """`--accept-books INPUT --account NAME…`: the books inputs to accept, per account.
+
+    Books are per account, so is accepting them: the accounts are named (every one of them,
+    if all are meant), never implied — a deliberately emptied file of one account must not
+    let another's empty file through.
+    """
+    if accounts and not inputs:
+        raise ConfigError(
+            "--account",
+            "`recon nightly` runs every account; --account names whose books --accept-books "
+            "accepts",
+        )
+    if inputs and not accounts:
+        raise ConfigError(
+            "--accept-books",
+            f"name the account whose books to accept: --account NAME ({', '.join(names)})",
+        )
+    for name in accounts:
+        if name not in names:
+            raise ConfigError(
+                "--account", f"no account {name!r} in [accounts] (known: {', '.join(names)})"
+            )
+    return {name: list(inputs) for name in dict.fromkeys(accounts)}
 
 
 def run_group_night(
     overrides: dict[str, Any],
     *,
+    accepting: dict[str, list[str]],
+    note: str | None,
     sandbox: bool,
     resume: str | None,
     retry_failed: str | None,
@@ -47,6 +77,8 @@ def run_group_night(
             "--resume", "with [accounts] every account resumes its newest run: give no RUN_ID"
         )
     names = group_preflight(overrides)  # every account, before Prefect and any request
+    if accepting:
+        _accept(overrides, accepting, note)
     if task_runner == "dask":
         config = Path(os.environ.get("RECON_CONFIG", "recon.toml"))
         if config.is_file():  # workers are other processes: they read the same file
@@ -67,6 +99,25 @@ def run_group_night(
         summary = orchestrator.run_group(overrides, names, new_run_id(), options)
     print_group(summary)
     return int(summary.exit_code)
+
+
+def _accept(overrides: dict[str, Any], accepting: dict[str, list[str]], note: str | None) -> None:
+    """Each named account's `accept_books` line in its own audit trail (after the checks of
+    every account, before any request; every account's inputs checked before any line is
+    written), said on stderr like the single account's."""
+    from recon.cli.common import say
+    from recon.group.night import account_overrides
+    from recon.ledger.loading import accept_books, check_accept
+    from recon.night.nightly import settings_for
+
+    settings = {name: settings_for(account_overrides(overrides, name)) for name in accepting}
+    for name, inputs in accepting.items():
+        check_accept(settings[name], inputs, note, account=name)
+    for name, inputs in accepting.items():
+        trail = accept_books(settings[name], inputs, note, account=name)
+        say(
+            f"account {name}: accepted books {', '.join(inputs)} for this night (audit: {trail[0]})"
+        )
 
 
 def print_group(summary: Any) -> None:

@@ -163,6 +163,14 @@ def nightly(
     note: Annotated[
         str | None, typer.Option("--note", help="Why the books input is accepted (audited).")
     ] = None,
+    accept_for: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--account",
+            help="With [accounts] in recon.toml: the account whose books --accept-books "
+            "accepts (repeatable); every account runs, no other's books are accepted.",
+        ),
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
     """Run the whole nightly job: extract, land, load, check, report.
@@ -202,16 +210,15 @@ def nightly(
         first = settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         if note is not None and not accept_books:
             raise ConfigError("--note", "goes with --accept-books INPUT")
-        if resume and retry_failed:
-            raise ConfigError("--retry-failed", "cannot be combined with --resume")
         announce = say if verbose or task_runner == "dask" else (lambda _m: None)
-        if _accounts(overrides):  # [accounts] in recon.toml: every account (recon.group)
-            from recon.cli.group import run_group_night
+        if names := _accounts(overrides):  # [accounts] in recon.toml: every account
+            from recon.cli.group import accepted_books, run_group_night
 
-            if accept_books:
-                raise ConfigError("--accept-books", "not with [accounts] yet")
+            accepting = accepted_books(names, accept_books or [], accept_for or [])
             return run_group_night(
                 overrides,
+                accepting=accepting,
+                note=note,
                 sandbox=sandbox,
                 resume=resume,
                 retry_failed=retry_failed,
@@ -221,6 +228,10 @@ def nightly(
                 dask_address=dask_address,
                 announce=announce,
             )
+        if accept_for:
+            raise ConfigError("--account", "only with [accounts] in recon.toml")
+        if resume and retry_failed:
+            raise ConfigError("--retry-failed", "cannot be combined with --resume")
         with contextlib.ExitStack() as stack:
             # one night per warehouse: a second one is refused before it touches anything
             stack.enter_context(night_lock(first.db))
@@ -295,11 +306,24 @@ def _say_stopped(overrides: dict[str, Any]) -> int:
     return 1
 
 
-def one_account(overrides: dict[str, Any], account: str | None) -> dict[str, Any]:
+def one_account(
+    overrides: dict[str, Any],
+    account: str | None,
+    *,
+    offline: Literal["books", "warehouse"] | None = None,
+) -> dict[str, Any]:
     """A single step's overrides: as `--account` names (the paths given are then roots), or
-    as today without [accounts]; several configured and none named is refused."""
+    as today without [accounts]; several configured and none named is refused.
+
+    `offline`: the step sends no request, so the account's key variables need not be set
+    ("books": it reads the books, whose database URL it may need; "warehouse": it reads
+    nothing else, so no secret of the account at all).
+    """
     if account is not None:
-        return {**overrides, "account": account}
+        chosen = {**overrides, "account": account}
+        if offline is not None:
+            chosen["offline"] = offline
+        return chosen
     if names := _accounts(overrides):
         raise ConfigError(
             "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
@@ -315,7 +339,12 @@ def _accounts(overrides: dict[str, Any]) -> list[str]:
 
 def _print_summary(summary: Any) -> None:
     colour = {"complete": "green", "incomplete": "yellow"}.get(summary.status, "red")
-    out.print(f"\nrun {summary.run_id}: [bold {colour}]{summary.status}[/]", highlight=False)
+    account = getattr(summary, "account", None)
+    who = f"account {account}, " if account else ""
+    out.print(
+        f"\n{who}run {summary.run_id}: [bold {colour}]{summary.status}[/]",
+        highlight=False,
+    )
     if summary.reason:
         out.print(f"  {summary.reason}", markup=False, highlight=False)
     for line in summary.lines:
@@ -330,7 +359,8 @@ def _print_summary(summary: Any) -> None:
         "SELECT check_name, status, finding_count FROM check_runs "  # noqa: S608
         f"WHERE run_id = '{summary.run_id}' ORDER BY check_name"
     )
-    command = f"query {_double_quoted(sql)} --db {shlex.quote(str(db))}"
+    where = f"--account {account}" if account else f"--db {shlex.quote(str(db))}"
+    command = f"query {_double_quoted(sql)} {where}"
     out.print(f"query it:  {recon_command()} {command}", highlight=False, markup=False)
 
 
@@ -408,7 +438,7 @@ def load(
     from recon.night import nightly as steps
 
     def go() -> int:
-        overrides = one_account(as_overrides(db=db, landing=landing), account)
+        overrides = one_account(as_overrides(db=db, landing=landing), account, offline="books")
         with _locked(overrides):
             result = steps.load_step(overrides, run, publish=True)
         out.print(f"run {run}: {result.status}", highlight=False)
@@ -423,7 +453,7 @@ def check(run: RunId = None, db: DbPath = None, account: AccountName = None) -> 
     from recon.night import nightly as steps
 
     def go() -> int:
-        overrides = one_account(as_overrides(db=db), account)
+        overrides = one_account(as_overrides(db=db), account, offline="warehouse")
         with _locked(overrides):
             results = steps.check_step(overrides, run, publish=True, fresh=True)
         for r in results:
@@ -448,7 +478,7 @@ def report(
     from recon.night import nightly as steps
 
     def go() -> int:
-        overrides = one_account(as_overrides(db=db, reports=reports), account)
+        overrides = one_account(as_overrides(db=db, reports=reports), account, offline="warehouse")
         summary = steps.report_step(overrides, run, fail_on=fail_on)
         _print_summary(summary)
         return int(summary.exit_code)

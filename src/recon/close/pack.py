@@ -89,6 +89,8 @@ def _summary(figures: PeriodFigures, cover: dict[str, Any]) -> pa.Table:
                    f"{figures.period.last_day:%Y-%m-%d})"),
         ("status", cover["status"]),
     ]  # fmt: skip
+    if cover.get("account"):
+        items.insert(0, ("account", str(cover["account"])))
     if cover.get("signed_by"):
         items.append(("signed off by", f"{cover['signed_by']} on {cover['signed_at']}"))
         items.append(("sign-off note", cover["note"]))
@@ -182,8 +184,10 @@ def close_period(
     reopen_note: str | None = None,
     failed_statuses: tuple[str, ...] | None = None,
     now: datetime | None = None,
+    account: str | None = None,
 ) -> ClosePaths:
-    """Write the close pack of `period`; sign it off if asked. See the module docstring."""
+    """Write the close pack of `period`; sign it off if asked. See the module docstring.
+    `account` (one of `[accounts]`) is named on the cover of both files."""
     log = AckLog(trail)
     frozen = period_status(log.read(), period)
     if frozen is not None and reopen_note is None:
@@ -215,6 +219,7 @@ def close_period(
         log.append_events([NewEvent("reopen", period_key(period), note=reopen_note)])
     when = (now or datetime.now(UTC)).astimezone(UTC)
     cover: dict[str, Any] = {
+        "account": account,
         "status": "signed off" if sign_off else "draft (not signed off)",
         "signed_by": sign_off.name if sign_off else None,
         "signed_at": f"{when:%Y-%m-%d %H:%M} UTC",

@@ -8,18 +8,28 @@ asks before changing more than 100 unless --yes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import click
 import typer
 
 from recon.errors import ConfigError, ReconError, UsageError
+from recon.findings.selection import (
+    AccountName,
+    DbPath,
+    Keys,
+    Selection,
+    Yes,
+    confirm,
+    guard,
+    require_note,
+    select_findings,
+    warehouse_paths,
+    with_selection,
+)
 
 if TYPE_CHECKING:
-    from recon.findings.listing import Filters, Finding
     from recon.fx import Rates
 
 app = typer.Typer(
@@ -28,81 +38,6 @@ app = typer.Typer(
     help="Work off findings as a team: list, acknowledge, assign, resolve (audited), "
     "round-trip through Excel, verify the audit trail.",
 )
-
-CONFIRM_ABOVE = 100
-
-DbPath = Annotated[
-    Path | None, typer.Option("--db", help="Warehouse file (RECON_DB).", dir_okay=False)
-]
-Check = Annotated[str | None, typer.Option(help="Only this check's findings.")]
-Currency = Annotated[str | None, typer.Option(help="Only findings in this currency.")]
-State = Annotated[
-    str | None,
-    typer.Option(
-        help="open (new and reopened included), new, reopened, investigating, acknowledged "
-        "or resolved_manually."
-    ),
-]
-OlderThan = Annotated[
-    str | None,
-    typer.Option(
-        help="Known longer than this: recon first saw the break longer ago (7d, 12h, 2w); "
-        "the age a finding's `known_days` counts."
-    ),
-]
-ItemOlderThan = Annotated[
-    str | None,
-    typer.Option(
-        help="The item itself is older than this: the order's, payment's, refund's or "
-        "invoice's own date (7d, 12h, 2w); the age `item_age_days` counts. Items with no "
-        "date of their own are left out."
-    ),
-]
-Owner = Annotated[str | None, typer.Option(help="Only findings assigned to this owner.")]
-Keys = Annotated[
-    list[str] | None,
-    typer.Argument(help="Finding keys (check:entity_id:issue); or select with the filters."),
-]
-Yes = Annotated[bool, typer.Option("--yes", help="Change more than 100 without asking.")]
-
-
-def _guard(fn: Callable[[], int]) -> int:
-    try:
-        return fn()
-    except UsageError as exc:
-        typer.echo(f"recon: {exc}", err=True)
-        return 2
-    except ConfigError as exc:
-        typer.echo(f"recon: bad setting {exc}", err=True)
-        return 2
-    except ReconError as exc:
-        typer.echo(f"recon: {exc}", err=True)
-        return 1
-    except OSError as exc:
-        typer.echo(f"recon: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
-        return 1
-
-
-AccountName = Annotated[
-    str | None,
-    typer.Option("--account", help="The account whose findings (with [accounts] in recon.toml)."),
-]
-
-
-def _paths(db: Path | None, account: str | None = None) -> tuple[Path, Path]:
-    from recon.findings.acks import acks_path
-    from recon.group.accounts import account_db, account_names
-    from recon.settings import load_settings
-
-    if account is not None:
-        found = account_db(account)
-        return found, acks_path(found)
-    if db is None and (names := account_names()):
-        raise ConfigError(
-            "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
-        )
-    settings = load_settings(**({"db": str(db)} if db else {}))
-    return settings.db, acks_path(settings.db)
 
 
 def _rates(db: Path | None) -> Rates | None:
@@ -123,77 +58,9 @@ def _money(amount: int | None, currency: str | None) -> str:
     return format_minor(amount, currency)
 
 
-def _filters(
-    check: str | None,
-    currency: str | None,
-    older_than: str | None,
-    state: str | None,
-    owner: str | None,
-    item_older_than: str | None = None,
-) -> Filters:
-    from recon.findings.listing import Filters, parse_age
-
-    age = parse_age(older_than) if older_than else None
-    item_age = parse_age(item_older_than, "--item-older-than") if item_older_than else None
-    return Filters(
-        check=check,
-        currency=currency,
-        older_than=age,
-        state=state,
-        owner=owner,
-        item_older_than=item_age,
-    )
-
-
-def _select(db: Path, log: Path, keys: Sequence[str], filters: Filters) -> list[Finding]:
-    """The findings an action changes: the keys named (all must be unresolved findings of
-    the latest run), narrowed by the filters; or every finding the filters keep."""
-    from recon.findings.listing import list_findings
-
-    if not keys and not filters.any:
-        raise ConfigError("FINDING_KEY", "name findings by key or select them with a filter")
-    if not keys:
-        return list_findings(db, log, filters=filters)
-    found = {f.finding_key: f for f in list_findings(db, log, keys=keys)}
-    unknown = [k for k in keys if k not in found]
-    if unknown:
-        raise UsageError(
-            "FINDING_KEY",
-            f"unknown finding key {', '.join(unknown)}: not an unresolved finding of the "
-            "latest run (`recon findings list` shows their keys)",
-        )
-    now = datetime.now(UTC)
-    return [found[k] for k in dict.fromkeys(keys) if filters.keeps(found[k], now)]
-
-
-def _confirm(verb: str, count: int, filters: Filters, yes: bool) -> None:
-    """Say how many will change; ask above CONFIRM_ABOVE unless --yes."""
-    typer.echo(f"{verb} {count:,} finding(s) ({filters.describe()})", err=True)
-    if count <= CONFIRM_ABOVE or yes:
-        return
-    try:
-        agreed = typer.confirm(f"Change {count:,} findings?", default=False, err=True)
-    except (click.exceptions.Abort, typer.Abort):  # no answer (stdin closed or not a terminal)
-        typer.echo("", err=True)
-        raise ConfigError("--yes", f"{count:,} findings would change: confirm with --yes") from None
-    if not agreed:
-        raise ReconError("nothing changed")
-
-
-def _note(note: str | None, why: str) -> str:
-    if note is None or not note.strip():
-        raise ConfigError("--note", f"must say why the findings are {why}")
-    return note.strip()
-
-
 @app.command("list")
+@with_selection
 def list_(
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     sort: Annotated[
         str,
         typer.Option(
@@ -201,8 +68,8 @@ def list_(
             "converted (largest first across currencies, with RECON_FX_RATES).",
         ),
     ] = "severity",
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """List the latest run's unresolved findings with their work state and owner."""
     from recon.findings.listing import list_findings
@@ -210,10 +77,9 @@ def list_(
     from recon.visible import visible
 
     def go() -> int:
-        warehouse, log = _paths(db, account)
-        rates = _rates(db)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
-        found = list_findings(warehouse, log, filters=filters)
+        warehouse, log = sel.paths()
+        rates = _rates(sel.db)
+        found = list_findings(warehouse, log, filters=sel.filters())
         for f in sort_findings(found, sort, rates):
             seen = f.first_seen_at.date().isoformat() if f.first_seen_at else "?"
             item = f" item of {f.item_at.date().isoformat()}" if f.item_at else ""
@@ -249,7 +115,7 @@ def list_(
         )
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 def _until(value: str | None) -> date | None:
@@ -265,53 +131,40 @@ def _until(value: str | None) -> date | None:
 
 
 @app.command()
+@with_selection
 def ack(
     keys: Keys = None,
     note: Annotated[
         str | None, typer.Option("--note", help="Why (kept in the audit trail).")
     ] = None,
     until: Annotated[str | None, typer.Option(help="Reopen after this day (YYYY-MM-DD).")] = None,
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     yes: Yes = False,
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """Acknowledge findings: they stay listed, counted apart, until their amounts change."""
     from recon.findings.acks import AckLog
 
     def go() -> int:
-        text = _note(note, "acknowledged")
+        text = require_note(note, "acknowledged")
         day = _until(until)
-        warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
-        found = _select(warehouse, log, keys or [], filters)
-        _confirm("acknowledging", len(found), filters, yes)
+        log, found = sel.chosen("acknowledging", keys, yes)
         AckLog(log).append("ack", [(f.finding_key, f.amounts) for f in found], note=text, until=day)
         typer.echo(f"acknowledged {len(found)} finding(s); audit trail: {log}")
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 @app.command()
+@with_selection
 def assign(
     keys: Keys = None,
     to: Annotated[str | None, typer.Option("--to", help="Who investigates them.")] = None,
     note: Annotated[str | None, typer.Option("--note", help="Why or what (optional).")] = None,
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     yes: Yes = False,
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """Mark findings as being investigated by an owner (audited)."""
     from recon.findings.acks import AckLog
@@ -319,10 +172,7 @@ def assign(
     def go() -> int:
         if to is None or not to.strip():
             raise ConfigError("--to", "must name who investigates the findings")
-        warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
-        found = _select(warehouse, log, keys or [], filters)
-        _confirm("assigning", len(found), filters, yes)
+        log, found = sel.chosen("assigning", keys, yes)
         AckLog(log).append(
             "assign",
             [(f.finding_key, f.amounts) for f in found],
@@ -332,10 +182,11 @@ def assign(
         typer.echo(f"assigned {len(found)} finding(s) to {to.strip()}; audit trail: {log}")
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 @app.command()
+@with_selection
 def resolve(
     keys: Keys = None,
     reason: Annotated[
@@ -345,15 +196,9 @@ def resolve(
     note: Annotated[
         str | None, typer.Option("--note", help="How (kept in the audit trail).")
     ] = None,
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     yes: Yes = False,
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """Resolve findings by hand with a reason code and a note (audited); they reopen if
     their amounts change."""
@@ -363,41 +208,33 @@ def resolve(
     def go() -> int:
         if reason not in REASONS:
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
-        text = _note(note, "resolved")
-        warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
-        found = _select(warehouse, log, keys or [], filters)
-        _confirm("resolving", len(found), filters, yes)
+        text = require_note(note, "resolved")
+        log, found = sel.chosen("resolving", keys, yes)
         AckLog(log).append(
             "resolve", [(f.finding_key, f.amounts) for f in found], note=text, reason=reason
         )
         typer.echo(f"resolved {len(found)} finding(s) manually ({reason}); audit trail: {log}")
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 @app.command()
+@with_selection
 def unack(
     keys: Keys = None,
     note: Annotated[str | None, typer.Option("--note", help="Why (optional).")] = None,
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
     yes: Yes = False,
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """Withdraw acknowledgements, assignments or manual resolutions: open again (audited)."""
     from recon.findings.acks import AckLog
     from recon.findings.work import work_events
 
     def go() -> int:
-        warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
+        warehouse, log = sel.paths()
+        filters = sel.filters()
         works = work_events(AckLog(log).read())
 
         def worked(key: str) -> bool:
@@ -415,15 +252,15 @@ def unack(
         else:
             chosen = [
                 f.finding_key
-                for f in _select(warehouse, log, keys or [], filters)
+                for f in select_findings(warehouse, log, keys or [], filters)
                 if worked(f.finding_key)
             ]
-        _confirm("reopening", len(chosen), filters, yes)
+        confirm("reopening", len(chosen), filters, yes)
         AckLog(log).append("unack", [(k, None) for k in chosen], note=note)
         typer.echo(f"reopened {len(chosen)} finding(s); audit trail: {log}")
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 @app.command()
@@ -433,7 +270,7 @@ def verify(db: DbPath = None, account: AccountName = None) -> None:
     from recon.findings.verify import verify_trail
 
     def go() -> int:
-        warehouse, log = _paths(db, account)
+        warehouse, log = warehouse_paths(db, account)
         report = verify_trail(log, _recorded(warehouse))
         for note in report.notes:
             typer.echo(f"note: {note}", err=True)
@@ -443,7 +280,7 @@ def verify(db: DbPath = None, account: AccountName = None) -> None:
         typer.echo(f"audit trail intact: {report.lines:,} line(s) in {log}")
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 def _recorded(warehouse: Path) -> dict[int, str]:

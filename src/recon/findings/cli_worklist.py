@@ -9,19 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from recon.errors import ConfigError
-from recon.findings.cli import (
+from recon.findings.cli import app
+from recon.findings.selection import (
     AccountName,
-    Check,
-    Currency,
     DbPath,
-    ItemOlderThan,
-    OlderThan,
-    Owner,
-    State,
-    _filters,
-    _guard,
-    _paths,
-    app,
+    Selection,
+    guard,
+    warehouse_paths,
+    with_selection,
 )
 
 if TYPE_CHECKING:
@@ -45,16 +40,11 @@ def _personal(warehouse: Path, found: Sequence[Finding]) -> dict[str, list[str]]
 
 
 @app.command("export")
+@with_selection
 def export_(
     out: Annotated[Path, typer.Argument(help="The worklist to write (.xlsx).", dir_okay=False)],
-    check: Check = None,
-    currency: Currency = None,
-    state: State = None,
-    older_than: OlderThan = None,
-    item_older_than: ItemOlderThan = None,
-    owner: Owner = None,
-    db: DbPath = None,
-    account: AccountName = None,
+    *,
+    sel: Selection,
 ) -> None:
     """Write a worklist (.xlsx) of the findings the filters keep: fill in action, owner,
     reason, note and until, then `recon findings import` it."""
@@ -64,14 +54,14 @@ def export_(
     def go() -> int:
         if out.suffix.lower() != ".xlsx":
             raise ConfigError("OUT", f"{out.name}: a worklist is an .xlsx file")
-        warehouse, log = _paths(db, account)
-        filters = _filters(check, currency, older_than, state, owner, item_older_than)
+        warehouse, log = sel.paths()
+        filters = sel.filters()
         found = list_findings(warehouse, log, filters=filters)
         write_worklist(found, out, filters=filters.describe(), personal=_personal(warehouse, found))
         typer.echo(f"wrote {len(found):,} finding(s) to {out}")
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 @app.command("import")
@@ -85,10 +75,10 @@ def import_(
     from recon.findings.worklist import apply_worklist
 
     def go() -> int:
-        warehouse, log = _paths(db, account)
+        warehouse, log = warehouse_paths(db, account)
         result = apply_worklist(worklist, warehouse, log)
         for line in result.lines():
             typer.echo(line)
         return 1 if result.refused else 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))

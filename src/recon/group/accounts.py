@@ -36,7 +36,7 @@ from typing import Any
 from pydantic import SecretStr, ValidationError
 
 from recon.books import LedgerMapping
-from recon.errors import ConfigError
+from recon.errors import ConfigError, remember_secret
 from recon.settings import Settings, load_settings, settings_exactly
 
 __all__ = [
@@ -69,6 +69,7 @@ def _plain(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
     values = dict(overrides or {})
     values.pop("account", None)
     values.pop("credentials", None)
+    values.pop("offline", None)
     return values
 
 
@@ -144,17 +145,24 @@ def _secret(
     value = os.environ.get(var, "")
     if not value:
         raise ConfigError(setting, f"{var} is not set in the environment")
+    remember_secret(value)  # never echoed, whatever message it might reach (recon.errors.scrub)
     return SecretStr(value)
 
 
 def account_settings(
-    name: str, overrides: Mapping[str, Any] | None = None, *, secrets: bool = True
+    name: str,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    secrets: bool = True,
+    api: bool = True,
 ) -> Settings:
     """Account `name`'s settings: shared ones, its own table, its secrets from the environment.
 
     `overrides` are the run's non-secret overrides (paths, …); a `base_url` among them is
-    refused: every account names its own. `secrets=False` (commands that send no request,
-    e.g. `recon close`) leaves the key and token unread.
+    refused: every account names its own. `api=False` (a step that sends no request but
+    reads the books, `recon load`) leaves the key and token unread; `secrets=False`
+    (commands that read only the warehouse, e.g. `recon check`, `recon close`) leaves every
+    secret unread. The variables' names are checked all the same.
     """
     values = _plain(overrides)
     if values.get("base_url"):
@@ -180,8 +188,9 @@ def account_settings(
     chosen: dict[str, Any] = {**values, **own}
     for key, default in account_paths(top, name).items():
         chosen[key] = own.get(key, default)
-    chosen["api_key"] = _secret(name, entry, "api_key_env", required=True, read=secrets)
-    chosen["bearer_token"] = _secret(name, entry, "bearer_token_env", required=False, read=secrets)
+    send = secrets and api
+    chosen["api_key"] = _secret(name, entry, "api_key_env", required=True, read=send)
+    chosen["bearer_token"] = _secret(name, entry, "bearer_token_env", required=False, read=send)
     chosen["ledger_database_url"] = _secret(
         name, entry, "ledger_database_url_env", required=False, read=secrets
     )

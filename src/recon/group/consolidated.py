@@ -31,6 +31,7 @@ import duckdb
 
 from recon.currency import create_currencies_table
 from recon.database import STORAGE_VERSION
+from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError
 from recon.sql import sql_dir, sql_statements
 
@@ -41,6 +42,7 @@ __all__ = [
     "build_consolidated",
     "catalog",
     "is_consolidated",
+    "is_consolidated_file",
 ]
 
 REFERENCE_RELATIONS = frozenset(
@@ -116,6 +118,7 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
                 )
                 con.execute(f"ATTACH ? AS {_q(catalog(name))} (READ_ONLY)", [str(path.resolve())])
             _create_reference(con)
+            apply_dictionary(con)  # the reference tables' and macros' words
             found: dict[str, list[str]] = {}
             for name in present:
                 for relation in _relations(con, catalog(name)):
@@ -127,6 +130,17 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
                     for n in names
                 )
                 con.execute(f"CREATE VIEW {_q(relation)} AS {union}")
+                _copy_comments(con, relation, catalog(names[0]))
+            con.execute(
+                f"COMMENT ON TABLE {_ACCOUNTS_TABLE} IS "
+                "'Each account of [accounts] in recon.toml and its published warehouse "
+                "(relative to this file when below its folder).'"
+            )
+            con.execute(f"COMMENT ON COLUMN {_ACCOUNTS_TABLE}.account IS 'The account''s name.'")
+            con.execute(
+                f"COMMENT ON COLUMN {_ACCOUNTS_TABLE}.path IS 'Its published warehouse, attached "
+                "read-only as acct_<account> by recon query and recon export.'"
+            )
             con.execute("CHECKPOINT consolidated")
         finally:
             con.close()
@@ -141,6 +155,32 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
     return target
 
 
+def _copy_comments(con: duckdb.DuckDBPyConnection, relation: str, source: str) -> None:
+    """The data dictionary's words (recon.dictionary) of `relation` in the attached warehouse
+    `source`, put on its consolidated view, so `recon describe` reads the same here; its
+    `account` column says what it is."""
+    row = con.execute(
+        "SELECT comment FROM duckdb_tables() WHERE database_name = $db AND schema_name = 'main' "
+        "AND table_name = $rel UNION ALL SELECT comment FROM duckdb_views() WHERE database_name "
+        "= $db AND schema_name = 'main' AND view_name = $rel",
+        {"db": source, "rel": relation},
+    ).fetchone()
+    view = _q(relation)
+    if row and row[0]:
+        con.execute(f"COMMENT ON VIEW {view} IS {_lit(str(row[0]))}")
+    con.execute(
+        f"COMMENT ON COLUMN {view}.account IS 'The account of [accounts] in recon.toml this row "
+        "comes from (the consolidated warehouse: every account''s rows, UNION ALL BY NAME).'"
+    )
+    for column, comment in con.execute(
+        "SELECT column_name, comment FROM duckdb_columns() WHERE database_name = ? AND "
+        "schema_name = 'main' AND table_name = ? AND comment IS NOT NULL AND column_name <> "
+        "'account'",
+        [source, relation],
+    ).fetchall():
+        con.execute(f"COMMENT ON COLUMN {view}.{_q(str(column))} IS {_lit(str(comment))}")
+
+
 def is_consolidated(con: duckdb.DuckDBPyConnection) -> bool:
     """True when the file `con` opened is a consolidated warehouse."""
     row = con.execute(
@@ -149,6 +189,19 @@ def is_consolidated(con: duckdb.DuckDBPyConnection) -> bool:
         [_ACCOUNTS_TABLE],
     ).fetchone()
     return bool(row and row[0])
+
+
+def is_consolidated_file(path: Path) -> bool:
+    """True when the DuckDB file at `path` is a consolidated warehouse (False: no file)."""
+    from recon.database import open_readonly
+
+    if not path.is_file():
+        return False
+    con = open_readonly(path)
+    try:
+        return is_consolidated(con)
+    finally:
+        con.close()
 
 
 def _accounts(con: duckdb.DuckDBPyConnection, db_path: Path) -> list[tuple[str, Path]]:

@@ -299,7 +299,9 @@ class GroupAlert(Alert):
     body: tuple[str, ...] = ()
 
     def text(self) -> str:
-        return "\n".join(self.body)
+        from recon.errors import scrub
+
+        return scrub("\n".join(self.body))  # as every alert: no secret, whatever a reason says
 
 
 def group_alert(summary: GroupSummary) -> GroupAlert:
@@ -316,6 +318,8 @@ def group_alert(summary: GroupSummary) -> GroupAlert:
         if o.reason:
             line += f": {o.reason}"
         body.append(line)
+        # the calls that failed for good, with the request ids to quote (at most 5 each)
+        body.extend(f"    {x.strip()}" for x in o.lines if x.strip().startswith("FAILED"))
         if o.report_dir is not None:
             body.append(f"    report: {(o.report_dir / 'report.html').resolve()}")
     if summary.page is not None:

@@ -43,7 +43,14 @@ from recon.ledger.sources import (
 from recon.settings import Settings
 from recon.sql import read_sql, sql_statements
 
-__all__ = ["BooksLoad", "InputLoad", "accept_books", "load_books", "validate_books"]
+__all__ = [
+    "BooksLoad",
+    "InputLoad",
+    "accept_books",
+    "check_accept",
+    "load_books",
+    "validate_books",
+]
 
 log = logging.getLogger("recon")
 
@@ -88,10 +95,25 @@ def validate_books(settings: Settings) -> list[BooksSource]:
     return sources
 
 
-def accept_books(settings: Settings, inputs: list[str], note: str | None) -> list[str]:
-    """`recon nightly --accept-books INPUT --note …`: accept a legitimately smaller books
-    input for the next night, as an `accept_books` line of the audit trail (who, when, note).
-    A ConfigError for an unknown or unconfigured input or an empty note."""
+def accept_books(
+    settings: Settings, inputs: list[str], note: str | None, *, account: str | None = None
+) -> list[str]:
+    """`recon nightly --accept-books INPUT [--account NAME] --note …`: accept a legitimately
+    smaller books input for the next night, as an `accept_books` line of the audit trail (who,
+    when, note) — with `[accounts]`, of account `account`'s trail, so no other account's books
+    are accepted. A ConfigError for an unknown or unconfigured input or an empty note."""
+    check_accept(settings, inputs, note, account=account)
+    trail = AckLog(acks_path(settings.db))
+    for name in inputs:
+        trail.record("accept_books", {"input": name}, note=(note or "").strip())
+    return [str(trail.path)]
+
+
+def check_accept(
+    settings: Settings, inputs: list[str], note: str | None, *, account: str | None = None
+) -> None:
+    """What `accept_books` refuses, checked without writing (several accounts are all
+    checked before any is accepted)."""
     if not note or not note.strip():
         raise ConfigError("--note", "must say why the smaller books input is right")
     configured = {s.input for s in resolve_sources(settings)}
@@ -99,18 +121,22 @@ def accept_books(settings: Settings, inputs: list[str], note: str | None) -> lis
         if name not in INPUTS:
             raise ConfigError("--accept-books", f"{name!r} is not one of {', '.join(INPUTS)}")
         if name not in configured:
-            raise ConfigError("--accept-books", f"the books' {name} are not configured")
-    trail = AckLog(acks_path(settings.db))
-    for name in inputs:
-        trail.record("accept_books", {"input": name}, note=note.strip())
-    return [str(trail.path)]
+            whose = f"account {account}'s" if account else "the"
+            raise ConfigError("--accept-books", f"{whose} books' {name} are not configured")
 
 
-def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) -> BooksLoad:
+def load_books(
+    con: duckdb.DuckDBPyConnection,
+    settings: Settings,
+    run_id: str,
+    *,
+    account: str | None = None,
+) -> BooksLoad:
     """Land the configured books for `run_id` and match them, in one transaction.
 
     Needs the run in `runs` (its `started_at` is the "as of" of the grace). With no books
     configured, nothing is touched. A source that cannot be read is a ConfigError.
+    `account` (one of `[accounts]`) goes into the command a suspect input's reason gives.
     """
     sources = resolve_sources(settings)
     configured = {s.input for s in sources}
@@ -131,7 +157,7 @@ def load_books(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) 
             con.execute(stmt)
         _forget(con, [name for name in INPUTS if name not in configured])
         for source in sources:
-            loads.append(_land(con, source, run_id, settings, trail))
+            loads.append(_land(con, source, run_id, settings, trail, account))
         manual = _manual_matches(con, trail, run_id)
         params = {
             "tolerance_minor": settings.ledger_tolerance_minor,
@@ -196,6 +222,7 @@ def _land(
     run_id: str,
     settings: Settings,
     trail: AckLog,
+    account: str | None = None,
 ) -> InputLoad:
     fields = list(source.mapping.FIELDS)
     columns = ", ".join(f"{f} VARCHAR" for f in fields)  # names from the class, not input
@@ -237,7 +264,8 @@ def _land(
     status, reason = "complete", f"read from {source.describe()}"
     if suspect and not accepted:
         status, reason = "suspect", f"{suspect}; not read (accept it for the night: recon "
-        reason += f"nightly --accept-books {source.input} --note …)"
+        which = f" --account {account}" if account else ""
+        reason += f"nightly --accept-books {source.input}{which} --note …)"
         log.warning("books %s suspect: %s", source.input, suspect)
     else:
         if accepted:

@@ -196,7 +196,8 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=True, publish=publish) as con:
         result = load_run(con, RunLanding(settings.landing, run_id), fields=settings.fields)
-        load_books(con, settings, run_id)  # the merchant's books, matched (recon.ledger)
+        account = (overrides or {}).get("account")
+        load_books(con, settings, run_id, account=account)  # the books, matched (recon.ledger)
         load_acks(con, acks_path(settings.db))  # the acknowledgement audit trail
         return result
 
@@ -265,6 +266,7 @@ def report_step(
     from recon.report import render_report
 
     settings = settings_for(overrides)
+    account, group_page = _account_of(overrides)
     con = open_readonly(settings.db)
     unwritten: str | None = None
     try:
@@ -277,6 +279,8 @@ def report_step(
                 reports_dir=settings.reports,
                 rates=rates,
                 csv_dialect=settings.csv_dialect,
+                account=account,
+                group_page=group_page,
             ).folder
         except OSError as exc:  # a full disk, a folder gone: the warehouse stays as published
             report_dir = None
@@ -301,7 +305,18 @@ def report_step(
     if unwritten is not None:
         code = EXIT_ABORTED
         reason = f"{reason}; {unwritten}" if reason else unwritten
-    return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines)
+    return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines, account)
+
+
+def _account_of(overrides: Mapping[str, Any] | None) -> tuple[str | None, Path | None]:
+    """The account of [accounts] a run is, and where the group page goes (None, None
+    without [accounts]): its report names the account and links to the group page."""
+    account = (overrides or {}).get("account")
+    if account is None:
+        return None, None
+    from recon.group.accounts import group_settings
+
+    return str(account), group_settings(overrides).reports / "group.html"
 
 
 def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
@@ -366,7 +381,7 @@ def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     status = reload_run(settings, run_id)
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=False, publish=False) as con:
-        load_books(con, settings, run_id)
+        load_books(con, settings, run_id, account=(overrides or {}).get("account"))
         load_acks(con, acks_path(settings.db))
     return status
 

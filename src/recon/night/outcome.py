@@ -42,6 +42,7 @@ class RunSummary:
     report_dir: Path | None
     exit_code: int
     lines: list[str] = field(default_factory=list)
+    account: str | None = None  # the account of [accounts] the run is (None: one account)
 
 
 def exit_code_for(

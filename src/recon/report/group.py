@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from recon.currency import format_minor, is_iso4217
+from recon.errors import scrub
 from recon.files import atomic_write_text
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def account_row(outcome: AccountOutcome, reports_dir: Path) -> dict[str, Any]:
         "status": outcome.status,
         "exit_code": outcome.exit_code,
         "run_id": outcome.run_id,
-        "reason": outcome.reason,
+        "reason": scrub(outcome.reason) if outcome.reason else None,
         "report": None,
         "resources_complete": None,
         "resources": None,
@@ -100,6 +101,15 @@ def _money(amount: int, currency: str) -> str:
     return f"{currency} {amount:,} (minor units)"
 
 
+def _when(night_id: str) -> str:
+    """`20261125T020000Z-…` as `2026-11-25 02:00 UTC` (the id itself when it is not one)."""
+    try:
+        at = datetime.strptime(night_id[:16], "%Y%m%dT%H%M%SZ")
+    except ValueError:
+        return night_id
+    return f"{at:%Y-%m-%d %H:%M} UTC"
+
+
 def _cell(value: Any) -> str:
     return (
         "—"
@@ -141,16 +151,23 @@ def render_group_page(reports_dir: Path, summary: GroupSummary) -> Path:
             or "—"
         )
         reason = f"<br><small>{html.escape(row['reason'])}</small>" if row["reason"] else ""
+        run = html.escape(row["run_id"] or "—")
+        if row["report"]:  # the run's report, and the account's every run beside it
+            index = html.escape((Path(row["report"]).parent.parent / "index.html").as_posix())
+            run = (
+                f'<a href="{html.escape(row["report"])}">{run}</a>'
+                f'<br><small><a href="{index}">all runs of {name}</a></small>'
+            )
         body.append(
             "<tr>"
             f"<td>{link}</td>"
             f'<td style="color:{colour}"><b>{html.escape(row["status"])}</b> '
             f"(exit {row['exit_code']}){reason}</td>"
-            f"<td>{html.escape(row['run_id'] or '—')}</td>"
+            f"<td>{run}</td>"
             f"<td>{html.escape(complete)}</td>"
             f"<td>{_cell(row['failed_calls'])}</td>"
             f"<td>{_cell(row['findings_open'])} ({_cell(row['findings_new'])} new)</td>"
-            f"<td>{risk}</td>"
+            f'<td class="risk">{risk}</td>'
             "</tr>"
         )
     totals: dict[str, list[int]] = {}
@@ -170,9 +187,10 @@ def render_group_page(reports_dir: Path, summary: GroupSummary) -> Path:
     )
     body.append(
         f'<tr><td colspan="6"><b>all {len(rows)} accounts</b></td>'
-        f"<td><b>{group_risk or '—'}</b></td></tr>"
+        f'<td class="risk"><b>{group_risk or "—"}</b></td></tr>'
     )
     colour = _COLOURS.get(summary.status, "#cf222e")
+    started = _when(summary.night_id)
     example = html.escape('recon query "SELECT account, count(*) FROM payments GROUP BY account"')
     consolidated = (
         "<p>Consolidated warehouse (every table with an <code>account</code> column): "
@@ -182,17 +200,20 @@ def render_group_page(reports_dir: Path, summary: GroupSummary) -> Path:
     )
     page = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<title>recon night {html.escape(summary.night_id)}: {html.escape(summary.status)}</title>
+<title>All accounts · night {html.escape(started)}: {html.escape(summary.status)}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2rem; color: #1f2328; }}
 table {{ border-collapse: collapse; }}
 th, td {{ border-bottom: 1px solid #d0d7de; padding: .4rem .8rem; text-align: left;
          vertical-align: top; }}
 th {{ background: #f6f8fa; }}
+h1 {{ font-size: 1.5rem; }}
+td.risk {{ white-space: nowrap; }}
 </style></head><body>
-<h1>recon night {html.escape(summary.night_id)}:
+<h1>Payments reconciliation, all accounts · night of {html.escape(started)}:
 <span style="color:{colour}">{html.escape(summary.status)}</span> (exit {summary.exit_code})</h1>
-<p>{len(rows)} account(s), generated {generated}. Amounts at risk: the error and warn checks'
+<p>{len(rows)} account(s) · night <code>{html.escape(summary.night_id)}</code> · generated
+{generated}. Click an account for its report. Amounts at risk: the error and warn checks'
 findings per currency, never summed across currencies (a payment two checks flag counts in
 both); each account's report has them per check.</p>
 <table>

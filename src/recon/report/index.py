@@ -49,15 +49,24 @@ def _point_latest(reports_dir: Path, run_id: str) -> None:
         atomic_write_text(latest, run_id + "\n")
 
 
-def render_index(reports_dir: Path) -> Path:
-    """Rewrite `reports_dir/index.html` (runs, newest first) and point `latest` at the newest."""
+def render_index(
+    reports_dir: Path, *, account: str | None = None, group_page: str | None = None
+) -> Path:
+    """Rewrite `reports_dir/index.html` (runs, newest first) and point `latest` at the newest;
+    `account` (one of `[accounts]`) names it, `group_page` (a relative link) is linked."""
     summaries = _read_summaries(reports_dir)
     read = [s for s in summaries if read_data(s)] or summaries
     latest = read[0]["run"]["run_id"] if read else None
     html = (
         environment()
         .get_template("index.html.j2")
-        .render(runs=summaries, read_data=read_data, latest=latest)
+        .render(
+            runs=summaries,
+            read_data=read_data,
+            latest=latest,
+            account=account,
+            group_page=group_page,
+        )
     )
     target = reports_dir / "index.html"
     with atomic_path(target) as tmp:

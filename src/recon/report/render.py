@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -260,13 +261,16 @@ def render_report(
     explore_max: int = EXPLORE_MAX,
     rates: Rates | None = None,
     csv_dialect: CsvDialect = "excel",
+    account: str | None = None,
+    group_page: Path | None = None,
 ) -> ReportPaths:
     """Write the report folder of `run_id` under `reports_dir` and refresh the index.
 
     Reads only the warehouse tables through `con` (read-only use). report.html embeds every
     finding for its explorer up to `explore_max` findings; past that it says where they are
     and lists the `top_n` largest per check and currency. Raises ConfigError for a run id
-    that is unknown or unusable as a folder name.
+    that is unknown or unusable as a folder name. `account` (one of `[accounts]`) is named in
+    every file's title and in summary.json; `group_page` is linked from its report and index.
     """
     check_run_id(run_id)  # the one run-id rule (recon.night.landing): it names a folder
     if top_n < 1:
@@ -306,10 +310,12 @@ def render_report(
 
     ledger = build_ledger_section(con, run_id, folder, csv_dialect)  # Books vs provider
     rows.update(ledger.files)
-    summary = build_summary(data, generated_at, ledger)
+    summary = build_summary(data, generated_at, ledger, account=account)
     env = environment()
     view = _view(data, summary, top_n)
     view["ledger"] = ledger
+    view["account"] = account
+    view["group_page"] = _link(group_page, folder)
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None
     explorer = build_explorer(findings, data.checks, explore_max, rates)
@@ -338,8 +344,15 @@ def render_report(
     atomic_write_bytes(
         paths.manifest_json, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n"
     )
-    render_index(reports_dir)
+    render_index(reports_dir, account=account, group_page=_link(group_page, reports_dir))
     return paths
+
+
+def _link(target: Path | None, folder: Path) -> str | None:
+    """`target` relative to `folder` (a report folder copied whole keeps its links)."""
+    if target is None:
+        return None
+    return Path(os.path.relpath(target.resolve(), folder.resolve())).as_posix()
 
 
 def _explorer_view(explorer: Explorer) -> dict[str, Any]:

@@ -77,13 +77,19 @@ def _ledger(section: LedgerSection | None) -> dict[str, Any]:
 
 
 def build_summary(
-    data: ReportData, generated_at: str, ledger: LedgerSection | None = None
+    data: ReportData,
+    generated_at: str,
+    ledger: LedgerSection | None = None,
+    *,
+    account: str | None = None,
 ) -> dict[str, Any]:
-    """The machine-readable summary of `data` (and of the books section, when given)."""
+    """The machine-readable summary of `data` (and of the books section, when given);
+    `account`: the account of `[accounts]` it is (None with one account)."""
     run = data.run
     return {
         "schema_version": SCHEMA_VERSION,
         "generated_at": generated_at,
+        "account": account,
         "run": {
             "run_id": run.run_id,
             "status": run.status,

@@ -27,6 +27,8 @@ __all__ = [
     "as_loaded",
     "currency_or",
     "iso",
+    "json_int",
+    "json_str",
     "parse_time",
     "whole",
 ]
@@ -82,6 +84,16 @@ def parse_time(value: Any) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+
+
+def json_int(v: Any) -> int | None:
+    """A JSON integer as the loader types it; anything else (a bool, a string) is NULL."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def json_str(v: Any) -> str | None:
+    """A JSON string as the loader types it; anything else is NULL."""
+    return v if isinstance(v, str) else None
 
 
 def whole(value: Any) -> int | None:

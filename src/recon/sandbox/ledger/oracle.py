@@ -11,10 +11,8 @@ give the same verdicts either way.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,8 +27,11 @@ from recon.sandbox.ledger.model import (
     Books,
     Row,
     as_loaded,
+    json_int,
+    json_str,
     parse_time,
 )
+from recon.sandbox.ledger.rules import Matching, MatchParams, match_orders
 
 __all__ = ["GRACE_HOURS", "LIST_CHECKS", "MatchParams", "ledger_links", "ledger_truth"]
 
@@ -49,38 +50,10 @@ _EXPONENT = {c.code: c.exponent for c in Currency}
 Finding = dict[str, str]
 
 
-@dataclass(frozen=True)
-class MatchParams:
-    """The matching settings the truth is computed under (recon's defaults)."""
-
-    tolerance_minor: int = 0
-    tolerance_bps: int = 0
-    window_days: int = 3
-    books_pattern: str | None = None
-    provider_pattern: str | None = None
-
-    def tolerance(self, amount: int) -> int:
-        return max(self.tolerance_minor, (abs(amount) * self.tolerance_bps) // 10000)
-
-
-@dataclass
-class _Matching:
-    links: dict[str, tuple[str, list[Row]]]  # order key -> (rule, live payments)
-    proposals: dict[str, list[tuple[str, int, int]]]  # order key -> (payment id, score, rivals)
-
-
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
-
-
 def _amount(rec: Row, key: str) -> tuple[int | None, str | None]:
     m = rec.get(key)
     if isinstance(m, dict):
-        return _int(m.get("amountMinor")), _str(m.get("currency"))
+        return json_int(m.get("amountMinor")), json_str(m.get("currency"))
     return None, None
 
 
@@ -185,14 +158,14 @@ def ledger_truth(
     by_id = {p["id"]: p for p in payments}
     by_ref: dict[str, list[Row]] = defaultdict(list)
     for p in payments:
-        ref = _str(p.get("reference"))
+        ref = json_str(p.get("reference"))
         if ref:
             by_ref[ref].append(p)
     orders = _loaded_orders(books.orders)
     refunds = _loaded_refunds(books.refunds, refunds_source)
 
     # -- orders and payments (sql/matching, sql/ledger/matches.sql) ----------------------
-    m = _match(orders, payments, params)
+    m = match_orders(orders, payments, params)
     linked_ids = {p["id"] for _, ps in m.links.values() for p in ps}
     for key, o in orders.items():
         rule, ps = m.links.get(key, (None, []))
@@ -209,7 +182,7 @@ def ledger_truth(
         elif kind == "awaiting_payment":
             add("ledger_pending", "order", key, "awaiting_payment")
         elif kind in ("matched", "split") and rule in ("amount_tolerance", "manual"):
-            total = sum(_int(p.get("amountMinor")) or 0 for p in settled)
+            total = sum(json_int(p.get("amountMinor")) or 0 for p in settled)
             if total != o["amount"]:
                 add("ledger_matched_within_tolerance", "order", key, rule)
         if settled:
@@ -237,7 +210,7 @@ def ledger_truth(
         if young(created):
             add("ledger_pending", "payment", p["id"], "awaiting_books")
         else:
-            ref = _str(p.get("reference"))
+            ref = json_str(p.get("reference"))
             add(
                 "ledger_payment_missing_from_books",
                 "payment",
@@ -253,16 +226,16 @@ def ledger_truth(
         pay = by_id.get(pid) if pid else None
         if how in ("unknown_payment", "ambiguous_reference"):
             add("ledger_refund_unmatched", "refund", r["key"], how)
-        elif pay is None or r["currency"] != _str(pay.get("currency")):
+        elif pay is None or r["currency"] != json_str(pay.get("currency")):
             add("ledger_refund_unmatched", "refund", r["key"], "currency_mismatch")
         if pid is not None:
             t = totals[pid]
             t[0] += 1
-            if pay is not None and r["currency"] == _str(pay.get("currency")):
+            if pay is not None and r["currency"] == json_str(pay.get("currency")):
                 t[1] += r["amount"]
                 t[2] += 0 if young(r["created_at"]) else r["amount"]
     for p in payments:
-        amount = _int(p.get("amountMinor"))
+        amount = json_int(p.get("amountMinor"))
         status = p.get("status")
         if status not in SETTLED or amount is None:
             continue
@@ -294,12 +267,12 @@ def _order_kind(
         return "unexpected_payment" if settled else "not_payable"
     if not settled:
         return "awaiting_payment" if is_young else "order_missing_at_provider"
-    currencies = {_str(p.get("currency")) or "" for p in settled}
-    if len(currencies) > 1 or _str(settled[0].get("currency")) != o["currency"]:
+    currencies = {json_str(p.get("currency")) or "" for p in settled}
+    if len(currencies) > 1 or json_str(settled[0].get("currency")) != o["currency"]:
         return "currency_mismatch"
     if rule == "payment_reference":
         return "cart"
-    amounts = [_int(p.get("amountMinor")) for p in settled]
+    amounts = [json_int(p.get("amountMinor")) for p in settled]
     total = None if None in amounts else sum(a for a in amounts if a is not None)
     if total == o["amount"] or (rule in ("amount_tolerance", "manual") and total is not None):
         return "split" if len(settled) > 1 else "matched"
@@ -314,134 +287,7 @@ def _order_kind(
     return "amount_mismatch"
 
 
-def _reference_key(reference: str, pattern: str | None) -> str:
-    """sql/matching: trim, the pattern's first group when it matches, lower case."""
-    text = reference.strip()
-    if pattern:
-        found = re.search(pattern, text)
-        if found:
-            text = found.group(1) or ""
-    return text.strip().lower()
-
-
-def _match(orders: dict[str, Row], payments: list[Row], params: MatchParams) -> _Matching:
-    """The rules of sql/matching in priority order (no manual matches in the sandbox)."""
-    links: dict[str, tuple[str, list[Row]]] = {}
-    taken: set[str] = set()
-
-    def link(key: str, rule: str, ps: list[Row]) -> None:
-        links[key] = (rule, ps)
-        taken.update(p["id"] for p in ps)
-
-    by_ref: dict[str, list[Row]] = defaultdict(list)
-    for p in payments:
-        ref = _str(p.get("reference"))
-        if ref:
-            by_ref[ref].append(p)
-    for key, o in orders.items():  # exact_reference
-        if o["reference"] and by_ref.get(o["reference"]):
-            link(key, "exact_reference", by_ref[o["reference"]])
-    books: dict[str, list[str]] = defaultdict(list)  # normalised_reference
-    for key, o in orders.items():
-        if key not in links and o["reference"]:
-            books[_reference_key(o["reference"], params.books_pattern)].append(key)
-    found: dict[str, list[Row]] = defaultdict(list)
-    for p in payments:
-        ref = _str(p.get("reference"))
-        if p["id"] in taken or not ref or not ref.strip():
-            continue
-        k = _reference_key(ref, params.provider_pattern)
-        if k and len(books.get(k, [])) == 1:
-            found[books[k][0]].append(p)
-    for key, ps in found.items():
-        link(key, "normalised_reference", ps)
-    for key, (_, ps) in list(links.items()):  # amount_tolerance
-        o = orders[key]
-        settled = [p for p in ps if p.get("status") in SETTLED]
-        amounts = [_int(p.get("amountMinor")) for p in settled]
-        if o["status"] not in SETTLED or not settled or None in amounts:
-            continue
-        if any(_str(p.get("currency")) != o["currency"] for p in settled):
-            continue
-        paid = sum(a for a in amounts if a is not None)
-        smallest = min(a for a in amounts if a is not None)
-        if paid == o["amount"] or (len(settled) > 1 and paid - smallest >= o["amount"]):
-            continue
-        if abs(paid - o["amount"]) <= params.tolerance(o["amount"]):
-            links[key] = ("amount_tolerance", ps)
-    carts: dict[str, list[str]] = defaultdict(list)  # payment_reference
-    for key, o in orders.items():
-        if key not in links and o["payment_reference"] and o["status"] in SETTLED:
-            carts[o["payment_reference"].strip().lower()].append(key)
-    paying: dict[str, list[Row]] = defaultdict(list)
-    for p in payments:
-        ref = _str(p.get("reference"))
-        free = p["id"] not in taken and p.get("status") in SETTLED
-        if free and ref is not None and ref.strip().lower() in carts:
-            paying[ref.strip().lower()].append(p)
-    for k, keys in carts.items():
-        ps = paying.get(k, [])
-        currencies = {orders[key]["currency"] for key in keys}
-        if len(ps) != 1 or len(currencies) != 1 or _str(ps[0].get("currency")) not in currencies:
-            continue
-        amount = _int(ps[0].get("amountMinor"))
-        total = sum(orders[key]["amount"] for key in keys)
-        if amount is not None and abs(amount - total) <= params.tolerance(total):
-            for key in keys:
-                link(key, "payment_reference", ps)
-    return _Matching(links, _propose(orders, payments, links, taken, params))
-
-
-def _propose(
-    orders: dict[str, Row],
-    payments: list[Row],
-    links: dict[str, tuple[str, list[Row]]],
-    taken: set[str],
-    params: MatchParams,
-) -> dict[str, list[tuple[str, int, int]]]:
-    """sql/matching/suggested_match.sql: each unmatched order's best candidates."""
-    free = [
-        p
-        for p in payments
-        if p["id"] not in taken
-        and p.get("status") in SETTLED
-        and _int(p.get("amountMinor")) is not None
-    ]
-    by_currency: dict[str | None, list[Row]] = defaultdict(list)
-    for p in free:
-        by_currency[_str(p.get("currency"))].append(p)
-    window = timedelta(days=params.window_days)
-    tops: dict[str, list[tuple[str, int]]] = {}
-    for key, o in orders.items():
-        if key in links or o["status"] not in SETTLED:
-            continue
-        scored = []
-        for p in by_currency.get(o["currency"], []):
-            amount = _int(p.get("amountMinor"))
-            created = parse_time(p.get("createdAt"))
-            if amount is None or created is None:
-                continue
-            diff = o["amount"] - amount
-            if abs(diff) > params.tolerance(o["amount"]):
-                continue
-            if not (o["created_at"] - window <= created <= o["created_at"] + window):
-                continue
-            days = int(abs((created - o["created_at"]).total_seconds())) // 86400
-            scored.append((p["id"], 100 - (0 if diff == 0 else 20) - 10 * days))
-        if scored:
-            best = max(score for _, score in scored)
-            tops[key] = [(pid, score) for pid, score in scored if score == best]
-    rivals: dict[str, int] = defaultdict(int)
-    for candidates in tops.values():
-        for pid, _ in candidates:
-            rivals[pid] += 1
-    return {
-        key: [(pid, score, rivals[pid]) for pid, score in candidates]
-        for key, candidates in tops.items()
-    }
-
-
-def _carts(add: Any, m: _Matching, orders: dict[str, Row]) -> None:
+def _carts(add: Any, m: Matching, orders: dict[str, Row]) -> None:
     """A cart whose orders add up to its payment only within the tolerance: the difference
     is shown on its last order (by key)."""
     carts: dict[str, list[str]] = defaultdict(list)
@@ -450,7 +296,7 @@ def _carts(add: Any, m: _Matching, orders: dict[str, Row]) -> None:
             carts[ps[0]["id"]].append(key)
     for keys in carts.values():
         rule, ps = m.links[keys[0]]
-        amount = _int(ps[0].get("amountMinor"))
+        amount = json_int(ps[0].get("amountMinor"))
         total = sum(orders[k]["amount"] for k in keys)
         if (
             amount is not None
@@ -465,13 +311,13 @@ def ledger_links(
 ) -> set[tuple[str, str, str]]:
     """Every (order key, payment id, rule) the matching rules must link."""
     payments = [as_loaded(p) for p in dataset.iter_records("payments")]
-    m = _match(_loaded_orders(books.orders), payments, params or MatchParams())
+    m = match_orders(_loaded_orders(books.orders), payments, params or MatchParams())
     return {(key, p["id"], rule) for key, (rule, ps) in m.links.items() for p in ps}
 
 
 def _order_issue(kind: str, o: Row, ps: list[Row], settled: list[Row]) -> str:
     if kind == "amount_mismatch":
-        amounts = [_int(p.get("amountMinor")) for p in settled]
+        amounts = [json_int(p.get("amountMinor")) for p in settled]
         if None in amounts:
             return "provider_amount_unknown"
         total = sum(a for a in amounts if a is not None)
@@ -535,7 +381,7 @@ def _refunds_by_id(
         if cur != r["currency"]:
             add("ledger_refund_mismatch", "refund", r["key"], "currency_mismatch")
         books_payment = pid if pid is not None else r["payment_id"]
-        if books_payment is not None and books_payment != _str(pr.get("paymentId")):
+        if books_payment is not None and books_payment != json_str(pr.get("paymentId")):
             add("ledger_refund_mismatch", "refund", r["key"], "payment_mismatch")
     if not any(r["refund_id"] for r in refunds):
         return  # evaluable_when: the books carry no refund ids
@@ -543,7 +389,7 @@ def _refunds_by_id(
     for rid, pr in provider.items():
         if str(pr.get("status") or "").lower() in FAILED_REFUNDS or rid in books_ids:
             continue
-        pay = by_id.get(_str(pr.get("paymentId")) or "")
+        pay = by_id.get(json_str(pr.get("paymentId")) or "")
         if pay is None or pay["id"] not in linked_ids:
             continue
         if young(parse_time(pr.get("createdAt"))):
@@ -572,10 +418,10 @@ def _invoices(add: Any, dataset: Dataset, books: Books) -> None:
             add("ledger_invoice_mismatch", "invoice", iid, "amount_mismatch")
         if p_cur != cur:
             add("ledger_invoice_mismatch", "invoice", iid, "currency_mismatch")
-        if _str(v.get("status")) != status:
+        if json_str(v.get("status")) != status:
             add("ledger_invoice_mismatch", "invoice", iid, "status_mismatch")
         customer = (b.get("customer_id") or "").strip() or None
-        if customer is not None and _str(v.get("customerId")) != customer:
+        if customer is not None and json_str(v.get("customerId")) != customer:
             add("ledger_invoice_mismatch", "invoice", iid, "customer_mismatch")
 
 
