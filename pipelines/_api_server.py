@@ -88,16 +88,24 @@ def sqlite_path(settings: Any) -> Path | None:
 
 def template_path(prefect_version: str) -> Path | None:
     """Where the empty migrated database of this Prefect version is kept (None: no cache)."""
-    base = os.environ.get("XDG_CACHE_HOME") or (
-        str(Path.home() / ".cache") if Path.home().is_dir() else ""
-    )
+    base = os.environ.get("XDG_CACHE_HOME")
     if not base:
-        return None
+        try:
+            home = Path.home()
+        except RuntimeError:  # no home directory known: no cache, Prefect migrates
+            return None
+        if not home.is_dir():
+            return None
+        base = str(home / ".cache")
     return Path(base) / "recon" / f"prefect-{prefect_version}.db"
 
 
 def copy_atomically(source: Path, target: Path) -> None:
+    """Copy a database into place; a WAL or shm file left beside the missing one would be
+    read as the copy's own, so it goes first."""
     target.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in (f"{target.name}-wal", f"{target.name}-shm"):
+        (target.parent / leftover).unlink(missing_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     shutil.copyfile(source, tmp)
     os.replace(tmp, target)

@@ -67,8 +67,12 @@ def test_a_migrated_database_becomes_a_template_a_new_home_copies(tmp_path: Path
     assert con.execute("PRAGMA journal_mode").fetchone() == ("delete",)  # one file to copy
     con.close()
     home_db = tmp_path / "new-home" / "prefect.db"
+    home_db.parent.mkdir()
+    stale = home_db.with_name("prefect.db-wal")  # left by a database deleted by hand
+    stale.write_bytes(b"not this database's log")
     api_server.copy_atomically(template, home_db)
     assert api_server.same_revision(home_db, template)
+    assert not stale.exists()
 
 
 def test_migrations_are_skipped_only_at_the_templates_revision(tmp_path: Path) -> None:
