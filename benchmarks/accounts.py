@@ -8,11 +8,14 @@ provider answering in 50 ms and allowing 100 requests a second, against one acco
 Each account's sandbox runs in its own process (`recon sandbox serve --latency-ms 50 --rate
 100 --cache-records 0 --prewarm sync`, seeds 1..N). Then, in a fresh folder each, a
 recon process runs the whole night of every account in a `recon.toml` (`recon.group.
-run_group_local`: extract, land, load, check, publish, report per account on threads, then
-the consolidated warehouse and the group page — `recon nightly` without Prefect's fixed
-start-up), first with account 1 alone, then with all N. Printed: wall time of each, the
-ratio (target: N side by side <= 1.3x one alone), the recon process's CPU seconds, its CPU
-seconds per 1M records, peak RSS, and the load average before and after.
+run_group_local`: extract, land, load, check, publish, report per account, each in a
+process of its own when there are several, then the consolidated warehouse and the group
+page — `recon nightly` without Prefect's fixed start-up), first with account 1 alone, then
+with all N. Printed: wall time of each, the ratio (target: N side by side <= 1.3x one
+alone), recon's CPU seconds (its process and every process it started, from /proc), CPU
+seconds per 1M records, the sandboxes' CPU seconds over the night (they share the cores),
+peak RSS (largest process, and all processes' peaks added up), and the load average
+before and after.
 """
 
 from __future__ import annotations
@@ -27,7 +30,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import PYTHON, RESULTS, run_measured, sandbox_process
+from benchmarks._common import (
+    PYTHON,
+    RESULTS,
+    SANDBOX_PIDS,
+    cpu_s_of,
+    run_measured,
+    sandbox_process,
+)
 
 LATENCY_MS = 50.0
 RATE = 100.0
@@ -39,7 +49,7 @@ def drive() -> dict[str, Any]:
 
     cpu0, wall0 = time.process_time(), time.perf_counter()
     summary = run_group_local({})
-    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0  # this process only
     records = 0
     import duckdb
 
@@ -54,7 +64,7 @@ def drive() -> dict[str, Any]:
         records += int(row[0] or 0) if row else 0
     return {
         "wall_s": round(wall, 2),
-        "cpu_s": round(cpu, 2),
+        "own_cpu_s": round(cpu, 2),
         "records": records,
         "statuses": {o.account: o.status for o in summary.outcomes},
         "exit_code": summary.exit_code,
@@ -82,6 +92,7 @@ def _night(urls: list[str]) -> dict[str, Any]:
             "RECON_SANDBOX_API_KEY": "sandbox-demo-key",
         }
         load_before = os.getloadavg()
+        served = {url: cpu_s_of(SANDBOX_PIDS[url]) for url in urls}
         proc = run_measured(
             [PYTHON, "-m", "benchmarks.accounts", "--drive"], env=env, cwd=Path(tmp), timeout=3600
         )
@@ -89,7 +100,15 @@ def _night(urls: list[str]) -> dict[str, Any]:
             raise RuntimeError(f"night failed: {proc.tail()}")
         out = proc.last_json()
         out["process_wall_s"] = round(proc.wall_s, 2)
-        out["peak_rss_mb"] = round(proc.peak_rss_mb, 1)
+        # recon's CPU: the night's process and every process it started (the accounts' own)
+        out["cpu_s"] = round(proc.extra["tree_cpu_s"], 2)
+        out["processes"] = proc.extra["processes"]
+        # the providers' side: the sandboxes' CPU over the night (on the same cores)
+        out["sandbox_cpu_s"] = round(
+            sum(cpu_s_of(SANDBOX_PIDS[url]) - served[url] for url in urls), 2
+        )
+        out["peak_rss_mb"] = round(proc.peak_rss_mb, 1)  # the largest single process
+        out["sum_peak_rss_mb"] = round(proc.extra["sum_peak_rss_mb"], 1)
         out["load_before"] = [round(x, 2) for x in load_before]
         out["load_after"] = [round(x, 2) for x in os.getloadavg()]
         if out["records"]:
@@ -150,8 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{args.accounts} accounts x {args.payments:,} payments side by side: "
         f"{result['together']['wall_s']:.1f} s; one alone: {result['alone']['wall_s']:.1f} s; "
-        f"ratio {result['ratio']:.2f} (target <= 1.3); CPU per 1M records: "
-        f"{result['together'].get('cpu_s_per_1m_records')} s; load average "
+        f"ratio {result['ratio']:.2f} (target <= 1.3); recon's CPU: "
+        f"{result['alone']['cpu_s']:.1f} s alone, {result['together']['cpu_s']:.1f} s together "
+        f"({result['together'].get('cpu_s_per_1m_records')} s per 1M records), the sandboxes' "
+        f"{result['together']['sandbox_cpu_s']:.1f} s; load average "
         f"{result['together']['load_before']} -> {result['together']['load_after']}"
     )
     print(f"written to {out}")
