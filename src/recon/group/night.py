@@ -344,9 +344,12 @@ def run_group_local(
     Each account in a process of its own when `processes` (by default: more than one
     account and more than one core, `recon.group.processes`), else on threads here.
     """
+    from recon.group.accounts import account_names
     from recon.group.processes import AccountProcesses, worth_processes
     from recon.runid import new_run_id
 
+    apart = worth_processes(len(account_names(overrides))) if processes is None else processes
+    children = AccountProcesses() if apart else None  # its fork server starts meanwhile
     names = group_preflight(overrides)
     night_id = new_run_id()
     options: dict[str, Any] = {
@@ -356,11 +359,11 @@ def run_group_local(
         "fail_on": fail_on,
         "payment_methods": payment_methods,
     }
-    if worth_processes(len(names)) if processes is None else processes:
-        children = AccountProcesses()
+    if children is not None:
+        runner = children
 
         def one(name: str) -> AccountOutcome:
-            return children.run(name, overrides=overrides, **options)
+            return runner.run(name, overrides=overrides, **options)
     else:
 
         def one(name: str) -> AccountOutcome:

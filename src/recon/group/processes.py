@@ -80,8 +80,11 @@ def worth_processes(accounts: int) -> bool:
 
 def _context() -> Any:
     if "forkserver" in multiprocessing.get_all_start_methods():
+        from multiprocessing import forkserver
+
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(PRELOAD)
+        forkserver.ensure_running()  # its imports now, while this process checks the accounts
         return ctx
     return multiprocessing.get_context("spawn")
 
