@@ -115,6 +115,9 @@ def test_an_account_whose_process_is_killed_is_its_own_outcome(
             holder = int(text) if text.isdigit() and int(text) != os.getpid() else 0
             time.sleep(0.02)
         assert holder, "uk's night never started"
+        cmdline = Path(f"/proc/{holder}/cmdline")
+        if cmdline.exists():  # its key came in its environment, never on its command line
+            assert key_of("uk").encode() not in cmdline.read_bytes()
         os.kill(holder, signal.SIGKILL)
         night.join(timeout=120)
     (summary,) = result
