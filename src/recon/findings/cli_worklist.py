@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from recon.errors import ConfigError
-from recon.findings.cli import AccountName, DbPath, Selection, _guard, _paths, app, with_selection
+from recon.findings.cli import app
+from recon.findings.selection import (
+    AccountName,
+    DbPath,
+    Selection,
+    guard,
+    warehouse_paths,
+    with_selection,
+)
 
 if TYPE_CHECKING:
     from recon.findings.listing import Finding
@@ -53,7 +61,7 @@ def export_(
         typer.echo(f"wrote {len(found):,} finding(s) to {out}")
         return 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
 
 
 @app.command("import")
@@ -67,10 +75,10 @@ def import_(
     from recon.findings.worklist import apply_worklist
 
     def go() -> int:
-        warehouse, log = _paths(db, account)
+        warehouse, log = warehouse_paths(db, account)
         result = apply_worklist(worklist, warehouse, log)
         for line in result.lines():
             typer.echo(line)
         return 1 if result.refused else 0
 
-    raise typer.Exit(_guard(go))
+    raise typer.Exit(guard(go))
