@@ -222,8 +222,9 @@ class AccountProcesses:
         proc = self._ctx.Process(target=_child, args=args, name=f"recon-account-{name}")
         proc.start()
         outcome: AccountOutcome | None = None
+        stopped: str | None = None
         try:
-            while outcome is None:
+            while outcome is None and stopped is None:
                 try:
                     item = queue.get(timeout=0.5)
                 except Empty:
@@ -236,25 +237,28 @@ class AccountProcesses:
                 if item[0] == "outcome":
                     outcome = item[1]
                 elif item[0] == "stopped":
-                    break
+                    stopped = str(item[1])
                 else:
                     self._relay(item)
         finally:
-            if outcome is None and proc.exitcode is None:
-                proc.kill()  # this process is being stopped: so is the account
+            if outcome is None:
+                proc.join(timeout=5 if stopped else 0)
+                if proc.exitcode is None:
+                    proc.kill()  # this process is being stopped: so is the account
             proc.join()
             queue.close()
             queue.join_thread()
         if outcome is not None:
             return outcome
-        log.warning("account %s: its process ended before its night did", name)
-        return AccountOutcome(
-            name,
-            "aborted",
-            EXIT_ABORTED,
-            reason=f"its process ended (exit {proc.exitcode}) before its night did "
-            "(killed, or out of memory)",
-        )
+        if stopped:
+            reason = f"stopped ({stopped})"
+        else:
+            reason = (
+                f"its process ended (exit {proc.exitcode}) before its night did "
+                "(killed, or out of memory)"
+            )
+        log.warning("account %s: %s", name, reason)
+        return AccountOutcome(name, "aborted", EXIT_ABORTED, reason=reason)
 
 
 def run_account_apart(overrides: Any, name: str, **kwargs: Any) -> AccountOutcome:
