@@ -3,6 +3,7 @@ provider answering in 50 ms and allowing 100 requests a second, against one acco
 
     python -m benchmarks.accounts                          # 4 accounts x 100k payments
     python -m benchmarks.accounts --accounts 2 --payments 20000
+    python -m benchmarks.accounts --threads                # the accounts on threads, as before
     python -m benchmarks.accounts --drive                  # (internal) one group night in cwd
 
 Each account's sandbox runs in its own process (`recon sandbox serve --latency-ms 50 --rate
@@ -43,12 +44,12 @@ LATENCY_MS = 50.0
 RATE = 100.0
 
 
-def drive() -> dict[str, Any]:
+def drive(*, threads: bool = False) -> dict[str, Any]:
     """One group night in the working folder (recon.toml there); its own figures as JSON."""
     from recon.group.night import run_group_local
 
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    summary = run_group_local({})
+    summary = run_group_local({}, processes=False if threads else None)
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0  # this process only
     records = 0
     import duckdb
@@ -84,7 +85,7 @@ def _toml(urls: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _night(urls: list[str]) -> dict[str, Any]:
+def _night(urls: list[str], *, threads: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="recon-accounts-") as tmp:
         Path(tmp, "recon.toml").write_text(_toml(urls))
         env = {
@@ -94,7 +95,10 @@ def _night(urls: list[str]) -> dict[str, Any]:
         load_before = os.getloadavg()
         served = {url: cpu_s_of(SANDBOX_PIDS[url]) for url in urls}
         proc = run_measured(
-            [PYTHON, "-m", "benchmarks.accounts", "--drive"], env=env, cwd=Path(tmp), timeout=3600
+            [PYTHON, "-m", "benchmarks.accounts", "--drive", *(["--threads"] if threads else [])],
+            env=env,
+            cwd=Path(tmp),
+            timeout=3600,
         )
         if not proc.ok:
             raise RuntimeError(f"night failed: {proc.tail()}")
@@ -116,7 +120,9 @@ def _night(urls: list[str]) -> dict[str, Any]:
         return out
 
 
-def bench(accounts: int, payments: int, say: Any = print) -> dict[str, Any]:
+def bench(
+    accounts: int, payments: int, say: Any = print, *, threads: bool = False
+) -> dict[str, Any]:
     options = [
         "--latency-ms",
         f"{LATENCY_MS:g}",
@@ -139,7 +145,7 @@ def bench(accounts: int, payments: int, say: Any = print) -> dict[str, Any]:
         alone = _night(urls[:1])
         say(f"  {alone}")
         say(f"{accounts} accounts side by side …")
-        together = _night(urls)
+        together = _night(urls, threads=threads)
         say(f"  {together}")
     return {
         "accounts": accounts,
@@ -147,6 +153,7 @@ def bench(accounts: int, payments: int, say: Any = print) -> dict[str, Any]:
         "latency_ms": LATENCY_MS,
         "rate": RATE,
         "cpus": os.cpu_count(),
+        "accounts_on": "threads" if threads else "processes",
         "alone": alone,
         "together": together,
         "ratio": round(together["wall_s"] / alone["wall_s"], 2),
@@ -158,11 +165,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drive", action="store_true")
     parser.add_argument("--accounts", type=int, default=4)
     parser.add_argument("--payments", type=int, default=100_000)
+    parser.add_argument(
+        "--threads",
+        action="store_true",
+        help="the accounts on threads in one process (as before they had processes)",
+    )
     args = parser.parse_args(argv)
     if args.drive:
-        print(json.dumps(drive()))
+        print(json.dumps(drive(threads=args.threads)))
         return 0
-    result = bench(args.accounts, args.payments)
+    result = bench(args.accounts, args.payments, threads=args.threads)
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "accounts.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
