@@ -34,14 +34,14 @@ def noop() -> int:
 noop()
 """
 
-# recon's own Prefect start (pipelines.server): `prefect server start` in a child
-# process, Prefect and the flows imported while it boots; prints when it answered.
+# recon's own Prefect start (pipelines.server): its API server in a child process,
+# Prefect and the flows imported while it boots; prints when it answered.
 _RECON_SESSION = """
 import json, time
 t0 = time.perf_counter()
-from pipelines.orchestrator import PrefectOrchestrator
+from pipelines.server import prefect_server
 
-with PrefectOrchestrator().session(lambda message: None):
+with prefect_server(lambda message: None):  # what a session's first run waits for
     ready = time.perf_counter() - t0
 print(json.dumps({"ready_s": round(ready, 3)}))
 """

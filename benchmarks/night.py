@@ -7,8 +7,9 @@
 - **Pages past a list's end**: a second night against the same sandbox; list requests
   whose `skip` is at or past the list's length, and requests that were not a page taken
   (`requests - pages`), from the published warehouse (`api_calls`, `resource_scans`).
-- **Fixed cost**: `recon nightly` against a sandbox with nothing in it (every list empty),
-  on a new `PREFECT_HOME` (cold) and again on it (warm).
+- **Fixed cost**: `recon nightly` against a sandbox with nothing in it (every list empty):
+  on a new `PREFECT_HOME` before recon kept Prefect's migrated database (first), on another
+  new one (cold: it copies that database) and again on it (warm).
 
     python -m benchmarks.run --only night                # 1M (+2M with --large)
     python -m benchmarks.run --only night --night-sizes 100000
@@ -31,14 +32,12 @@ _ENV = {
 }
 
 
-def _night(url: str, work: Path, prefect_home: Path) -> dict[str, Any]:
+def _night(url: str, work: Path, prefect_home: Path, cache: Path | None = None) -> dict[str, Any]:
     load_before = os.getloadavg()[0]
-    proc = run_measured(
-        [RECON, "nightly"],
-        env={**_ENV, "RECON_BASE_URL": url, "PREFECT_HOME": str(prefect_home)},
-        cwd=work,
-        timeout=3600,
-    )
+    env = {**_ENV, "RECON_BASE_URL": url, "PREFECT_HOME": str(prefect_home)}
+    if cache is not None:  # where recon keeps Prefect's migrated empty database (template)
+        env["XDG_CACHE_HOME"] = str(cache)
+    proc = run_measured([RECON, "nightly"], env=env, cwd=work, timeout=3600)
     row: dict[str, Any] = {
         "wall_s": round(proc.wall_s, 2),
         "cpu_s": round(float(proc.extra.get("cpu_s", 0.0)), 2),
@@ -95,12 +94,19 @@ def bench_night(sizes: list[int], *, say: Callable[[str], None] = print) -> dict
     with tempfile.TemporaryDirectory(prefix="recon-bench-night-") as tmp:
         root = Path(tmp)
         home = root / "prefect-home"
+        cache = root / "cache"  # the benchmark's own: the first start finds no template
         with sandbox_process(0) as (url, _):
-            for kind in ("cold", "warm"):  # a new PREFECT_HOME, then the same one again
+            # first: a new PREFECT_HOME, no template yet (Prefect migrates, recon keeps the
+            # template); cold: another new PREFECT_HOME (copies it); warm: that one again
+            for kind, prefect_home in (("first", root / "prefect-home-first"), ("cold", home)):
                 say(f"  night: nothing to fetch, {kind} PREFECT_HOME")
                 work = root / f"empty-{kind}"
                 work.mkdir()
-                out[f"empty_{kind}"] = _night(url, work, home)
+                out[f"empty_{kind}"] = _night(url, work, prefect_home, cache)
+            say("  night: nothing to fetch, warm PREFECT_HOME")
+            work = root / "empty-warm"
+            work.mkdir()
+            out["empty_warm"] = _night(url, work, home, cache)
         for size in sizes:
             entry: dict[str, Any] = {"payments": size}
             with sandbox_process(size) as (url, _):

@@ -786,9 +786,9 @@ def _night_rows(table: Table, night: dict[str, Any] | None) -> None:
             note,
         )
 
-    for kind in ("cold", "warm"):
+    for kind in ("first", "cold", "warm"):
         if f"empty_{kind}" in night:
-            limit = TARGET_FIXED_COLD_S if kind == "cold" else TARGET_FIXED_WARM_S
+            limit = TARGET_FIXED_WARM_S if kind == "warm" else TARGET_FIXED_COLD_S
             row(
                 "0",
                 f"recon nightly, nothing to fetch, {kind}",

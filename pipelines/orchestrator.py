@@ -18,6 +18,7 @@ from recon.orchestrator import NightlyOptions, Say
 from recon.schedule import Plan
 
 if TYPE_CHECKING:
+    from pipelines.server import LocalServer
     from recon.group.night import GroupSummary
     from recon.night.nightly import RunSummary
 
@@ -54,34 +55,57 @@ _PREFECT_RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
 class PrefectOrchestrator:
     """Runs `pipelines.nightly` on a Prefect server (the configured one, or its own)."""
 
+    def __init__(self) -> None:
+        self._server: LocalServer | None = None
+
     @contextlib.contextmanager
     def session(self, say: Say) -> Iterator[str]:
-        """A Prefect server for this process; Prefect is imported only after it is up."""
+        """A Prefect server for this process: started here and not waited for, so that the
+        caller's own checks run while it boots; the first run waits until it answers."""
         for key, value in PREFECT_DEFAULTS.items():
             os.environ.setdefault(key, value)
-        from pipelines.server import prefect_server
+        from pipelines.server import starting_prefect_server
 
         for name in _PREFECT_RUN_LOGGERS:
             logging.getLogger(name).addFilter(_ONE_LINE)
-        with prefect_server(say) as api_url:
-            yield api_url
+        with starting_prefect_server(say) as server:
+            self._server = server
+            try:
+                yield server.api_url
+            finally:
+                self._server = None
+
+    def _ready(self) -> contextlib.AbstractContextManager[Any]:
+        """Prefect imported and its server answering (inside a `session`); the settings a
+        flow runs under. recon's own server runs no services, so nothing reads a flow run's
+        heartbeats there: they are off (the heartbeat thread sleeps in 1 s steps, and
+        joining it held each night's end by up to a second)."""
+        if self._server is None:
+            return contextlib.nullcontext()
+        self._server.ready()
+        if not self._server.own:
+            return contextlib.nullcontext()
+        from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+        return temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None})
 
     def run_nightly(self, overrides: Mapping[str, Any], options: NightlyOptions) -> RunSummary:
         """Run the nightly flow once (inside a `session`)."""
-        from pipelines.nightly import nightly as flow
+        with self._ready():
+            from pipelines.nightly import nightly as flow
 
-        params = dict(overrides)
-        if options.task_runner == "dask":
-            flow = flow.with_options(task_runner=_dask_runner(params, options.dask_address))
-        summary: RunSummary = flow(
-            overrides=params,
-            resume=options.resume,
-            trigger=options.trigger,
-            fail_on=options.fail_on,
-            payment_methods=options.payment_methods,
-            distributed=options.task_runner == "dask",
-            retry_failed=options.retry_failed,
-        )
+            params = dict(overrides)
+            if options.task_runner == "dask":
+                flow = flow.with_options(task_runner=_dask_runner(params, options.dask_address))
+            summary: RunSummary = flow(
+                overrides=params,
+                resume=options.resume,
+                trigger=options.trigger,
+                fail_on=options.fail_on,
+                payment_methods=options.payment_methods,
+                distributed=options.task_runner == "dask",
+                retry_failed=options.retry_failed,
+            )
         return summary
 
     def run_group(
@@ -92,23 +116,24 @@ class PrefectOrchestrator:
         options: NightlyOptions,
     ) -> GroupSummary:
         """Every account's night side by side (inside a `session`): a task per account."""
-        from pipelines.group import group_nightly as flow
+        with self._ready():
+            from pipelines.group import group_nightly as flow
 
-        params = dict(overrides)
-        if options.task_runner == "dask":  # accounts wait on their providers: threads each
-            threads = max(1, -(-len(accounts) // 2))
-            runner = _dask_runner(params, options.dask_address, threads_per_worker=threads)
-            flow = flow.with_options(task_runner=runner)
-        summary: GroupSummary = flow(
-            overrides=params,
-            accounts=list(accounts),
-            night_id=night_id,
-            resume=options.resume is not None,
-            trigger=options.trigger,
-            fail_on=options.fail_on,
-            payment_methods=options.payment_methods,
-            retry_failed=options.retry_failed is not None,
-        )
+            params = dict(overrides)
+            if options.task_runner == "dask":  # accounts wait on their providers: threads each
+                threads = max(1, -(-len(accounts) // 2))
+                runner = _dask_runner(params, options.dask_address, threads_per_worker=threads)
+                flow = flow.with_options(task_runner=runner)
+            summary: GroupSummary = flow(
+                overrides=params,
+                accounts=list(accounts),
+                night_id=night_id,
+                resume=options.resume is not None,
+                trigger=options.trigger,
+                fail_on=options.fail_on,
+                payment_methods=options.payment_methods,
+                retry_failed=options.retry_failed is not None,
+            )
         return summary
 
     def serve_schedule(self, plan: Plan, say: Say) -> None:

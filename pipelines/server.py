@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import os
 import shutil
 import signal
@@ -20,8 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-
-import httpx
+from urllib.parse import urlsplit
 
 from recon.errors import ConfigError
 
@@ -44,10 +44,37 @@ def _free_port() -> int:
 
 
 def _healthy(api_url: str) -> bool:
+    """One GET of `/health` over a plain socket: polled every 50 ms while the server boots,
+    so it costs no TLS context or client per poll (an `httpx.get` each 0.2 s cost ~0.6
+    CPU-s over a boot, on a core the server needs)."""
+    url = urlsplit(api_url)
     try:
-        return httpx.get(f"{api_url}/health", timeout=2).status_code == 200
-    except httpx.HTTPError:
+        with socket.create_connection((url.hostname or "127.0.0.1", url.port or 80), 2) as sock:
+            sock.settimeout(2)
+            request = f"GET {url.path}/health HTTP/1.0\r\nHost: {url.netloc}\r\n\r\n"
+            sock.sendall(request.encode())
+            head = sock.recv(64)
+    except OSError:
         return False
+    return head.startswith((b"HTTP/1.1 200", b"HTTP/1.0 200"))
+
+
+class LocalServer:
+    """A Prefect server being started (or the configured one): `ready()` waits for it."""
+
+    def __init__(self, api_url: str, proc: subprocess.Popen[bytes] | None) -> None:
+        self.api_url = api_url
+        self.own = proc is not None  # started here (not PREFECT_API_URL, not a standing one)
+        self._proc = proc
+        self._ready = proc is None
+
+    def ready(self) -> None:
+        """Import Prefect and the flows (meanwhile, on the other core), then wait until the
+        server answers. Idempotent."""
+        _import_prefect()
+        if not self._ready and self._proc is not None:
+            _wait_healthy(self._proc, self.api_url)
+            self._ready = True
 
 
 @contextlib.contextmanager
@@ -55,17 +82,32 @@ def prefect_server(
     say: Callable[[str], None], *, services: bool = False, port: int | None = None
 ) -> Iterator[str]:
     """Yield the API URL of a Prefect server: the configured one, or one started here."""
+    with starting_prefect_server(say, services=services, port=port) as server:
+        server.ready()
+        yield server.api_url
+
+
+@contextlib.contextmanager
+def starting_prefect_server(
+    say: Callable[[str], None], *, services: bool = False, port: int | None = None
+) -> Iterator[LocalServer]:
+    """The configured Prefect server, or one started here and not waited for: the caller
+    does its own checks while it boots (its start is most of a quiet night's fixed cost)
+    and calls `ready()` before the first flow. Stopped on exit, used or not."""
     configured = os.environ.get("PREFECT_API_URL")
     if configured:
         say(f"Prefect server: {configured} (PREFECT_API_URL)")
-        yield configured
+        yield LocalServer(configured, None)
         return
     port = port or _free_port()
     api_url = f"http://127.0.0.1:{port}/api"
     if services and _healthy(api_url):
         say(f"Prefect server: {api_url} (already running)")
         os.environ["PREFECT_API_URL"] = api_url
-        yield api_url
+        try:
+            yield LocalServer(api_url, None)
+        finally:
+            os.environ.pop("PREFECT_API_URL", None)
         return
     if services:
         prefect = shutil.which("prefect", path=os.path.dirname(sys.executable)) or "prefect"
@@ -82,12 +124,9 @@ def prefect_server(
         preexec_fn=_die_with_parent,
     )
     try:
-        # The server takes seconds to start; import Prefect meanwhile (on the other core).
-        # Its settings are read from the environment: the URL is known, set it first.
+        # Prefect reads its settings from the environment: the URL is known, set it first.
         os.environ["PREFECT_API_URL"] = api_url
-        _import_prefect()
-        _wait_healthy(proc, api_url)
-        yield api_url
+        yield LocalServer(api_url, proc)
     finally:
         _drain_prefect()  # Prefect sends logs and events in the background: let them arrive
         os.environ.pop("PREFECT_API_URL", None)
@@ -97,11 +136,24 @@ def prefect_server(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
 
 
 def _import_prefect() -> None:
-    """Import Prefect and recon's flows (what the first flow call would import)."""
-    import pipelines.nightly  # noqa: F401
+    """Import Prefect and recon's flows (what the first flow call would import), with the
+    cyclic collector off meanwhile (as in `pipelines._api_server`: it ran over and over
+    while Prefect's models were built)."""
+    if "pipelines.nightly" in sys.modules:
+        return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        import pipelines.nightly  # noqa: F401
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def _drain_prefect(timeout_s: float = 15.0) -> None:
@@ -125,7 +177,7 @@ def _wait_healthy(proc: subprocess.Popen[bytes], api_url: str) -> None:
         if proc.poll() is not None:
             err = proc.stderr.read().decode(errors="replace")[-500:] if proc.stderr else ""
             raise ConfigError("PREFECT_API_URL", f"is not set and a local server failed: {err}")
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise ConfigError(
         "PREFECT_API_URL", f"is not set and a local server did not start in {timeout:.0f}s"
     )

@@ -48,7 +48,9 @@ class Orchestrator(Protocol):
     """Runs the nightly job and serves it on a schedule."""
 
     def session(self, say: Say) -> AbstractContextManager[str]:
-        """Make the orchestrator ready for a run (e.g. a server); yields where it is."""
+        """Make the orchestrator ready for a run (e.g. start a server); yields where it is.
+        It may still be starting when this yields (the caller's own checks run meanwhile):
+        `run_nightly` and `run_group` wait for it."""
         ...
 
     def run_nightly(self, overrides: Mapping[str, Any], options: NightlyOptions) -> RunSummary:

@@ -1,7 +1,8 @@
 """The `recon` command line.
 
 recon.cli.common     the app, the common options; errors -> one line and an exit code
-recon.cli.run        nightly, extract, load, check, report, schedule
+recon.cli.run        nightly, schedule
+recon.cli.steps      extract, load, check, report (one step of the night)
 recon.cli.warehouse  query, export (the published warehouse)
 recon.cli.match      match (a person's match of a books order with payments)
 recon.cli.close      close (a period's close pack)
@@ -15,6 +16,7 @@ from recon.cli import (  # noqa: F401  (importing them registers their commands)
     close,
     match,
     run,
+    steps,
     warehouse,
 )
 from recon.cli.common import app

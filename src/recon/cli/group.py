@@ -92,10 +92,10 @@ def run_group_night(
         dask_address=dask_address,
         retry_failed="latest" if retry_failed else None,
     )
-    from recon.cli.run import _progress_display
+    from recon.cli.run import progress_display
 
     orchestrator = load_orchestrator()
-    with orchestrator.session(announce), _progress_display(enabled=True):
+    with orchestrator.session(announce), progress_display(enabled=True):
         summary = orchestrator.run_group(overrides, names, new_run_id(), options)
     print_group(summary)
     return int(summary.exit_code)

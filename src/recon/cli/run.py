@@ -1,5 +1,5 @@
-"""The commands that run the nightly job or one of its steps: `nightly`, `extract`, `load`,
-`check`, `report`, `schedule`."""
+"""The commands that run the whole nightly job: `nightly` and `schedule` (one step at a time:
+recon.cli.steps)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,10 @@ from typing import Annotated, Any, Literal
 import typer
 
 from recon.cli.common import (
-    AccountName,
     BaseUrl,
     DbPath,
     LandingDir,
     ReportsDir,
-    RunId,
     app,
     as_overrides,
     configure_logging,
@@ -35,7 +33,7 @@ from recon.errors import ConfigError, ReconError
 
 
 @contextlib.contextmanager
-def _progress_display(enabled: bool) -> Iterator[None]:
+def progress_display(enabled: bool) -> Iterator[None]:
     from recon.night import progress
 
     if enabled and sys.stderr.isatty():
@@ -95,7 +93,7 @@ def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[
 
 
 @contextlib.contextmanager
-def _locked(overrides: dict[str, Any]) -> Iterator[None]:
+def locked(overrides: dict[str, Any]) -> Iterator[None]:
     """The warehouse's night lock (`recon.nightlock`) around a step command."""
     from recon.night.nightlock import night_lock
     from recon.night.nightly import settings_for
@@ -183,13 +181,13 @@ def nightly(
     overrides = as_overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
-        from recon.night.nightly import notify_abort
-
         signal.signal(signal.SIGTERM, _terminated)  # before Prefect: its bridge calls it last
         try:
             return go()
         except ReconError as exc:  # stopped before the flow began: the flow alerts after
             if not started:
+                from recon.night.nightly import notify_abort
+
                 code = 2 if isinstance(exc, ConfigError) else 1  # what `guard` returns
                 problem = f"bad setting {exc}" if code == 2 else str(exc)
                 notify_abort(overrides, problem, code)
@@ -204,18 +202,17 @@ def nightly(
     def go() -> int:
         nonlocal started
         from recon.night.nightlock import night_lock
-        from recon.night.nightly import preflight, resolve_resume, settings_for
-        from recon.night.refetch import resolve_retry
+        from recon.night.overrides import settings_for
         from recon.orchestrator import NightlyOptions, load_orchestrator
 
         first = settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         if note is not None and not accept_books:
             raise ConfigError("--note", "goes with --accept-books INPUT")
-        if names := _accounts(overrides):  # [accounts] in recon.toml: every account
+        announce = say if verbose or task_runner == "dask" else (lambda _m: None)
+        if names := configured_accounts(overrides):  # [accounts] in recon.toml: every account
             from recon.cli.group import accepted_books, run_group_night
 
             accepting = accepted_books(names, accept_books or [], accept_for or [])
-            announce = say if verbose or task_runner == "dask" else (lambda _m: None)
             return run_group_night(
                 overrides,
                 accepting=accepting,
@@ -231,22 +228,29 @@ def nightly(
             )
         if accept_for:
             raise ConfigError("--account", "only with [accounts] in recon.toml")
+        if resume and retry_failed:
+            raise ConfigError("--retry-failed", "cannot be combined with --resume")
         with contextlib.ExitStack() as stack:
             # one night per warehouse: a second one is refused before it touches anything
             stack.enter_context(night_lock(first.db))
+            # The orchestrator's server boots (seconds of CPU in its own process) while the
+            # checks below run; a check that fails stops it unused (issue 23).
+            orchestrator = load_orchestrator()
+            stack.enter_context(orchestrator.session(announce))
+            from recon.night.nightly import preflight, resolve_resume
+            from recon.night.refetch import resolve_retry
+
             if sandbox:
                 url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
                 overrides.update(base_url=url, credentials="sandbox")
                 overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
-            settings = preflight(overrides, probe_api=True)  # before Prefect starts
+            settings = preflight(overrides, probe_api=True)  # before the flow starts
             if accept_books:
                 from recon.ledger.loading import accept_books as accept
 
                 trail = accept(settings, accept_books, note)
                 say(f"accepted books {', '.join(accept_books)} for this night (audit: {trail[0]})")
-            if resume and retry_failed:
-                raise ConfigError("--retry-failed", "cannot be combined with --resume")
-            if retry_failed:  # refused here, before Prefect starts, when it cannot be done
+            if retry_failed:  # refused here, before the flow starts, when it cannot be done
                 retry_failed_run = resolve_retry(settings, retry_failed)
             options = NightlyOptions(
                 trigger="sandbox" if sandbox else "cli",
@@ -257,13 +261,10 @@ def nightly(
                 dask_address=dask_address,
                 retry_failed=retry_failed_run if retry_failed else None,
             )
-            orchestrator = load_orchestrator()
-            announce = say if verbose or task_runner == "dask" else (lambda _m: None)
-            stack.enter_context(orchestrator.session(announce))
-            stack.enter_context(_progress_display(enabled=True))
+            stack.enter_context(progress_display(enabled=True))
             started = True
             summary = orchestrator.run_nightly(overrides, options)
-        _print_summary(summary)
+        print_summary(summary)
         return int(summary.exit_code)
 
     code = guard(run)
@@ -303,38 +304,13 @@ def _say_stopped(overrides: dict[str, Any]) -> int:
     return 1
 
 
-def one_account(
-    overrides: dict[str, Any],
-    account: str | None,
-    *,
-    offline: Literal["books", "warehouse"] | None = None,
-) -> dict[str, Any]:
-    """A single step's overrides: as `--account` names (the paths given are then roots), or
-    as today without [accounts]; several configured and none named is refused.
-
-    `offline`: the step sends no request, so the account's key variables need not be set
-    ("books": it reads the books, whose database URL it may need; "warehouse": it reads
-    nothing else, so no secret of the account at all).
-    """
-    if account is not None:
-        chosen = {**overrides, "account": account}
-        if offline is not None:
-            chosen["offline"] = offline
-        return chosen
-    if names := _accounts(overrides):
-        raise ConfigError(
-            "--account", f"recon.toml has several accounts: name one ({', '.join(names)})"
-        )
-    return overrides
-
-
-def _accounts(overrides: dict[str, Any]) -> list[str]:
+def configured_accounts(overrides: dict[str, Any]) -> list[str]:
     from recon.group.accounts import account_names
 
     return account_names(overrides)
 
 
-def _print_summary(summary: Any) -> None:
+def print_summary(summary: Any) -> None:
     colour = {"complete": "green", "incomplete": "yellow"}.get(summary.status, "red")
     account = getattr(summary, "account", None)
     who = f"account {account}, " if account else ""
@@ -384,103 +360,6 @@ def recon_command() -> str:
     if running is not None:
         return shlex.quote(os.path.abspath(argv0))
     return "recon"
-
-
-@app.command()
-def extract(
-    base_url: BaseUrl = None,
-    landing: LandingDir = None,
-    resume: Annotated[
-        str | None, typer.Option("--resume", help="Go on with a landed run (RUN_ID or latest).")
-    ] = None,
-    payment_methods: Annotated[
-        bool, typer.Option("--payment-methods", help="Also list customers' payment methods.")
-    ] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
-    account: AccountName = None,
-) -> None:
-    """Extract and land every resource (no load); prints the run id to load."""
-    from recon.night import nightly as steps
-
-    configure_logging(verbose)
-    overrides = as_overrides(base_url=base_url, landing=landing)
-
-    def run() -> int:
-        overrides.update(one_account(overrides, account))
-        with _locked(overrides):
-            return extract_run()
-
-    def extract_run() -> int:
-        run_id = steps.start_step(overrides, resume=resume)
-        with _progress_display(enabled=True):
-            outcomes = steps.extract_step(overrides, run_id, payment_methods=payment_methods)
-        for o in outcomes:
-            out.print(f"  {o.resource:<16} {o.status:<11} {o.records:>9,} records", highlight=False)
-        out.print(f"run {run_id} landed; load it with: recon load --run {run_id}")
-        if any(o.fatal for o in outcomes):
-            return 1
-        return 0 if all(o.status in ("complete", "skipped") for o in outcomes) else 3
-
-    raise typer.Exit(guard(run))
-
-
-@app.command()
-def load(
-    run: Annotated[str, typer.Option("--run", help="The landed run to load.")],
-    db: DbPath = None,
-    landing: LandingDir = None,
-    account: AccountName = None,
-) -> None:
-    """Load a landed run into the warehouse (one transaction) and publish it."""
-    from recon.night import nightly as steps
-
-    def go() -> int:
-        overrides = one_account(as_overrides(db=db, landing=landing), account, offline="books")
-        with _locked(overrides):
-            result = steps.load_step(overrides, run, publish=True)
-        out.print(f"run {run}: {result.status}", highlight=False)
-        return 0
-
-    raise typer.Exit(guard(go))
-
-
-@app.command()
-def check(run: RunId = None, db: DbPath = None, account: AccountName = None) -> None:
-    """Run every sql/checks file for a run and publish the findings."""
-    from recon.night import nightly as steps
-
-    def go() -> int:
-        overrides = one_account(as_overrides(db=db), account, offline="warehouse")
-        with _locked(overrides):
-            results = steps.check_step(overrides, run, publish=True, fresh=True)
-        for r in results:
-            out.print(f"  {r.check_name:<36} {r.status:<14} {r.finding_count:>7}", highlight=False)
-        return 0
-
-    raise typer.Exit(guard(go))
-
-
-@app.command()
-def report(
-    run: RunId = None,
-    db: DbPath = None,
-    reports: ReportsDir = None,
-    fail_on: Annotated[
-        Literal["error", "warn", "info"] | None,
-        typer.Option(help="Exit 4 when a check of this severity or worse found something."),
-    ] = None,
-    account: AccountName = None,
-) -> None:
-    """Write reports/<run_id>/ from the published warehouse."""
-    from recon.night import nightly as steps
-
-    def go() -> int:
-        overrides = one_account(as_overrides(db=db, reports=reports), account, offline="warehouse")
-        summary = steps.report_step(overrides, run, fail_on=fail_on)
-        _print_summary(summary)
-        return int(summary.exit_code)
-
-    raise typer.Exit(guard(go))
 
 
 @app.command()

@@ -1,0 +1,369 @@
+"""The nightly run's steps, each callable on its own: start, extract, load, check, publish,
+report, notify, and the retry's start, refetch and reload.
+
+`recon.night.nightly` runs them in order (`run_night`, locally or as `pipelines.nightly`'s
+Prefect tasks, one line each); the CLI's single-step commands (`recon extract`, `recon load`,
+…) call them directly. Settings are read inside each step from the environment plus the
+non-secret overrides given, so that no secret is ever an argument (Prefect stores arguments).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeAlias
+
+from recon.database import open_readonly
+from recon.errors import ConfigError, WarehouseError
+from recon.findings.acks import acks_path, load_acks, refresh_acks
+from recon.fx import load_rates
+from recon.ledger.loading import load_books, validate_books
+from recon.night import reach
+from recon.night.extract import (
+    Progress,
+    ResourceOutcome,
+    extract_all,
+    extract_resource,
+    resources_for,
+)
+from recon.night.landing import RunLanding
+from recon.night.outcome import (
+    EXIT_ABORTED,
+    RunSummary,
+    closing_lines,
+    errored_checks,
+    exit_code_for,
+    worst_failed_severity,
+)
+from recon.night.overrides import settings_for
+from recon.night.warehouse import LoadResult, Warehouse, check_readable, load_run
+from recon.runid import check_run_id, new_run_id
+from recon.settings import NotifySettings, Settings
+
+__all__ = [
+    "Overrides",
+    "abandon_step",
+    "check_step",
+    "extract_one_step",
+    "extract_step",
+    "load_step",
+    "notify_abort",
+    "notify_step",
+    "preflight",
+    "publish_step",
+    "refetch_step",
+    "reload_step",
+    "report_step",
+    "resolve_resume",
+    "retry_start_step",
+    "start_step",
+]
+
+log = logging.getLogger("recon")
+
+Overrides: TypeAlias = Mapping[str, Any] | None
+
+
+def start_step(
+    overrides: Mapping[str, Any] | None,
+    *,
+    resume: str | None = None,
+    trigger: str = "cli",
+    probe_api: bool = True,
+) -> str:
+    """Validate settings (before any request) and create or reopen the run's landing folder.
+
+    `resume` is a run id, or "latest" for the newest landing folder. Returns the run id.
+    `probe_api=False` skips the reachability probe (a test's in-process transport).
+    """
+    settings = preflight(overrides, probe_api=probe_api)
+    if resume:
+        run_id = resolve_resume(settings, resume)
+        log.info("resuming run %s from %s", run_id, settings.landing / run_id)
+        return run_id
+    run_id = new_run_id()
+    landing = RunLanding(settings.landing, run_id)
+    landing.create(
+        {
+            "started_at": datetime.now(UTC).isoformat(),
+            "base_url": settings.base_url,
+            "trigger": trigger,
+            "page_size": settings.page_size,
+        }
+    )
+    return run_id
+
+
+def resolve_resume(settings: Settings, resume: str) -> str:
+    """The landed run `--resume` names ("latest": the newest); a ConfigError otherwise."""
+    run_id = RunLanding.latest(settings.landing) if resume == "latest" else resume
+    if not run_id:
+        raise ConfigError("--resume", f"no earlier run to resume under {settings.landing}")
+    try:
+        landing = RunLanding(settings.landing, check_run_id(run_id))
+    except ConfigError as exc:
+        raise ConfigError("--resume", exc.problem) from None
+    if not landing.exists:
+        raise ConfigError("--resume", f"no landed run {run_id} under {settings.landing}")
+    return run_id
+
+
+def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -> Settings:
+    """Every check that can fail before a request: settings, credentials, writable paths;
+    with `probe_api`, that something listens at the base URL (`recon.night.reach`)."""
+    settings = settings_for(overrides)
+    settings.require_remote_ready()
+    _check_writable(settings)
+    check_readable(settings.db)  # a damaged warehouse stops the night here, not after it
+    validate_books(settings)  # a missing books file or column stops the run here
+    if settings.fx_rates is not None:
+        load_rates(settings.fx_rates)  # a bad rates file too, not the report at the end
+    if probe_api:
+        reach.probe(settings.api_root)  # nothing there: abort in seconds, not an incomplete night
+    return settings
+
+
+def _check_writable(settings: Settings) -> None:
+    for name, folder in (
+        ("RECON_DB", settings.db.parent),
+        ("RECON_LANDING", settings.landing),
+        ("RECON_REPORTS", settings.reports),
+    ):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(name, f"cannot create {folder}: {exc.strerror}") from None
+        probe = folder / f".recon-write-probe-{datetime.now(UTC).timestamp()}"
+        try:
+            probe.touch()
+            probe.unlink()
+        except OSError as exc:
+            raise ConfigError(name, f"{folder} is not writable: {exc.strerror}") from None
+    if settings.db.exists() and settings.db.is_dir():
+        raise ConfigError("RECON_DB", f"{settings.db} is a folder, not a DuckDB file")
+
+
+def extract_step(
+    overrides: Mapping[str, Any] | None,
+    run_id: str,
+    *,
+    progress: Progress | None = None,
+    payment_methods: bool = False,
+    transport: Any = None,
+) -> list[ResourceOutcome]:
+    """Extract every resource of the run on local threads (resumable)."""
+    settings = settings_for(overrides)
+    landing = RunLanding(settings.landing, run_id)
+    return extract_all(
+        settings,
+        landing,
+        resources_for(settings, payment_methods=payment_methods),
+        progress=progress,
+        transport=transport,
+    )
+
+
+def extract_one_step(
+    overrides: Mapping[str, Any] | None, run_id: str, resource: str
+) -> ResourceOutcome:
+    """Extract one resource (the unit a Dask worker runs); builds its own client."""
+    settings = settings_for(overrides)
+    return extract_resource(settings, RunLanding(settings.landing, run_id), resource)
+
+
+def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool) -> LoadResult:
+    """Load the run's landing into a fresh working copy (published at once if `publish`)."""
+    settings = settings_for(overrides)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
+    with wh.session(run_id, fresh=True, publish=publish) as con:
+        result = load_run(con, RunLanding(settings.landing, run_id), fields=settings.fields)
+        account = (overrides or {}).get("account")
+        load_books(con, settings, run_id, account=account)  # the books, matched (recon.ledger)
+        load_acks(con, acks_path(settings.db))  # the acknowledgement audit trail
+        return result
+
+
+def check_step(
+    overrides: Mapping[str, Any] | None, run_id: str | None, *, publish: bool, fresh: bool
+) -> list[Any]:
+    """Run every check for `run_id` (default: the newest loaded run) in the working copy."""
+    from recon.checks import CheckParams, run_checks
+
+    settings = settings_for(overrides)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
+    owner = run_id or "check"
+    with wh.session(owner, fresh=fresh, publish=publish) as con:
+        run_id = run_id or _latest_loaded_run(con)
+        row = con.execute("SELECT started_at FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        if row is None:
+            raise WarehouseError(f"run {run_id} is not in the warehouse")
+        as_of: datetime = row[0]
+        params = CheckParams.from_settings(settings)
+        results = list(run_checks(con, run_id=run_id, as_of=as_of, params=params))
+        con.execute(
+            "UPDATE runs SET finished_at = ? WHERE run_id = ? AND finished_at IS NULL",
+            [datetime.now(UTC), run_id],
+        )
+        return results
+
+
+def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
+    """Publish the working copy and release the run's lock."""
+    settings = settings_for(overrides)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
+    wh.acquire(run_id)
+    try:
+        refresh_acks(wh.work_path, acks_path(settings.db))  # acks made while the run ran
+        wh.publish()
+    finally:
+        wh.release()
+    return settings.db
+
+
+def abandon_step(overrides: Mapping[str, Any] | None) -> None:
+    """Drop the working copy and the lock after a failed run (the published file is untouched).
+
+    Never another live run's: a run refused by its lock leaves that run's copy alone."""
+    settings = settings_for(overrides)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
+    if not wh.held_by_another():
+        wh.discard()
+    wh.release()
+
+
+def _latest_loaded_run(con: Any) -> str:
+    row = con.execute(
+        "SELECT run_id FROM runs WHERE loaded_at IS NOT NULL ORDER BY started_at DESC LIMIT 1"
+    ).fetchone()
+    if row is None:
+        raise WarehouseError("the warehouse holds no run yet: run `recon nightly` first")
+    return str(row[0])
+
+
+def report_step(
+    overrides: Mapping[str, Any] | None, run_id: str | None, *, fail_on: str | None = None
+) -> RunSummary:
+    """Render reports/<run_id>/ from the published warehouse and sum the run up."""
+    from recon.report import render_report
+
+    settings = settings_for(overrides)
+    account, group_page = _account_of(overrides)
+    con = open_readonly(settings.db)
+    unwritten: str | None = None
+    try:
+        run_id = run_id or _latest_loaded_run(con)
+        rates = load_rates(settings.fx_rates) if settings.fx_rates else None
+        try:
+            report_dir: Path | None = render_report(
+                con,
+                run_id=run_id,
+                reports_dir=settings.reports,
+                rates=rates,
+                csv_dialect=settings.csv_dialect,
+                account=account,
+                group_page=group_page,
+            ).folder
+        except OSError as exc:  # a full disk, a folder gone: the warehouse stays as published
+            report_dir = None
+            where = exc.filename or settings.reports / run_id
+            unwritten = (
+                f"the report could not be written ({exc.strerror or exc}: {where}); the "
+                f"warehouse is published: `recon report --run {run_id}` writes it again"
+            )
+        row = con.execute("SELECT status, reason FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        status, reason = (str(row[0]), row[1]) if row else ("failed", "run not in warehouse")
+        lines = closing_lines(con, run_id)
+        worst = worst_failed_severity(con, run_id)
+        errored = errored_checks(con, run_id)
+    finally:
+        con.close()
+    code = exit_code_for(
+        status, worst_failed=worst, fail_on=fail_on or settings.fail_on, errored=len(errored)
+    )
+    if errored and status == "complete":  # every list read, but not every check ran
+        status = "incomplete"
+        reason = f"{len(errored)} check(s) errored and did not run: {', '.join(errored)}"
+    if unwritten is not None:
+        code = EXIT_ABORTED
+        reason = f"{reason}; {unwritten}" if reason else unwritten
+    return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines, account)
+
+
+def _account_of(overrides: Mapping[str, Any] | None) -> tuple[str | None, Path | None]:
+    """The account of [accounts] a run is, and where the group page goes (None, None
+    without [accounts]): its report names the account and links to the group page."""
+    account = (overrides or {}).get("account")
+    if account is None:
+        return None, None
+    from recon.group.accounts import group_settings
+
+    return str(account), group_settings(overrides).reports / "group.html"
+
+
+def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
+    """Send the run's alert to RECON_NOTIFY_URL, if set; how it went, in words. Never raises."""
+    from recon.night.notify import alert_for, send
+
+    try:
+        settings = settings_for(overrides)
+        if settings.notify_url is None:
+            return None
+        alert = alert_for(summary)
+        return send(settings.notify_url, alert, budget_s=settings.notify_budget_s).detail
+    except Exception as exc:  # an alert never fails the run
+        log.warning("alert for run %s not sent: %s", summary.run_id, type(exc).__name__)
+        return None
+
+
+def notify_abort(
+    overrides: Mapping[str, Any] | None, problem: str, exit_code: int = EXIT_ABORTED
+) -> None:
+    """Alert that a night was aborted before it could report (best effort, never raises);
+    `exit_code` is the one the process returns (2 for a bad setting)."""
+    from recon.night.notify import Alert, send
+
+    try:
+        try:
+            settings: Any = settings_for(overrides)
+        except ConfigError:  # the bad setting itself: the webhook is read on its own
+            settings = NotifySettings()
+        if settings.notify_url is not None:
+            alert = Alert("(not started)", "aborted", exit_code, problem)
+            send(settings.notify_url, alert, budget_s=settings.notify_budget_s)
+    except Exception as exc:
+        log.warning("alert not sent: %s", type(exc).__name__)
+
+
+def retry_start_step(
+    overrides: Mapping[str, Any] | None, retry: str | None, *, probe_api: bool = True
+) -> str:
+    """`--retry-failed`: check settings and the API, then the run to finish (refused with
+    the reason when it cannot be: complete, unknown, or a newer run published over it)."""
+    from recon.night.refetch import resolve_retry
+
+    settings = preflight(overrides, probe_api=probe_api)
+    return resolve_retry(settings, retry)
+
+
+def refetch_step(
+    overrides: Mapping[str, Any] | None, run_id: str, *, transport: Any = None
+) -> list[str]:
+    """Fetch the run's failed pages again into its landing; returns the new request ids."""
+    from recon.night.refetch import refetch_failed
+
+    return refetch_failed(settings_for(overrides), run_id, transport=transport).request_ids
+
+
+def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
+    """Load what the retry landed into a fresh working copy under the same run id."""
+    from recon.night.refetch import reload_run
+
+    settings = settings_for(overrides)
+    status = reload_run(settings, run_id)
+    wh = Warehouse(settings.db, settings.duckdb_memory_limit)
+    with wh.session(run_id, fresh=False, publish=False) as con:
+        load_books(con, settings, run_id, account=(overrides or {}).get("account"))
+        load_acks(con, acks_path(settings.db))
+    return status
