@@ -3,20 +3,21 @@ provider answering in 50 ms and allowing 100 requests a second, against one acco
 
     python -m benchmarks.accounts                          # 4 accounts x 100k payments
     python -m benchmarks.accounts --accounts 2 --payments 20000
-    python -m benchmarks.accounts --threads                # the accounts on threads, as before
+    python -m benchmarks.accounts --threads                # the accounts on threads
+    python -m benchmarks.accounts --processes              # each account in its own process
     python -m benchmarks.accounts --drive                  # (internal) one group night in cwd
 
 Each account's sandbox runs in its own process (`recon sandbox serve --latency-ms 50 --rate
-100 --cache-records 0 --prewarm sync`, seeds 1..N). Then, in a fresh folder each, a
-recon process runs the whole night of every account in a `recon.toml` (`recon.group.
-run_group_local`: extract, land, load, check, publish, report per account, each in a
-process of its own when there are several, then the consolidated warehouse and the group
-page — `recon nightly` without Prefect's fixed start-up), first with account 1 alone, then
-with all N. Printed: wall time of each, the ratio (target: N side by side <= 1.3x one
-alone), recon's CPU seconds (its process and every process it started, from /proc), CPU
-seconds per 1M records, the sandboxes' CPU seconds over the night (they share the cores),
-peak RSS (largest process, and all processes' peaks added up), and the load average
-before and after.
+100 --cache-records 0 --prewarm sync`, seeds 1..N). Then, in a fresh folder each, a recon
+process runs the whole night of every account in a `recon.toml` (`recon.group.
+run_group_local`: extract, land, load, check, publish, report per account, on threads or
+each in a process of its own as recon chooses for the machine unless told, then the
+consolidated warehouse and the group page — `recon nightly` without Prefect's fixed
+start-up), first with account 1 alone, then with all N. Printed: wall time of each, the
+ratio (target: N side by side <= 1.3x one alone), recon's CPU seconds (its process and
+every process it started, from /proc), CPU seconds per 1M records, the sandboxes' CPU
+seconds over the night (they share the cores), peak RSS (largest process, and all
+processes' peaks added up), and the load average before and after.
 """
 
 from __future__ import annotations
@@ -44,12 +45,15 @@ LATENCY_MS = 50.0
 RATE = 100.0
 
 
-def drive(*, threads: bool = False) -> dict[str, Any]:
-    """One group night in the working folder (recon.toml there); its own figures as JSON."""
+def drive(*, apart: bool | None = None) -> dict[str, Any]:
+    """One group night in the working folder (recon.toml there); its own figures as JSON.
+    `apart`: each account in a process of its own (True), on threads (False), or as recon
+    chooses for this machine (None)."""
     from recon.group.night import run_group_local
+    from recon.group.processes import worth_processes
 
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    summary = run_group_local({}, processes=False if threads else None)
+    summary = run_group_local({}, processes=apart)
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0  # this process only
     records = 0
     import duckdb
@@ -69,6 +73,11 @@ def drive(*, threads: bool = False) -> dict[str, Any]:
         "records": records,
         "statuses": {o.account: o.status for o in summary.outcomes},
         "exit_code": summary.exit_code,
+        "accounts_on": (
+            "processes"
+            if (apart if apart is not None else worth_processes(len(summary.outcomes)))
+            else "threads"
+        ),
     }
 
 
@@ -85,7 +94,11 @@ def _toml(urls: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _night(urls: list[str], *, threads: bool = False) -> dict[str, Any]:
+def _mode(apart: bool | None) -> list[str]:
+    return [] if apart is None else ["--processes" if apart else "--threads"]
+
+
+def _night(urls: list[str], *, apart: bool | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="recon-accounts-") as tmp:
         Path(tmp, "recon.toml").write_text(_toml(urls))
         env = {
@@ -95,7 +108,7 @@ def _night(urls: list[str], *, threads: bool = False) -> dict[str, Any]:
         load_before = os.getloadavg()
         served = {url: cpu_s_of(SANDBOX_PIDS[url]) for url in urls}
         proc = run_measured(
-            [PYTHON, "-m", "benchmarks.accounts", "--drive", *(["--threads"] if threads else [])],
+            [PYTHON, "-m", "benchmarks.accounts", "--drive", *_mode(apart)],
             env=env,
             cwd=Path(tmp),
             timeout=3600,
@@ -121,7 +134,7 @@ def _night(urls: list[str], *, threads: bool = False) -> dict[str, Any]:
 
 
 def bench(
-    accounts: int, payments: int, say: Any = print, *, threads: bool = False
+    accounts: int, payments: int, say: Any = print, *, apart: bool | None = None
 ) -> dict[str, Any]:
     options = [
         "--latency-ms",
@@ -145,7 +158,7 @@ def bench(
         alone = _night(urls[:1])
         say(f"  {alone}")
         say(f"{accounts} accounts side by side …")
-        together = _night(urls, threads=threads)
+        together = _night(urls, apart=apart)
         say(f"  {together}")
     return {
         "accounts": accounts,
@@ -153,7 +166,7 @@ def bench(
         "latency_ms": LATENCY_MS,
         "rate": RATE,
         "cpus": os.cpu_count(),
-        "accounts_on": "threads" if threads else "processes",
+        "accounts_on": together["accounts_on"],
         "alone": alone,
         "together": together,
         "ratio": round(together["wall_s"] / alone["wall_s"], 2),
@@ -165,21 +178,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drive", action="store_true")
     parser.add_argument("--accounts", type=int, default=4)
     parser.add_argument("--payments", type=int, default=100_000)
-    parser.add_argument(
-        "--threads",
-        action="store_true",
-        help="the accounts on threads in one process (as before they had processes)",
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--threads", action="store_true", help="the accounts on threads in one process"
+    )
+    mode.add_argument(
+        "--processes", action="store_true", help="each account in a process of its own"
     )
     args = parser.parse_args(argv)
+    apart = True if args.processes else False if args.threads else None
     if args.drive:
-        print(json.dumps(drive(threads=args.threads)))
+        print(json.dumps(drive(apart=apart)))
         return 0
-    result = bench(args.accounts, args.payments, threads=args.threads)
+    result = bench(args.accounts, args.payments, apart=apart)
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "accounts.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(
-        f"{args.accounts} accounts x {args.payments:,} payments side by side: "
+        f"{args.accounts} accounts x {args.payments:,} payments side by side "
+        f"(on {result['accounts_on']}): "
         f"{result['together']['wall_s']:.1f} s; one alone: {result['alone']['wall_s']:.1f} s; "
         f"ratio {result['ratio']:.2f} (target <= 1.3); recon's CPU: "
         f"{result['alone']['cpu_s']:.1f} s alone, {result['together']['cpu_s']:.1f} s together "

@@ -60,7 +60,7 @@ def test_accounts_in_processes_of_their_own_or_on_threads(
     caplog: pytest.LogCaptureFixture,
     processes: bool | None,
 ) -> None:
-    monkeypatch.setattr("recon.group.processes.cores", lambda: 2)  # as on a one-core CI box
+    monkeypatch.setattr("recon.group.processes.cores", lambda: 4)  # as on a four-core box
     set_keys(monkeypatch, "eu", "us")
     caplog.set_level(logging.INFO, logger="recon.group")
     with (
@@ -84,7 +84,7 @@ def test_accounts_in_processes_of_their_own_or_on_threads(
     assert any(m.startswith("account us: incomplete (exit 3), run ") for m in said), said
     assert not any(key_of(n) in m or token_of(n) in m for m in said for n in ("eu", "us"))
     callers = _callers(tmp_path, "eu") | _callers(tmp_path, "us")
-    if processes is None:  # two accounts, two cores: each its own process, none of them ours
+    if processes is None:  # two accounts, four cores: each its own process, none of them ours
         assert len(callers) == 2, callers
         assert os.getpid() not in callers
     else:
@@ -94,7 +94,7 @@ def test_accounts_in_processes_of_their_own_or_on_threads(
 def test_an_account_whose_process_is_killed_is_its_own_outcome(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("recon.group.processes.cores", lambda: 2)
+    monkeypatch.setattr("recon.group.processes.cores", lambda: 4)
     set_keys(monkeypatch, "eu", "uk")
     with (
         account_sandbox("eu", seed=13, payments=300) as eu,

@@ -2,7 +2,7 @@
 
 On threads in one process the accounts share one interpreter lock: their paging, parsing
 and landing take turns however many cores the machine has. When a night has more than one
-account and the machine more than one core, `AccountProcesses.run` runs an account's whole
+account and the machine at least `MIN_CORES` cores, `AccountProcesses.run` runs an account's whole
 night (`recon.group.night.run_account`) in a child process instead, and hands back its
 `AccountOutcome` as if it had run here:
 
@@ -19,8 +19,8 @@ night (`recon.group.night.run_account`) in a child process instead, and hands ba
 - an account's process that ends abruptly (killed, out of memory) is that account's
   outcome, aborted, exit 1: the other accounts have processes of their own.
 
-Where a child cannot be had (one core, one account, inside a daemonic process such as a
-Dask worker), the account runs on the calling thread as before.
+Where a child cannot be had or would not pay (fewer cores, one account, inside a daemonic
+process such as a Dask worker), the account runs on the calling thread as before.
 """
 
 from __future__ import annotations
@@ -73,9 +73,17 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+#: Accounts get processes of their own from this many cores: on two cores four accounts
+#: were as fast on threads (the night is bound by its CPU, most of it native code that
+#: leaves the interpreter lock) and each process cost ~0.4 CPU-s more (README, "Several
+#: accounts"); with more cores the ~4 s of interpreter-lock time per 100k-payment account
+#: would take turns on threads.
+MIN_CORES = 3
+
+
 def worth_processes(accounts: int) -> bool:
-    """More than one account, more than one core, and a process allowed children."""
-    return accounts > 1 and cores() > 1 and not multiprocessing.current_process().daemon
+    """More than one account, at least MIN_CORES cores, and a process allowed children."""
+    return accounts > 1 and cores() >= MIN_CORES and not multiprocessing.current_process().daemon
 
 
 def _context() -> Any:
