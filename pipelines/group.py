@@ -33,19 +33,18 @@ def account_night(
     payment_methods: bool,
     apart: bool = False,
 ) -> group.AccountOutcome:
-    options: dict[str, Any] = {
-        "resume": resume,
-        "retry_failed": retry_failed,
-        "trigger": trigger,
-        "fail_on": fail_on,
-        "payment_methods": payment_methods,
-    }
-    if apart:  # its own process: the accounts' Python work on every core, not one lock
-        from recon.group.processes import run_account_apart
+    from recon.group.processes import run_account_apart
 
-        outcome = run_account_apart(overrides, account, **options)
-    else:
-        outcome = group.run_account(overrides, account, **options)
+    # apart: its own process, so that the accounts' Python work uses every core
+    outcome = (run_account_apart if apart else group.run_account)(
+        overrides,
+        account,
+        resume=resume,
+        retry_failed=retry_failed,
+        trigger=trigger,
+        fail_on=fail_on,
+        payment_methods=payment_methods,
+    )
     md = outcome.report_dir / "report.md" if outcome.report_dir else None
     text = (  # the account's report.md names the account in its heading
         md.read_text()

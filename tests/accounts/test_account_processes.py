@@ -16,22 +16,9 @@ import pytest
 from recon.group.night import GroupSummary, run_group_local
 from recon.night.nightlock import lock_path
 
-from .conftest import account_sandbox, entry, key_of, set_keys, token_of, write_toml
+from .conftest import Recorder, account_sandbox, entry, key_of, set_keys, token_of, write_toml
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-
-
-class Recorder:
-    """A progress display that keeps what it was told."""
-
-    def __init__(self) -> None:
-        self.done_: list[tuple[str, str]] = []
-
-    def update(self, resource: str, **counts: object) -> None:
-        return None
-
-    def done(self, resource: str, *, status: str) -> None:
-        self.done_.append((resource, status))
 
 
 def _callers(tmp_path: Path, name: str) -> set[int]:
