@@ -70,6 +70,19 @@ def _hwm_kb(pid: int) -> int:
     return 0
 
 
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_s_of(pid: int) -> float:
+    """CPU-seconds (user + system) a live process has used itself; 0.0 when gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def _descendants(root: int) -> list[int]:
     """Live descendants of `root`, from the ppid field of /proc/*/stat."""
     children: dict[int, list[int]] = {}
@@ -111,6 +124,7 @@ def run_measured(
     err_path = RESULTS / f".err-{os.getpid()}.txt"
     RESULTS.mkdir(parents=True, exist_ok=True)
     peaks: dict[int, int] = {}
+    cpu: dict[int, float] = {}
     with out_path.open("wb") as out, err_path.open("wb") as err:
         started = time.perf_counter()
         child = subprocess.Popen(list(argv), stdout=out, stderr=err, env=full_env, cwd=cwd or ROOT)
@@ -122,6 +136,9 @@ def run_measured(
                 hwm = _hwm_kb(pid)
                 if hwm > peaks.get(pid, 0):
                     peaks[pid] = hwm
+                used = cpu_s_of(pid)
+                if used > cpu.get(pid, 0.0):
+                    cpu[pid] = used
             pid, status, _usage = os.wait4(child.pid, os.WNOHANG)
             if pid:
                 break
@@ -149,6 +166,12 @@ def run_measured(
             "processes": len(peaks),
             # CPU-seconds of the child and the descendants it waited for (user + system)
             "cpu_s": _usage.ru_utime + _usage.ru_stime,
+            # CPU-seconds of the child and every descendant, waited for or not (e.g. a fork
+            # server's children): each process's own use, last sampled (every 5 ms for the
+            # child, 50 ms for the others: a descendant's last moments may be missed)
+            "tree_cpu_s": sum(cpu.values()),
+            # the peaks of every process added up (they need not have coincided)
+            "sum_peak_rss_mb": sum(peaks.values()) / 1024.0,
         },
     )
 
@@ -173,6 +196,9 @@ def wait_until_up(
         if time.perf_counter() - started > timeout:
             raise TimeoutError(f"the sandbox at {base_url} did not answer in {timeout:.0f}s")
         time.sleep(0.05)
+
+
+SANDBOX_PIDS: dict[str, int] = {}  # base URL -> pid of each running `sandbox_process`
 
 
 @contextlib.contextmanager
@@ -207,6 +233,7 @@ def sandbox_process(
     started = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     base_url = f"http://127.0.0.1:{port}"
+    SANDBOX_PIDS[base_url] = proc.pid
     try:
         wait_until_up(base_url, proc=proc)
         yield base_url, time.perf_counter() - started
@@ -219,6 +246,7 @@ def sandbox_process(
             proc.wait()
         log.close()
         Path(log.name).unlink(missing_ok=True)
+        SANDBOX_PIDS.pop(base_url, None)
 
 
 def median(values: Sequence[float]) -> float:

@@ -3,16 +3,21 @@ provider answering in 50 ms and allowing 100 requests a second, against one acco
 
     python -m benchmarks.accounts                          # 4 accounts x 100k payments
     python -m benchmarks.accounts --accounts 2 --payments 20000
+    python -m benchmarks.accounts --threads                # the accounts on threads
+    python -m benchmarks.accounts --processes              # each account in its own process
     python -m benchmarks.accounts --drive                  # (internal) one group night in cwd
 
 Each account's sandbox runs in its own process (`recon sandbox serve --latency-ms 50 --rate
-100 --cache-records 0 --prewarm sync`, seeds 1..N). Then, in a fresh folder each, a
-recon process runs the whole night of every account in a `recon.toml` (`recon.group.
-run_group_local`: extract, land, load, check, publish, report per account on threads, then
-the consolidated warehouse and the group page — `recon nightly` without Prefect's fixed
+100 --cache-records 0 --prewarm sync`, seeds 1..N). Then, in a fresh folder each, a recon
+process runs the whole night of every account in a `recon.toml` (`recon.group.
+run_group_local`: extract, land, load, check, publish, report per account, on threads or
+each in a process of its own as recon chooses for the machine unless told, then the
+consolidated warehouse and the group page — `recon nightly` without Prefect's fixed
 start-up), first with account 1 alone, then with all N. Printed: wall time of each, the
-ratio (target: N side by side <= 1.3x one alone), the recon process's CPU seconds, its CPU
-seconds per 1M records, peak RSS, and the load average before and after.
+ratio (target: N side by side <= 1.3x one alone), recon's CPU seconds (its process and
+every process it started, from /proc), CPU seconds per 1M records, the sandboxes' CPU
+seconds over the night (they share the cores), peak RSS (largest process, and all
+processes' peaks added up), and the load average before and after.
 """
 
 from __future__ import annotations
@@ -27,19 +32,29 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import PYTHON, RESULTS, run_measured, sandbox_process
+from benchmarks._common import (
+    PYTHON,
+    RESULTS,
+    SANDBOX_PIDS,
+    cpu_s_of,
+    run_measured,
+    sandbox_process,
+)
 
 LATENCY_MS = 50.0
 RATE = 100.0
 
 
-def drive() -> dict[str, Any]:
-    """One group night in the working folder (recon.toml there); its own figures as JSON."""
+def drive(*, apart: bool | None = None) -> dict[str, Any]:
+    """One group night in the working folder (recon.toml there); its own figures as JSON.
+    `apart`: each account in a process of its own (True), on threads (False), or as recon
+    chooses for this machine (None)."""
     from recon.group.night import run_group_local
+    from recon.group.processes import worth_processes
 
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    summary = run_group_local({})
-    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+    summary = run_group_local({}, processes=apart)
+    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0  # this process only
     records = 0
     import duckdb
 
@@ -54,10 +69,15 @@ def drive() -> dict[str, Any]:
         records += int(row[0] or 0) if row else 0
     return {
         "wall_s": round(wall, 2),
-        "cpu_s": round(cpu, 2),
+        "own_cpu_s": round(cpu, 2),
         "records": records,
         "statuses": {o.account: o.status for o in summary.outcomes},
         "exit_code": summary.exit_code,
+        "accounts_on": (
+            "processes"
+            if (apart if apart is not None else worth_processes(len(summary.outcomes)))
+            else "threads"
+        ),
     }
 
 
@@ -74,7 +94,11 @@ def _toml(urls: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _night(urls: list[str]) -> dict[str, Any]:
+def _mode(apart: bool | None) -> list[str]:
+    return [] if apart is None else ["--processes" if apart else "--threads"]
+
+
+def _night(urls: list[str], *, apart: bool | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="recon-accounts-") as tmp:
         Path(tmp, "recon.toml").write_text(_toml(urls))
         env = {
@@ -82,14 +106,26 @@ def _night(urls: list[str]) -> dict[str, Any]:
             "RECON_SANDBOX_API_KEY": "sandbox-demo-key",
         }
         load_before = os.getloadavg()
+        served = {url: cpu_s_of(SANDBOX_PIDS[url]) for url in urls}
         proc = run_measured(
-            [PYTHON, "-m", "benchmarks.accounts", "--drive"], env=env, cwd=Path(tmp), timeout=3600
+            [PYTHON, "-m", "benchmarks.accounts", "--drive", *_mode(apart)],
+            env=env,
+            cwd=Path(tmp),
+            timeout=3600,
         )
         if not proc.ok:
             raise RuntimeError(f"night failed: {proc.tail()}")
         out = proc.last_json()
         out["process_wall_s"] = round(proc.wall_s, 2)
-        out["peak_rss_mb"] = round(proc.peak_rss_mb, 1)
+        # recon's CPU: the night's process and every process it started (the accounts' own)
+        out["cpu_s"] = round(proc.extra["tree_cpu_s"], 2)
+        out["processes"] = proc.extra["processes"]
+        # the providers' side: the sandboxes' CPU over the night (on the same cores)
+        out["sandbox_cpu_s"] = round(
+            sum(cpu_s_of(SANDBOX_PIDS[url]) - served[url] for url in urls), 2
+        )
+        out["peak_rss_mb"] = round(proc.peak_rss_mb, 1)  # the largest single process
+        out["sum_peak_rss_mb"] = round(proc.extra["sum_peak_rss_mb"], 1)
         out["load_before"] = [round(x, 2) for x in load_before]
         out["load_after"] = [round(x, 2) for x in os.getloadavg()]
         if out["records"]:
@@ -97,7 +133,9 @@ def _night(urls: list[str]) -> dict[str, Any]:
         return out
 
 
-def bench(accounts: int, payments: int, say: Any = print) -> dict[str, Any]:
+def bench(
+    accounts: int, payments: int, say: Any = print, *, apart: bool | None = None
+) -> dict[str, Any]:
     options = [
         "--latency-ms",
         f"{LATENCY_MS:g}",
@@ -120,7 +158,7 @@ def bench(accounts: int, payments: int, say: Any = print) -> dict[str, Any]:
         alone = _night(urls[:1])
         say(f"  {alone}")
         say(f"{accounts} accounts side by side …")
-        together = _night(urls)
+        together = _night(urls, apart=apart)
         say(f"  {together}")
     return {
         "accounts": accounts,
@@ -128,6 +166,7 @@ def bench(accounts: int, payments: int, say: Any = print) -> dict[str, Any]:
         "latency_ms": LATENCY_MS,
         "rate": RATE,
         "cpus": os.cpu_count(),
+        "accounts_on": together["accounts_on"],
         "alone": alone,
         "together": together,
         "ratio": round(together["wall_s"] / alone["wall_s"], 2),
@@ -139,19 +178,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drive", action="store_true")
     parser.add_argument("--accounts", type=int, default=4)
     parser.add_argument("--payments", type=int, default=100_000)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--threads", action="store_true", help="the accounts on threads in one process"
+    )
+    mode.add_argument(
+        "--processes", action="store_true", help="each account in a process of its own"
+    )
     args = parser.parse_args(argv)
+    apart = True if args.processes else False if args.threads else None
     if args.drive:
-        print(json.dumps(drive()))
+        print(json.dumps(drive(apart=apart)))
         return 0
-    result = bench(args.accounts, args.payments)
+    result = bench(args.accounts, args.payments, apart=apart)
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "accounts.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
     print(
-        f"{args.accounts} accounts x {args.payments:,} payments side by side: "
+        f"{args.accounts} accounts x {args.payments:,} payments side by side "
+        f"(on {result['accounts_on']}): "
         f"{result['together']['wall_s']:.1f} s; one alone: {result['alone']['wall_s']:.1f} s; "
-        f"ratio {result['ratio']:.2f} (target <= 1.3); CPU per 1M records: "
-        f"{result['together'].get('cpu_s_per_1m_records')} s; load average "
+        f"ratio {result['ratio']:.2f} (target <= 1.3); recon's CPU: "
+        f"{result['alone']['cpu_s']:.1f} s alone, {result['together']['cpu_s']:.1f} s together "
+        f"({result['together'].get('cpu_s_per_1m_records')} s per 1M records), the sandboxes' "
+        f"{result['together']['sandbox_cpu_s']:.1f} s; load average "
         f"{result['together']['load_before']} -> {result['together']['load_after']}"
     )
     print(f"written to {out}")

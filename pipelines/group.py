@@ -1,8 +1,9 @@
 """The nightly flow over several accounts: one task per account, side by side.
 
 Each task runs that account's whole night (`recon.group.run_account`: today's steps, its
-own client, limiter and warehouse); on the default thread runner they share this
-process, on a Dask task runner they spread over the workers. Then the night as a whole
+own client, limiter and warehouse); on the default thread runner each task runs it in a
+process of its own when there are several accounts and cores (`recon.group.processes`),
+on a Dask task runner they spread over the workers. Then the night as a whole
 (`recon.group.finish_group`): consolidated warehouse, group page, one alert. Parameters
 carry only the accounts' names and non-secret paths; every key is read from the
 environment inside the task.
@@ -30,8 +31,12 @@ def account_night(
     trigger: str,
     fail_on: str | None,
     payment_methods: bool,
+    apart: bool = False,
 ) -> group.AccountOutcome:
-    outcome = group.run_account(
+    from recon.group.processes import run_account_apart
+
+    # apart: its own process, so that the accounts' Python work uses every core
+    outcome = (run_account_apart if apart else group.run_account)(
         overrides,
         account,
         resume=resume,
@@ -79,9 +84,12 @@ def group_nightly(
         from recon.runid import new_run_id
 
         night_id = new_run_id()
+    from recon.group.processes import worth_processes
+
+    apart = worth_processes(len(accounts))  # on a Dask worker each runs there instead
     futures = [
         account_night.with_options(task_run_name=f"account-{name}").submit(
-            overrides, name, resume, retry_failed, trigger, fail_on, payment_methods
+            overrides, name, resume, retry_failed, trigger, fail_on, payment_methods, apart
         )
         for name in accounts
     ]

@@ -1,5 +1,4 @@
-"""`python -m recon` is the `recon` command."""
-
 from recon.cli import main
 
-main()
+if __name__ == "__main__":  # not when a child process imports it (recon.group.processes)
+    main()

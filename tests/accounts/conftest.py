@@ -93,3 +93,16 @@ def entry(name: str, url: str, **extra: Any) -> dict[str, Any]:
         "bearer_token_env": f"RECON_{name.upper()}_BEARER_TOKEN",
         **extra,
     }
+
+
+class Recorder:
+    """A progress display that keeps what it was told."""
+
+    def __init__(self) -> None:
+        self.done_: list[tuple[str, str]] = []
+
+    def update(self, resource: str, **counts: object) -> None:
+        return None
+
+    def done(self, resource: str, *, status: str) -> None:
+        self.done_.append((resource, status))

@@ -18,22 +18,18 @@ from recon.analyst.export import open_read_only
 from recon.cli import app
 from recon.group.night import run_group_local
 
-from .conftest import account_sandbox, closed_port_url, entry, key_of, set_keys, webhook, write_toml
+from .conftest import (
+    Recorder,
+    account_sandbox,
+    closed_port_url,
+    entry,
+    key_of,
+    set_keys,
+    webhook,
+    write_toml,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-
-
-class Recorder:
-    """A progress display that keeps what it was told."""
-
-    def __init__(self) -> None:
-        self.done_: list[tuple[str, str]] = []
-
-    def update(self, resource: str, **counts: object) -> None:
-        return None
-
-    def done(self, resource: str, *, status: str) -> None:
-        self.done_.append((resource, status))
 
 
 def test_one_night_every_account_its_own_outcome(

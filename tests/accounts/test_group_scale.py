@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -13,6 +14,7 @@ import duckdb
 import pytest
 
 from recon.group.night import run_group_local
+from recon.night.nightlock import lock_path
 
 from .conftest import account_sandbox, entry, key_of, set_keys, token_of, write_toml
 
@@ -30,6 +32,22 @@ def _payments(tmp_path: Path, name: str) -> int:
     finally:
         con.close()
     return int(row[0]) if row else -1
+
+
+def _freed(lock: Path) -> bool:
+    """Whether the night lock `lock` is free (or becomes so within a few seconds)."""
+    deadline = time.monotonic() + 10
+    while True:
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            if time.monotonic() > deadline:
+                return False
+        finally:
+            os.close(fd)
+        time.sleep(0.05)
 
 
 def test_a_killed_night_resumes_every_account(
@@ -67,6 +85,8 @@ def test_a_killed_night_resumes_every_account(
             time.sleep(0.05)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+        for name in PAYMENTS:  # its accounts' processes ended with it: every lock is free
+            assert _freed(lock_path(tmp_path / "data" / "accounts" / name / "recon.duckdb"))
         landed = {n: sorted(p.name for p in (landing / n).iterdir()) for n in PAYMENTS}
         assert all(len(runs) == 1 for runs in landed.values()), landed
         summary = run_group_local({}, resume=True)

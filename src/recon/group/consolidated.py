@@ -124,13 +124,15 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
                 for relation in _relations(con, catalog(name)):
                     if relation not in REFERENCE_RELATIONS:
                         found.setdefault(relation, []).append(name)
+            words = _words(con, [catalog(n) for n in present])
+            con.execute("BEGIN TRANSACTION")  # the views and their words: one commit, not 1,000s
             for relation, names in sorted(found.items()):
                 union = " UNION ALL BY NAME ".join(
                     f"SELECT {_lit(n)} AS account, * FROM {_q(catalog(n))}.main.{_q(relation)}"  # noqa: S608 - names are quoted, accounts validated
                     for n in names
                 )
                 con.execute(f"CREATE VIEW {_q(relation)} AS {union}")
-                _copy_comments(con, relation, catalog(names[0]))
+                _copy_comments(con, relation, words.get(relation, (None, [])))
             con.execute(
                 f"COMMENT ON TABLE {_ACCOUNTS_TABLE} IS "
                 "'Each account of [accounts] in recon.toml and its published warehouse "
@@ -141,6 +143,7 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
                 f"COMMENT ON COLUMN {_ACCOUNTS_TABLE}.path IS 'Its published warehouse, attached "
                 "read-only as acct_<account> by recon query and recon export.'"
             )
+            con.execute("COMMIT")
             con.execute("CHECKPOINT consolidated")
         finally:
             con.close()
@@ -155,30 +158,51 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
     return target
 
 
-def _copy_comments(con: duckdb.DuckDBPyConnection, relation: str, source: str) -> None:
-    """The data dictionary's words (recon.dictionary) of `relation` in the attached warehouse
-    `source`, put on its consolidated view, so `recon describe` reads the same here; its
+Words = dict[str, tuple[str | None, list[tuple[str, str]]]]
+
+
+def _words(con: duckdb.DuckDBPyConnection, sources: Sequence[str]) -> Words:
+    """The data dictionary's words (recon.dictionary) on every table and view of the
+    attached warehouses `sources` (the first of them that has the relation): relation ->
+    (its comment, [(column, comment)]). Read in two queries, not two per relation."""
+    words: Words = {}
+    order = {source: i for i, source in enumerate(sources)}
+    owner: dict[str, str] = {}
+    rows = con.execute(
+        "SELECT database_name, table_name, comment FROM duckdb_tables() WHERE schema_name = "
+        "'main' UNION ALL SELECT database_name, view_name, comment FROM duckdb_views() WHERE "
+        "schema_name = 'main'"
+    ).fetchall()
+    for db, relation, comment in sorted(rows, key=lambda r: order.get(str(r[0]), len(order))):
+        if str(db) in order and str(relation) not in owner:
+            owner[str(relation)] = str(db)
+            words[str(relation)] = (str(comment) if comment else None, [])
+    for db, relation, column, comment in con.execute(
+        "SELECT database_name, table_name, column_name, comment FROM duckdb_columns() WHERE "
+        "schema_name = 'main' AND comment IS NOT NULL AND column_name <> 'account' "
+        "ORDER BY database_name, table_name, column_index"
+    ).fetchall():
+        if owner.get(str(relation)) == str(db):
+            words[str(relation)][1].append((str(column), str(comment)))
+    return words
+
+
+def _copy_comments(
+    con: duckdb.DuckDBPyConnection, relation: str, words: tuple[str | None, list[tuple[str, str]]]
+) -> None:
+    """The data dictionary's words of `relation` in the attached warehouse it comes from
+    (`_words`), put on its consolidated view, so `recon describe` reads the same here; its
     `account` column says what it is."""
-    row = con.execute(
-        "SELECT comment FROM duckdb_tables() WHERE database_name = $db AND schema_name = 'main' "
-        "AND table_name = $rel UNION ALL SELECT comment FROM duckdb_views() WHERE database_name "
-        "= $db AND schema_name = 'main' AND view_name = $rel",
-        {"db": source, "rel": relation},
-    ).fetchone()
     view = _q(relation)
-    if row and row[0]:
-        con.execute(f"COMMENT ON VIEW {view} IS {_lit(str(row[0]))}")
+    comment, columns = words
+    if comment:
+        con.execute(f"COMMENT ON VIEW {view} IS {_lit(comment)}")
     con.execute(
         f"COMMENT ON COLUMN {view}.account IS 'The account of [accounts] in recon.toml this row "
         "comes from (the consolidated warehouse: every account''s rows, UNION ALL BY NAME).'"
     )
-    for column, comment in con.execute(
-        "SELECT column_name, comment FROM duckdb_columns() WHERE database_name = ? AND "
-        "schema_name = 'main' AND table_name = ? AND comment IS NOT NULL AND column_name <> "
-        "'account'",
-        [source, relation],
-    ).fetchall():
-        con.execute(f"COMMENT ON COLUMN {view}.{_q(str(column))} IS {_lit(str(comment))}")
+    for column, text in columns:
+        con.execute(f"COMMENT ON COLUMN {view}.{_q(column)} IS {_lit(text)}")
 
 
 def is_consolidated(con: duckdb.DuckDBPyConnection) -> bool:

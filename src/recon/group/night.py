@@ -12,8 +12,9 @@ outcome, never an exception: the others finish. Then the night as a whole:
 - the exit code: the worst account's (2 a bad setting found late > 1 aborted or failed >
   3 incomplete > 4 findings at `--fail-on` > 0).
 
-`run_group_local` runs the accounts on threads in this process (tests, one machine);
-`pipelines.group` runs the same `run_account` as one Prefect task per account, on threads
+`run_group_local` runs each account in a process of its own (`recon.group.processes`: more
+than one account, at least three cores; else on threads here); `pipelines.group` runs the
+same `run_account` as one Prefect task per account, each in a process of its own likewise,
 or spread over Dask workers.
 """
 
@@ -336,27 +337,40 @@ def run_group_local(
     fail_on: str | None = None,
     payment_methods: bool = False,
     max_workers: int | None = None,
+    processes: bool | None = None,
 ) -> GroupSummary:
-    """Every account's night on threads in this process, then `finish_group`."""
+    """Every account's night side by side, then `finish_group`.
+
+    Each account in a process of its own when `processes` (by default: more than one
+    account and at least three cores, `recon.group.processes`), else on threads here.
+    """
+    from recon.group.accounts import account_names
+    from recon.group.processes import AccountProcesses, worth_processes
     from recon.runid import new_run_id
 
+    apart = worth_processes(len(account_names(overrides))) if processes is None else processes
+    children = AccountProcesses() if apart else None  # its fork server starts meanwhile
     names = group_preflight(overrides)
     night_id = new_run_id()
+    options: dict[str, Any] = {
+        "resume": resume,
+        "retry_failed": retry_failed,
+        "trigger": trigger,
+        "fail_on": fail_on,
+        "payment_methods": payment_methods,
+    }
+    if children is not None:
+        runner = children
+
+        def one(name: str) -> AccountOutcome:
+            return runner.run(name, overrides=overrides, **options)
+    else:
+
+        def one(name: str) -> AccountOutcome:
+            return run_account(overrides, name, **options)
+
     with ThreadPoolExecutor(
         max_workers=max_workers or max(1, len(names)), thread_name_prefix="recon-account"
     ) as pool:
-        futures = [
-            pool.submit(
-                run_account,
-                overrides,
-                name,
-                resume=resume,
-                retry_failed=retry_failed,
-                trigger=trigger,
-                fail_on=fail_on,
-                payment_methods=payment_methods,
-            )
-            for name in names
-        ]
-        outcomes = [f.result() for f in futures]
+        outcomes = list(pool.map(one, names))
     return finish_group(overrides, night_id, outcomes)
