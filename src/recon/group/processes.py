@@ -39,6 +39,7 @@ from queue import Empty
 from typing import TYPE_CHECKING, Any
 
 from recon.night.outcome import EXIT_ABORTED
+from recon.pids import pid_alive
 
 if TYPE_CHECKING:
     from recon.group.night import AccountOutcome
@@ -125,24 +126,10 @@ def _die_with(parent: int) -> None:
     def watch() -> None:  # wherever that signal is not had, or our parent is a fork server
         while True:
             time.sleep(0.25)
-            if not _alive(parent):
+            if not pid_alive(parent):
                 os._exit(EXIT_ABORTED)
 
     threading.Thread(target=watch, name="recon-parent-watch", daemon=True).start()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"  # a zombie is gone
-    except (OSError, IndexError):
-        return True
 
 
 def _child(

@@ -32,6 +32,7 @@ from recon.memory import parse_size, release
 from recon.night.landing import RunLanding, unreadable
 from recon.night.migrations import apply_migrations
 from recon.night.published import prepare_for_readers
+from recon.pids import pid_alive
 from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
 
@@ -115,7 +116,7 @@ class Warehouse:
                 holder = self._holder()
                 if holder and holder.get("owner") == owner and holder.get("pid") == os.getpid():
                     return
-                if holder and _alive(int(holder.get("pid", 0))):
+                if holder and pid_alive(int(holder.get("pid", 0))):
                     raise WarehouseError(
                         f"another recon run ({holder.get('owner')}, pid {holder.get('pid')}) "
                         f"is writing {self.path}; try again when it ends"
@@ -131,7 +132,7 @@ class Warehouse:
         """True while another live process holds the run lock."""
         holder = self._holder()
         pid = int(holder.get("pid", 0)) if holder else 0
-        return pid != os.getpid() and _alive(pid)
+        return pid != os.getpid() and pid_alive(pid)
 
     def release(self) -> None:
         holder = self._holder()
@@ -216,18 +217,6 @@ class Warehouse:
         finally:
             if publish:
                 self.release()
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass(frozen=True)
