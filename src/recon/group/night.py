@@ -13,7 +13,7 @@ outcome, never an exception: the others finish. Then the night as a whole:
   3 incomplete > 4 findings at `--fail-on` > 0).
 
 `run_group_local` runs each account in a process of its own (`recon.group.processes`: more
-than one account, at least three cores; else on threads here); `pipelines.group` runs the
+than one account, more than one core; else on threads here); `pipelines.group` runs the
 same `run_account` as one Prefect task per account, each in a process of its own likewise,
 or spread over Dask workers.
 """
@@ -342,7 +342,7 @@ def run_group_local(
     """Every account's night side by side, then `finish_group`.
 
     Each account in a process of its own when `processes` (by default: more than one
-    account and at least three cores, `recon.group.processes`), else on threads here.
+    account and more than one core, `recon.group.processes`), else on threads here.
     """
     from recon.group.accounts import account_names
     from recon.group.processes import AccountProcesses, worth_processes

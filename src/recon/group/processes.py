@@ -74,12 +74,10 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
-#: Accounts get processes of their own from this many cores: on two cores four accounts
-#: were as fast on threads (the night is bound by its CPU, most of it native code that
-#: leaves the interpreter lock) and each process cost ~0.4 CPU-s more (README, "Several
-#: accounts"); with more cores the ~4 s of interpreter-lock time per 100k-payment account
-#: would take turns on threads.
-MIN_CORES = 3
+#: Accounts get processes of their own from this many cores. On two quiet cores, four
+#: accounts of 100k payments took 1.38-1.41x one alone in processes and 1.95-2.10x on
+#: threads, which also cost more CPU (README, "How many accounts one machine holds").
+MIN_CORES = 2
 
 
 def worth_processes(accounts: int) -> bool:
