@@ -62,6 +62,7 @@ class Nights:
             con.close()
 
 
+@pytest.mark.slow  # night after night over a sandbox warehouse: make test, not test-fast
 def test_a_suggestion_accepted_by_hand_is_matched_every_night_until_undone(
     tmp_path: Path,
 ) -> None:

@@ -53,7 +53,14 @@ def db_links(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str, str]]:
     return {(str(r[0]), str(r[1]), str(r[2])) for r in rows}
 
 
-@pytest.mark.parametrize(("seed", "payments"), [(7, 400), (11, 2500), (3, 6000)])
+@pytest.mark.parametrize(
+    ("seed", "payments"),
+    [
+        (7, 400),
+        pytest.param(11, 2500, marks=pytest.mark.slow),
+        pytest.param(3, 6000, marks=pytest.mark.slow),
+    ],
+)
 @pytest.mark.parametrize("setting", list(SETTINGS))
 def test_every_rule_links_exactly_what_the_truth_says(
     tmp_path: Path, seed: int, payments: int, setting: str

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
@@ -22,6 +23,8 @@ from recon.settings import settings_from
 from .support import RESOURCES, ledger_findings, load_dataset, warehouse
 
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
+
+pytestmark = [pytest.mark.slow]  # five nights over a sandbox warehouse: make test, not test-fast
 
 
 def _set_amount(path: Path, reference: str, amount: int) -> None:

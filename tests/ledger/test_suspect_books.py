@@ -48,6 +48,7 @@ def books(tmp_path: Path) -> tuple[Dataset, dict[str, Path], Path]:
     return dataset, {k: v[0] for k, v in paths.items()}, tmp_path / "recon.duckdb"
 
 
+@pytest.mark.slow  # several nights over a sandbox warehouse: make test, not test-fast
 def test_an_orders_file_with_no_rows_is_suspect_and_resolves_nothing(
     tmp_path: Path, books: tuple[Dataset, dict[str, Path], Path]
 ) -> None:
