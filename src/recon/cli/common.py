@@ -6,8 +6,13 @@ incomplete, 0 for a complete one (docs/design.md, "Exit codes").
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -23,6 +28,7 @@ from recon.errors import (
     duckdb_refusal,
     scrub,
 )
+from recon.findings import cli_worklist  # noqa: F401  (registers findings export and import)
 from recon.findings.cli import app as findings_app
 from recon.sandbox.cli import app as sandbox_app
 
@@ -40,6 +46,8 @@ __all__ = [
     "fail",
     "guard",
     "out",
+    "progress_display",
+    "recon_command",
     "say",
     "tell",
 ]
@@ -125,3 +133,40 @@ def configure_logging(verbose: bool) -> None:
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("httpx", "httpcore", "uvicorn", "uvicorn.access", "uvicorn.error", "distributed"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+@contextlib.contextmanager
+def progress_display(enabled: bool) -> Iterator[None]:
+    from recon.night import progress
+
+    if enabled and sys.stderr.isatty():
+        with progress.RichProgress() as display:
+            progress.use(display)
+            try:
+                yield
+            finally:
+                progress.use(None)
+    else:
+        progress.use(progress.LogProgress())
+        try:
+            yield
+        finally:
+            progress.use(None)
+
+
+def recon_command() -> str:
+    """How to run this recon again from wherever the user stands.
+
+    `recon` when the `recon` on PATH is the one running; else its absolute path (e.g. a
+    project's `.venv/bin/recon` run from another folder); `python -m recon` as run.
+    """
+    argv0 = Path(sys.argv[0])
+    if argv0.name in ("__main__.py", "-m") or argv0.suffix == ".py":
+        return f"{shlex.quote(sys.executable)} -m recon"
+    running = argv0.resolve() if argv0.exists() else None
+    found = shutil.which("recon")
+    if running is not None and found and Path(found).resolve() == running:
+        return "recon"
+    if running is not None:
+        return shlex.quote(os.path.abspath(argv0))
+    return "recon"

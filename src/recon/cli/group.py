@@ -92,7 +92,7 @@ def run_group_night(
         dask_address=dask_address,
         retry_failed="latest" if retry_failed else None,
     )
-    from recon.cli.run import progress_display
+    from recon.cli.common import progress_display
 
     orchestrator = load_orchestrator()
     with orchestrator.session(announce), progress_display(enabled=True):
@@ -122,7 +122,7 @@ def _accept(overrides: dict[str, Any], accepting: dict[str, list[str]], note: st
 
 def print_group(summary: Any) -> None:
     """The night's closing lines: one block per account, then the group page and warehouse."""
-    from recon.cli.run import recon_command
+    from recon.cli.common import recon_command
 
     colour = {"complete": "green", "incomplete": "yellow"}.get(summary.status, "red")
     out.print(

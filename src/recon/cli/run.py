@@ -4,11 +4,8 @@ recon.cli.steps)."""
 from __future__ import annotations
 
 import contextlib
-import os
 import shlex
-import shutil
 import signal
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -26,29 +23,12 @@ from recon.cli.common import (
     err,
     guard,
     out,
+    progress_display,
+    recon_command,
     say,
     tell,
 )
 from recon.errors import ConfigError, ReconError
-
-
-@contextlib.contextmanager
-def progress_display(enabled: bool) -> Iterator[None]:
-    from recon.night import progress
-
-    if enabled and sys.stderr.isatty():
-        with progress.RichProgress() as display:
-            progress.use(display)
-            try:
-                yield
-            finally:
-                progress.use(None)
-    else:
-        progress.use(progress.LogProgress())
-        try:
-            yield
-        finally:
-            progress.use(None)
 
 
 @contextlib.contextmanager
@@ -342,24 +322,6 @@ def _double_quoted(text: str) -> str:
     if any(c in text for c in '"$`\\!'):
         return shlex.quote(text)
     return f'"{text}"'
-
-
-def recon_command() -> str:
-    """How to run this recon again from wherever the user stands.
-
-    `recon` when the `recon` on PATH is the one running; else its absolute path (e.g. a
-    project's `.venv/bin/recon` run from another folder); `python -m recon` as run.
-    """
-    argv0 = Path(sys.argv[0])
-    if argv0.name in ("__main__.py", "-m") or argv0.suffix == ".py":
-        return f"{shlex.quote(sys.executable)} -m recon"
-    running = argv0.resolve() if argv0.exists() else None
-    found = shutil.which("recon")
-    if running is not None and found and Path(found).resolve() == running:
-        return "recon"
-    if running is not None:
-        return shlex.quote(os.path.abspath(argv0))
-    return "recon"
 
 
 @app.command()

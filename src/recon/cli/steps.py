@@ -19,8 +19,9 @@ from recon.cli.common import (
     configure_logging,
     guard,
     out,
+    progress_display,
 )
-from recon.cli.run import configured_accounts, locked, print_summary, progress_display
+from recon.cli.run import configured_accounts, locked, print_summary
 from recon.errors import ConfigError
 
 __all__ = ["check", "extract", "load", "one_account", "report"]

@@ -304,7 +304,3 @@ def _recorded(warehouse: Path) -> dict[int, str]:
     finally:
         con.close()
     return {int(seq): str(digest) for seq, digest in rows}
-
-
-# The worklist commands live beside these; importing them registers them on `app`.
-from recon.findings import cli_worklist  # noqa: E402, F401
