@@ -23,11 +23,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from recon.errors import ConfigError, ReconError
+from recon.group.outcome import AccountOutcome, GroupSummary, worst_exit_code
 from recon.night.notify import Alert
 from recon.night.outcome import EXIT_ABORTED, EXIT_USAGE
 
@@ -46,40 +47,6 @@ __all__ = [
 
 log = logging.getLogger("recon.group")
 
-# Worst first wins: a bad setting, aborted, incomplete, findings at --fail-on, complete.
-_EXIT_RANK = {0: 0, 4: 1, 3: 2, 1: 3, 2: 4}
-_STATUS_RANK = {"complete": 0, "incomplete": 1, "failed": 2, "aborted": 3}
-
-
-@dataclass
-class AccountOutcome:
-    """How one account's night ended (no secret: built from its warehouse and errors)."""
-
-    account: str
-    status: str  # complete | incomplete | failed | aborted
-    exit_code: int
-    run_id: str | None = None
-    reason: str | None = None
-    db_path: Path | None = None
-    report_dir: Path | None = None
-    lines: list[str] = field(default_factory=list)
-
-
-@dataclass
-class GroupSummary:
-    """The night of every account."""
-
-    night_id: str
-    outcomes: list[AccountOutcome]
-    exit_code: int
-    consolidated: Path | None = None
-    page: Path | None = None
-
-    @property
-    def status(self) -> str:
-        worst = max((o.status for o in self.outcomes), key=lambda s: _STATUS_RANK.get(s, 3))
-        return worst if self.outcomes else "complete"
-
 
 class AccountProgress:
     """The running command's progress display, each resource named `<account>/<resource>`."""
@@ -93,11 +60,6 @@ class AccountProgress:
 
     def done(self, resource: str, *, status: str) -> None:
         self.inner.done(f"{self.account}/{resource}", status=status)
-
-
-def worst_exit_code(codes: Sequence[int]) -> int:
-    """The night's exit code: its worst account's."""
-    return max(codes, key=lambda c: _EXIT_RANK.get(c, 3)) if codes else 0
 
 
 def account_overrides(overrides: Mapping[str, Any] | None, name: str) -> dict[str, Any]:
@@ -349,7 +311,7 @@ def run_group_local(
     from recon.runid import new_run_id
 
     apart = worth_processes(len(account_names(overrides))) if processes is None else processes
-    children = AccountProcesses() if apart else None  # its fork server starts meanwhile
+    children = AccountProcesses(run_account) if apart else None  # its fork server starts meanwhile
     names = group_preflight(overrides)
     night_id = new_run_id()
     options: dict[str, Any] = {

@@ -35,6 +35,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from queue import Empty
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +43,7 @@ from recon.night.outcome import EXIT_ABORTED
 from recon.pids import pid_alive
 
 if TYPE_CHECKING:
-    from recon.group.night import AccountOutcome
+    from recon.group.outcome import AccountOutcome
 
 __all__ = ["AccountProcesses", "cores", "run_account_apart", "worth_processes"]
 
@@ -131,6 +132,7 @@ def _die_with(parent: int) -> None:
 
 
 def _child(
+    night: Callable[..., AccountOutcome],
     name: str,
     kwargs: dict[str, Any],
     parent: int,
@@ -159,9 +161,7 @@ def _child(
             from recon.night import progress
 
             progress.use(_Relay(queue))  # type: ignore[arg-type]
-        from recon.group.night import run_account
-
-        outcome = run_account(kwargs.pop("overrides"), name, **kwargs)
+        outcome = night(kwargs.pop("overrides"), name, **kwargs)
         queue.put(("outcome", outcome))
     except BaseException as exc:  # run_account keeps Exceptions; this is e.g. a ^C
         code = EXIT_ABORTED
@@ -186,9 +186,12 @@ def _levels() -> dict[str, int]:
 class AccountProcesses:
     """Runs accounts' nights in child processes, relaying their logs and progress here."""
 
-    def __init__(self) -> None:
+    def __init__(self, night: Callable[..., AccountOutcome]) -> None:
+        """`night`: `recon.group.night.run_account` (a module-level function: a child
+        receives it by name)."""
         from recon.night import progress
 
+        self._night = night
         self._ctx = _context()
         self._shown = progress.current()
 
@@ -207,11 +210,12 @@ class AccountProcesses:
 
     def run(self, name: str, **kwargs: Any) -> AccountOutcome:
         """Account `name`'s night (`run_account(overrides, name, **kwargs)`) in a child."""
-        from recon.group.night import AccountOutcome
+        from recon.group.outcome import AccountOutcome
 
         queue = self._ctx.Queue()  # one per account: a child killed mid-write stalls only it
         levels = _levels()
-        args = (name, kwargs, os.getpid(), dict(os.environ), queue, levels, self._shown is not None)
+        shown = self._shown is not None
+        args = (self._night, name, kwargs, os.getpid(), dict(os.environ), queue, levels, shown)
         proc = self._ctx.Process(target=_child, args=args, name=f"recon-account-{name}")
         proc.start()
         outcome: AccountOutcome | None = None
@@ -254,11 +258,12 @@ class AccountProcesses:
         return AccountOutcome(name, "aborted", EXIT_ABORTED, reason=reason)
 
 
-def run_account_apart(overrides: Any, name: str, **kwargs: Any) -> AccountOutcome:
-    """`run_account` in a child process when this process may have one, else here (in a
-    daemonic process, e.g. a Dask worker, that runs it on the calling thread)."""
+def run_account_apart(
+    night: Callable[..., AccountOutcome], overrides: Any, name: str, **kwargs: Any
+) -> AccountOutcome:
+    """`night(overrides, name, **kwargs)` (`recon.group.night.run_account`) in a child
+    process when this process may have one, else here (in a daemonic process, e.g. a Dask
+    worker, that runs it on the calling thread)."""
     if multiprocessing.current_process().daemon:
-        from recon.group.night import run_account
-
-        return run_account(overrides, name, **kwargs)
-    return AccountProcesses().run(name, overrides=overrides, **kwargs)
+        return night(overrides, name, **kwargs)
+    return AccountProcesses(night).run(name, overrides=overrides, **kwargs)

@@ -24,7 +24,7 @@ from recon.errors import scrub
 from recon.files import atomic_write_text
 
 if TYPE_CHECKING:
-    from recon.group.night import AccountOutcome, GroupSummary
+    from recon.group.outcome import AccountOutcome, GroupSummary
 
 __all__ = ["account_row", "render_group_page"]
 
