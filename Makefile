@@ -45,7 +45,7 @@ test: setup lint test-deps ## Lint, then run every test but the scale ones (unit
 test-fast: setup ## The fast tests only (no server, browser, database, full nightly or scale test; < 90 s)
 	$(BIN)/pytest -n 2 -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
-test-scale: setup ## The heavy scale tests: the 200k and 1M-payment load runs, 20 kill -9s (minutes; CI runs it beside `make test`)
+test-scale: setup ## The heavy scale tests: the 200k and 1M-payment load runs, 20 kill -9s, kill -9 through Prefect (minutes; CI runs it beside `make test`)
 	RECON_RELIABILITY_LOAD=1 $(BIN)/pytest -n 2 --dist loadgroup -m scale $(PYTEST_ARGS)
 
 test-deps: ## Install Chromium and PostgreSQL for the browser and database tests (apt-get, as root; once)

@@ -21,7 +21,13 @@ from recon.sandbox.server import serve_in_thread
 
 from .conftest import KEY, TABLES, TOKEN, read_only, truth_of
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.xdist_group("prefect")]
+# A heavy kill/resume run like the 20 kill -9s: `make test-scale` (CI runs it beside `make test`)
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.slow,
+    pytest.mark.scale,
+    pytest.mark.xdist_group("prefect"),
+]
 
 
 def _descendants(pid: int) -> set[int]:
