@@ -33,20 +33,15 @@ def account_night(
     payment_methods: bool,
     apart: bool = False,
 ) -> group.AccountOutcome:
-    from recon.group.processes import run_account_apart
-
-    # apart: its own process, so that the accounts' Python work uses every core
-    options: dict[str, Any] = {
-        "resume": resume,
-        "retry_failed": retry_failed,
-        "trigger": trigger,
-        "fail_on": fail_on,
-        "payment_methods": payment_methods,
-    }
-    outcome = (
-        run_account_apart(group.run_account, overrides, account, **options)
-        if apart
-        else group.run_account(overrides, account, **options)
+    outcome = group.run_account_where(
+        overrides,
+        account,
+        apart=apart,
+        resume=resume,
+        retry_failed=retry_failed,
+        trigger=trigger,
+        fail_on=fail_on,
+        payment_methods=payment_methods,
     )
     md = outcome.report_dir / "report.md" if outcome.report_dir else None
     text = (  # the account's report.md names the account in its heading

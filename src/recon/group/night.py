@@ -41,6 +41,7 @@ __all__ = [
     "finish_group",
     "group_preflight",
     "run_account",
+    "run_account_where",
     "run_group_local",
     "worst_exit_code",
 ]
@@ -288,6 +289,18 @@ def group_alert(summary: GroupSummary) -> GroupAlert:
     if summary.page is not None:
         body.append(f"group page: {summary.page.resolve()}")
     return GroupAlert(summary.night_id, summary.status, summary.exit_code, body=tuple(body))
+
+
+def run_account_where(
+    overrides: Mapping[str, Any] | None, name: str, *, apart: bool, **options: Any
+) -> AccountOutcome:
+    """Account `name`'s night in a process of its own (`apart`: the accounts' Python work
+    on every core, `recon.group.processes`) or on this thread."""
+    if apart:
+        from recon.group.processes import run_account_apart
+
+        return run_account_apart(run_account, overrides, name, **options)
+    return run_account(overrides, name, **options)
 
 
 def run_group_local(
