@@ -71,6 +71,8 @@ format: setup ## Apply ruff's formatting and safe fixes
 	$(BIN)/ruff format src pipelines tests benchmarks
 
 bench: setup ## Benchmarks: ceiling vs recon vs dlt, the night, matching 1M x 1M, four accounts side by side
+	@# dlt, the peer recon is measured against, is in the `bench` dependency group only
+	$(UV) sync --locked --inexact --group bench
 	$(BIN)/python -m benchmarks.run
 	$(BIN)/python -m benchmarks.matching_bench
 	$(BIN)/python -m benchmarks.accounts

@@ -32,7 +32,10 @@ _ENV = {
 }
 
 
-def _night(url: str, work: Path, prefect_home: Path, cache: Path | None = None) -> dict[str, Any]:
+def night_run(
+    url: str, work: Path, prefect_home: Path, cache: Path | None = None
+) -> dict[str, Any]:
+    """One `recon nightly` in `work` against `url`: wall, CPU-s, peak RSS, requests."""
     load_before = os.getloadavg()[0]
     env = {**_ENV, "RECON_BASE_URL": url, "PREFECT_HOME": str(prefect_home)}
     if cache is not None:  # where recon keeps Prefect's migrated empty database (template)
@@ -102,11 +105,11 @@ def bench_night(sizes: list[int], *, say: Callable[[str], None] = print) -> dict
                 say(f"  night: nothing to fetch, {kind} PREFECT_HOME")
                 work = root / f"empty-{kind}"
                 work.mkdir()
-                out[f"empty_{kind}"] = _night(url, work, prefect_home, cache)
+                out[f"empty_{kind}"] = night_run(url, work, prefect_home, cache)
             say("  night: nothing to fetch, warm PREFECT_HOME")
             work = root / "empty-warm"
             work.mkdir()
-            out["empty_warm"] = _night(url, work, home, cache)
+            out["empty_warm"] = night_run(url, work, home, cache)
         for size in sizes:
             entry: dict[str, Any] = {"payments": size}
             with sandbox_process(size) as (url, _):
@@ -114,6 +117,6 @@ def bench_night(sizes: list[int], *, say: Callable[[str], None] = print) -> dict
                 work.mkdir()
                 for night in ("first", "second"):
                     say(f"  night: {size:,} payments, {night} night")
-                    entry[night] = _night(url, work, home)
+                    entry[night] = night_run(url, work, home)
             out["sizes"].append(entry)
     return out

@@ -11,8 +11,13 @@ every record kept serialised), then `recon`'s extraction of every list in anothe
 auto with the published rate (`RECON_RATE_LIMIT=100`), and `RECON_CONCURRENCY=1` (one page
 at a time, as before issue 10). Printed: pages fetched, 429s, the rate-limit floor (the
 fewest pages a lossless client must fetch ÷ the rate), extract time and its ratio to the
-floor. With `--zero-latency`, the same extraction against a sandbox without latency or
-rate limit, for this checkout and (`--baseline DIR`) another one, e.g. main's.
+floor. Then (issue 23) the whole `recon nightly` against the same sandbox, less the fixed
+cost of a night with nothing to fetch against an empty sandbox paced alike (warm
+`PREFECT_HOME`), against the floor, with the pages it fetched past a list's end; and the
+payments list alone, recon's extraction beside dlt's `rest_api` (tuned) on the same sandbox,
+each against the payments list's own floor. With `--zero-latency`, the same extraction
+against a sandbox without latency or rate limit, for this checkout and (`--baseline DIR`)
+another one, e.g. main's.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Any
 import httpx
 
 from benchmarks._common import API_KEY, PYTHON, ROOT, run_measured, sandbox_process
+from benchmarks.night import night_run
 
 LATENCY_MS = 50.0
 RATE = 100.0
@@ -121,6 +127,8 @@ def bench_realistic(
     zero_latency: bool = True,
     baseline: Path | None = None,
     realistic: bool = True,
+    night: bool = True,
+    peers: bool = True,
     repeat: int = 1,
     say: Any = print,
 ) -> list[dict[str, Any]]:
@@ -128,14 +136,16 @@ def bench_realistic(
     for size in sizes:
         entry: dict[str, Any] = {"payments": size, "latency_ms": LATENCY_MS, "rate": RATE}
         if realistic:
-            _realistic(entry, size, sequential=sequential, say=say)
+            _realistic(entry, size, sequential=sequential, night=night, peers=peers, say=say)
         if zero_latency:
             entry["zero_latency"] = _zero_latency(size, baseline, repeat=repeat, say=say)
         results.append(entry)
     return results
 
 
-def _realistic(entry: dict[str, Any], size: int, *, sequential: bool, say: Any) -> None:
+def _realistic(
+    entry: dict[str, Any], size: int, *, sequential: bool, night: bool, peers: bool, say: Any
+) -> None:
     with _serve(size, realistic=True) as (url, _):
         counts = _counts(url)
         pages = floor_pages(counts)
@@ -150,6 +160,65 @@ def _realistic(entry: dict[str, Any], size: int, *, sequential: bool, say: Any) 
             got["ratio"] = round(got["extract_s"] / entry["floor_s"], 2)
             entry[name] = got
             say(f"  {name}: {got}")
+        if peers:
+            entry["payments_alone"] = _payments_alone(url, counts["payments"], say=say)
+        if night:
+            entry["night"] = _whole_night(url, entry["floor_s"], say=say)
+
+
+def _payments_alone(url: str, payments: int, *, say: Any) -> dict[str, Any]:
+    """The payments list alone: recon's extraction and dlt's `rest_api` (tuned: Parquet, no
+    compression) on the same paced sandbox, each against that list's own floor."""
+    floor_s = floor_pages({"payments": payments}) / RATE
+    out: dict[str, Any] = {"floor_s": round(floor_s, 2)}
+    with tempfile.TemporaryDirectory(prefix="recon-realistic-peers-") as tmp:
+        env = {**os.environ, "RECON_API_KEY": API_KEY, "PREFECT_HOME": f"{tmp}/prefect"}
+        drivers = {
+            "recon": [PYTHON, "-m", "benchmarks.recon_payments", url, f"{tmp}/recon"],
+            "dlt": [PYTHON, "-m", "benchmarks.dlt_bench", url, f"{tmp}/dlt", "--mode", "tuned"],
+        }
+        for name, argv in drivers.items():
+            say(f"  payments alone: {name} …")
+            proc = run_measured(argv, env=env, timeout=3600)
+            info = proc.last_json()
+            seconds = info.get("extract_s", info.get("run_s"))
+            if not proc.ok or seconds is None:
+                out[name] = {"ok": False, "error": proc.tail()}
+                continue
+            out[name] = {
+                "ok": True,
+                "seconds": round(float(seconds), 2),
+                "records": info.get("records", info.get("rows")),
+                "ratio": round(float(seconds) / floor_s, 2),
+                "cpu_s": round(float(proc.extra.get("cpu_s", 0.0)), 2),
+                "peak_rss_mb": round(proc.peak_rss_mb, 1),
+            }
+            say(f"    {out[name]}")
+    return out
+
+
+def _whole_night(url: str, floor_s: float, *, say: Any) -> dict[str, Any]:
+    """`recon nightly` as a user runs it against the paced sandbox, less the fixed cost: the
+    same against an empty sandbox paced alike, on the same warm `PREFECT_HOME`."""
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="recon-realistic-night-") as tmp:
+        root = Path(tmp)
+        home = root / "prefect-home"
+        with _serve(0, realistic=True) as (empty_url, _):
+            for kind in ("warming", "fixed"):  # the first start makes the home warm
+                say(f"  whole night, nothing to fetch ({kind}) …")
+                (root / kind).mkdir()
+                out[kind] = night_run(empty_url, root / kind, home)
+        say("  whole night …")
+        (root / "night").mkdir()
+        out["nightly"] = night_run(url, root / "night", home)
+    nightly, fixed = out["nightly"], out["fixed"]
+    if nightly.get("ok") and fixed.get("ok"):
+        beyond = nightly["wall_s"] - fixed["wall_s"]
+        out["beyond_fixed_s"] = round(beyond, 2)
+        out["ratio"] = round(beyond / floor_s, 2)
+    say(f"  whole night: {out.get('beyond_fixed_s')} s beyond fixed, x{out.get('ratio')} floor")
+    return out
 
 
 def _zero_latency(size: int, baseline: Path | None, *, repeat: int, say: Any) -> dict[str, Any]:
@@ -199,6 +268,33 @@ def print_table(results: list[dict[str, Any]]) -> None:
                 f"{r['extract_s']:.2f} s",
                 f"{r['ratio']:.2f}",
             )
+        night = e.get("night", {})
+        if "ratio" in night:
+            r = night["nightly"]
+            table.add_row(
+                f"{e['payments']:,}",
+                f"recon nightly - fixed ({night['fixed']['wall_s']:.1f} s)",
+                f"{r.get('pages', 0):,}",
+                f"{r.get('requests', 0):,}",
+                f"past end {r.get('past_end', 0)}",
+                f"{e['floor_s']:.2f} s",
+                f"{night['beyond_fixed_s']:.2f} s",
+                f"{night['ratio']:.2f}",
+            )
+        alone = e.get("payments_alone", {})
+        for name in ("recon", "dlt"):
+            r = alone.get(name, {})
+            if r.get("ok"):
+                table.add_row(
+                    f"{e['payments']:,}",
+                    f"payments list alone: {name}",
+                    "",
+                    "",
+                    "",
+                    f"{alone['floor_s']:.2f} s",
+                    f"{r['seconds']:.2f} s",
+                    f"{r['ratio']:.2f}",
+                )
         for name, r in e.get("zero_latency", {}).items():
             table.add_row(
                 f"{e['payments']:,}",
@@ -221,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-zero-latency", action="store_true")
     parser.add_argument("--baseline", type=Path, help="another checkout to compare (zero latency)")
     parser.add_argument("--no-realistic", action="store_true", help="zero latency only")
+    parser.add_argument("--no-night", action="store_true", help="not the whole recon nightly")
+    parser.add_argument("--no-peers", action="store_true", help="not the payments list with dlt")
     parser.add_argument("--repeat", type=int, default=1, help="zero-latency runs each (median)")
     args = parser.parse_args(argv)
     if args.drive:
@@ -232,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         zero_latency=not args.no_zero_latency,
         baseline=args.baseline,
         realistic=not args.no_realistic,
+        night=not args.no_night,
+        peers=not args.no_peers,
         repeat=args.repeat,
         say=lambda m: print(m, file=sys.stderr, flush=True),
     )
