@@ -51,6 +51,14 @@ class Lookahead(Protocol):
         """How many pages a list may have in flight ahead of its scan right now."""
         ...
 
+    def joined(self) -> None:
+        """A scan started fetching ahead (it shares the depth with the others)."""
+        ...
+
+    def left(self) -> None:
+        """A scan that joined ended."""
+        ...
+
 
 class Ahead:
     """The pages in flight ahead of one scan (used from the scan's thread only)."""
@@ -67,9 +75,13 @@ class Ahead:
         self._lock = threading.Lock()
         self._failed_seen = 0  # failed pages the slow start has restarted for
         self._pages_at_failure = 0  # pages read when the last failed page was seen
+        self._joined = False  # counted among the lookahead's scans (from the first page)
 
     def get(self, params: Params, request_ids: list[str]) -> FetchedPage:
         """The page `params` asks for; raises its failure as a direct fetch would."""
+        if not self._joined:
+            self._joined = True
+            self._lookahead.joined()
         entry = self._inflight.pop(_key(params), None)
         if entry is None:  # not predicted: fetched now, before anything is sent ahead of it
             direct = self._fetch(params, request_ids)
@@ -94,6 +106,9 @@ class Ahead:
             if not job.cancelled():
                 job.exception()  # waits; a job returns its failure, never raises it
         self._dropped.clear()
+        if self._joined:
+            self._joined = False
+            self._lookahead.left()
 
     def _drop(self, entry: tuple[Future[Job], threading.Event]) -> None:
         job, dropped = entry
