@@ -349,11 +349,14 @@ WHERE gone_in_run IS NOT NULL OR ({changed});
 """
 
 
-def _books(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, Path]:
+def _books(con: duckdb.DuckDBPyConnection, folder: Path, stem: str) -> dict[str, Path]:
     """The books' files for the payments and refunds in the warehouse (matching_bench's mix:
     1% lower-case reference, 0.5% `#REF`, 0.5% two minor units above, 0.5% carts of two
     orders, 0.2% no reference, 0.1% no order)."""
-    paths = {"orders": folder / "books-orders.csv", "refunds": folder / "books-refunds.csv"}
+    paths = {
+        "orders": folder / f"{stem}-books-orders.csv",
+        "refunds": folder / f"{stem}-books-refunds.csv",
+    }
     con.execute(
         f"""
         COPY (
@@ -409,7 +412,8 @@ def generate(path: Path, scale: float, *, say: Any = print) -> dict[str, Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    con = duckdb.connect(str(tmp))
+    # bounded: unbounded, generating 10M with the books peaked at 21 GB on a 24 GB machine
+    con = duckdb.connect(str(tmp), config={"memory_limit": "6GB"})
     try:
         apply_migrations(con)
         con.execute(_MACROS.format(**fmt))
@@ -480,7 +484,7 @@ def generate(path: Path, scale: float, *, say: Any = print) -> dict[str, Any]:
         from recon.ledger.loading import load_books
 
         t0 = time.perf_counter()
-        books = _books(con, path.parent)
+        books = _books(con, path.parent, path.stem)
         settings = _books_settings(tmp, books)
         con.execute("CHECKPOINT")
         prev_id, prev_at = runs[-2]
