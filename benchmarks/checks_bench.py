@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -535,9 +536,12 @@ def bench_checks(scale: float, *, regenerate: bool = False, say: Any = print) ->
             t: int(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0])  # type: ignore[index]
             for t in (*_TABLES, "record_versions", "ledger_orders", "ledger_refunds")
         }
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         results = run_checks(con, run_id=run_id, as_of=as_of, params=CheckParams())
         total = time.perf_counter() - t0
+        # CPU-seconds of this process, DuckDB's threads included (a shared machine's load
+        # stretches the wall time; the copy of the file before is not in it)
+        cpu_s = time.process_time() - cpu0
         per_check = [
             {
                 "check": r.check_name,
@@ -561,6 +565,8 @@ def bench_checks(scale: float, *, regenerate: bool = False, say: Any = print) ->
         "generated_now": generated,
         "generate_s": meta.get("generate_s", {}),
         "total_s": round(total, 3),
+        "cpu_s": round(cpu_s, 3),
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
         "evaluate_s": round(evaluate_ms / 1000.0, 3),
         "record_s": round(total - evaluate_ms / 1000.0, 3),
         "findings": sum(c["findings"] for c in per_check),
