@@ -40,6 +40,10 @@ from recon.errors import CheckDefinitionError
 from recon.resources import CATALOGUE, TRAITS, resources_with
 from recon.settings import DEFAULT_FIELDS
 
+# libyaml's safe loader when PyYAML has it (the same documents, ~10x faster than the pure
+# Python one: the headers of ~40 checks are read every night).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 __all__ = [
     "KNOWN_PARAMETERS",
     "OUTPUT_COLUMNS",
@@ -231,7 +235,7 @@ def _parse_header(lines: list[str], where: str) -> dict[str, Any]:
     if not lines:
         raise CheckDefinitionError(f"{where}: no `--` YAML header at the top of the file")
     try:
-        header = yaml.safe_load("\n".join(lines))
+        header = yaml.load("\n".join(lines), Loader=_LOADER)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         raise CheckDefinitionError(f"{where}: header is not valid YAML: {exc}") from exc
     if not isinstance(header, dict):

@@ -54,6 +54,14 @@ class Outcome:
     key_has_issue: bool
 
 
+_INSERT_STATUS = (
+    "INSERT INTO _recon_status SELECT unnest($1::VARCHAR[]), unnest($2::VARCHAR[]), "
+    "unnest($3::VARCHAR[]), unnest($4::VARCHAR[]), unnest($5::VARCHAR[]), unnest($6::BIGINT[]), "
+    "unnest($7::DOUBLE[]), unnest($8::VARCHAR[]), unnest($9::VARCHAR[][]), "
+    "unnest($10::VARCHAR[][]), unnest($11::BOOLEAN[]), unnest($12::BOOLEAN[])"
+)
+
+
 def _lifecycle_statements() -> list[str]:
     text = resources.files("recon.checks").joinpath("lifecycle.sql").read_text(encoding="utf-8")
     parts = text.split("\n-- statement\n")[1:]  # the first part is the file's comment
@@ -65,26 +73,25 @@ def record_outcomes(
 ) -> None:
     if not outcomes:
         return
-    con.executemany(
-        "INSERT INTO _recon_status VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            [
-                o.name,
-                o.severity,
-                o.status,
-                o.reason,
-                o.description,
-                o.finding_count,
-                o.duration_ms,
-                o.scope.coverage,
-                list(o.scope.partial),
-                list(o.scope.read_partial),
-                o.per_resource,
-                o.key_has_issue,
-            ]
-            for o in outcomes
-        ],
-    )
+    rows = [
+        (
+            o.name,
+            o.severity,
+            o.status,
+            o.reason,
+            o.description,
+            o.finding_count,
+            o.duration_ms,
+            o.scope.coverage,
+            list(o.scope.partial),
+            list(o.scope.read_partial),
+            o.per_resource,
+            o.key_has_issue,
+        )
+        for o in outcomes
+    ]
+    # One statement, a list per column (executemany ran an INSERT per check: ~0.03 CPU-s).
+    con.execute(_INSERT_STATUS, [list(column) for column in zip(*rows, strict=True)])
     con.execute("BEGIN TRANSACTION")
     try:
         for statement in _lifecycle_statements():

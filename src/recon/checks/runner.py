@@ -198,6 +198,7 @@ def run_checks(
         "refund_grace_hours": int(params.refund_grace_hours),
     }
     ensure_reference_tables(con)
+    _define_money_text(con)
     definitions = load_checks(checks_dir, only)
     scans = read_scans(
         con, run_id, skip_param=params.skip_param, page_size_param=params.page_size_param
@@ -226,6 +227,7 @@ def run_checks(
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")
         for table in _SHARED_VIEWS:
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+        con.execute("DROP MACRO IF EXISTS temp.recon_money")
 
 
 def _plan(
@@ -253,6 +255,41 @@ def _materialize_shared(
             con.execute(f"DROP TABLE IF EXISTS temp.{view}")
             # The name still means the view here: the temp table does not exist yet.
             con.execute(f"CREATE TEMP TABLE {view} AS SELECT * FROM {view}")  # noqa: S608
+
+
+def _define_money_text(con: duckdb.DuckDBPyConnection) -> None:
+    """`recon_money` (sql/reference/money.sql) for the checks, as a TEMP macro of the same
+    name that shadows it, with the same text for every amount and currency.
+
+    The reference macro looks the exponent up with a subquery on `currencies` inside
+    `recon_minor_text`, which spells the exponent five times: every `recon_money` of a check
+    became five correlated subqueries to plan and join (a third of the checks' CPU on an
+    empty night). Here the `currencies` rows are written into the macro: one branch per
+    exponent, each calling `recon_minor_text` with a constant exponent, chosen by an exact
+    search of ',CODE,' in the codes of that exponent (codes are three letters, so only a
+    whole code matches; a currency that is not one, or NULL, gets the NULL exponent's text,
+    as the subquery's no row does).
+    """
+    groups: dict[int, list[str]] = {}
+    for code, exponent in con.execute("SELECT code, exponent FROM currencies").fetchall():
+        if exponent is not None:
+            groups.setdefault(int(exponent), []).append(str(code))
+    if any(
+        len(code) != 3 or "," in code or "'" in code for codes in groups.values() for code in codes
+    ):
+        return  # not the ISO list this was written for: keep the reference macro
+    common = sorted(groups, key=lambda e: -len(groups[e]))  # exponent 2 first, the usual one
+    branches = " ".join(
+        f"WHEN strpos(',{','.join(sorted(groups[e]))},', ',' || currency || ',') > 0 "
+        f"THEN recon_minor_text(amount_minor, {e})"
+        for e in common
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP MACRO recon_money(amount_minor, currency) AS "
+        "coalesce(currency, '(no currency)') || ' ' || CASE WHEN length(currency) = 3 "
+        f"THEN CASE {branches} ELSE recon_minor_text(amount_minor, NULL) END "
+        "ELSE recon_minor_text(amount_minor, NULL) END"
+    )
 
 
 def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:
@@ -330,12 +367,16 @@ def _run_select(
             f"the SELECT must return exactly {', '.join(OUTPUT_COLUMNS)} (in this order); "
             f"it returns {', '.join(columns)}"
         )
-    con.execute(
+    # The INSERT answers with the number of rows it inserted.
+    inserted = con.execute(
         "INSERT INTO _recon_results "  # noqa: S608 - the check's SQL is trusted; values bound
         "SELECT $recon_check_name, entity, entity_id, currency, amount_minor, issue_type, detail "
         f"FROM (\n{check.sql}\n) AS _check",
         {**bound, "recon_check_name": check.name},
-    )
+    ).fetchone()
+    count = int(inserted[0]) if inserted else 0
+    if count < 2:  # one row or none: no finding key twice
+        return count
     # The finding key: `check:entity_id:issue_type`, or `check:entity_id` (finding_key).
     duplicate = con.execute(
         "SELECT entity_id || CASE WHEN $with_issue THEN ':' || issue_type ELSE '' END, count(*) "
@@ -347,10 +388,7 @@ def _run_select(
             f"returned {duplicate[1]} rows for the finding key {check.name}:{duplicate[0]}; "
             f"({', '.join(check.finding_key)}) must be unique"
         )
-    row = con.execute(
-        "SELECT count(*) FROM _recon_results WHERE check_name = ?", [check.name]
-    ).fetchone()
-    return int(row[0]) if row else 0
+    return count
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,15 +1,30 @@
 """The Jinja environment of the report templates, and the filters they use.
 
 HTML templates (`*.html.j2`) are autoescaped; `report.md.j2` escapes with `md`.
+
+Compiled templates are kept in recon's cache (`$XDG_CACHE_HOME/recon/jinja2`, else
+`~/.cache/recon/jinja2`; Jinja's bytecode cache, keyed by each template's source, so an
+edited template is compiled again): compiling them cost every night's report ~0.1 CPU-s,
+paid again in each account's process. A cache that cannot be read or written is skipped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import re
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    BytecodeCache,
+    Environment,
+    FileSystemBytecodeCache,
+    FileSystemLoader,
+    StrictUndefined,
+    select_autoescape,
+)
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from recon.report._money import format_amount, is_iso_currency
@@ -29,6 +44,7 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        bytecode_cache=_bytecode_cache(),
     )
     env.filters["money"] = format_amount
     env.filters["iso"] = is_iso_currency
@@ -38,6 +54,35 @@ def environment() -> Environment:
     env.filters["wbr"] = _wbr
     env.filters["seconds"] = _seconds
     return env
+
+
+class _QuietCache(FileSystemBytecodeCache):
+    """Jinja's file cache, never failing a report: a cache file that cannot be read or
+    written (a full disk, a folder gone, another version's bytes) is compiled again."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError, TypeError):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _bytecode_cache() -> BytecodeCache | None:
+    """The compiled templates' folder in recon's cache, created private; None when it
+    cannot be (a read-only home): the templates are then compiled in each process."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    folder = Path(base) / "recon" / "jinja2"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return None
+    return _QuietCache(str(folder))
 
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|])")
