@@ -376,10 +376,10 @@ def test_every_resource_loads_through_its_stage_file_and_changes_make_versions(
 def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.night.warehouse
+    import recon.night.slices
     from recon.runid import new_run_id
 
-    monkeypatch.setattr(recon.night.warehouse, "_SLICE_RECORDS", 3)  # slices of a few files
+    monkeypatch.setattr(recon.night.slices, "SLICE_RECORDS", 3)  # slices of a few files
     run_id = new_run_id()
     landing = RunLanding(tmp_path / "landing", run_id)
     landing.create({"started_at": "2026-11-21T02:00:00+00:00", "trigger": "test"})
@@ -405,13 +405,13 @@ def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
 
 
 def test_an_insert_slice_follows_duckdbs_memory_limit() -> None:
-    from recon.night.warehouse import _slice_records
+    from recon.night.slices import slice_records
 
-    small = _slice_records(duckdb.connect(config={"memory_limit": "300MB"}))
-    large = _slice_records(duckdb.connect(config={"memory_limit": "2GB"}))
+    small = slice_records(duckdb.connect(config={"memory_limit": "300MB"}))
+    large = slice_records(duckdb.connect(config={"memory_limit": "2GB"}))
     assert 40_000 <= small <= 80_000  # 300 MB: ~5 kB of DuckDB's memory a landed record
     assert large > 5 * small
-    assert _slice_records(duckdb.connect(config={"memory_limit": "1MB"})) == 20_000
+    assert slice_records(duckdb.connect(config={"memory_limit": "1MB"})) == 20_000
 
 
 def _land_pages(root: Path, pays: list[dict], status: str = "complete") -> RunLanding:
@@ -447,9 +447,9 @@ def _seen(db: Path) -> dict[str, tuple[str, str, str | None]]:
 def test_last_seen_run_is_every_listed_rows_latest_run_night_after_night(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.night.warehouse
+    import recon.night.slices
 
-    monkeypatch.setattr(recon.night.warehouse, "_SLICE_RECORDS", 3)  # rows marked slice by slice
+    monkeypatch.setattr(recon.night.slices, "SLICE_RECORDS", 3)  # rows marked slice by slice
     db = tmp_path / "wh.duckdb"
     pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(9)]
 
@@ -481,35 +481,37 @@ def test_last_seen_run_is_every_listed_rows_latest_run_night_after_night(
 def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.night.warehouse as wh_module
+    from recon import database
+    from recon.night import seen
+    from recon.night import slices as slicing
 
-    monkeypatch.setattr(wh_module, "_SLICE_RECORDS", 2)
+    monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)
     db = tmp_path / "wh.duckdb"
     pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(6)]
     first = _land_pages(tmp_path / "landing", pays)
     with Warehouse(db).session(first.run_id, fresh=True, publish=True) as con:
         load_run(con, first)
     second = _land_pages(tmp_path / "landing", [*pays[:5], {**pays[5], "status": "refunded"}])
-    real = wh_module.mark_seen
+    real = seen.mark_seen
 
     def killed(con: duckdb.DuckDBPyConnection, landing: RunLanding, resources: object) -> None:
-        slices = wh_module._slices
+        slices = slicing.slices
 
         def first_slice_then_stop(con: duckdb.DuckDBPyConnection, batches: list[str]) -> object:
             yield slices(con, batches)[0]
             raise KeyboardInterrupt  # killed after one slice committed
 
-        monkeypatch.setattr(wh_module, "_slices", first_slice_then_stop)
+        monkeypatch.setattr(slicing, "slices", first_slice_then_stop)
         try:
             real(con, landing, resources)  # type: ignore[arg-type]
         finally:
-            monkeypatch.setattr(wh_module, "_slices", slices)
+            monkeypatch.setattr(slicing, "slices", slices)
 
-    con = wh_module.connect(tmp_path / "copy.duckdb")
+    con = database.connect(tmp_path / "copy.duckdb")
     con.execute(f"ATTACH '{db}' AS pub (READ_ONLY)")
     con.execute("COPY FROM DATABASE pub TO copy")
     con.execute("DETACH pub")
-    monkeypatch.setattr(wh_module, "mark_seen", killed)
+    monkeypatch.setattr(seen, "mark_seen", killed)
     with pytest.raises(KeyboardInterrupt):
         load_run(con, second)
     assert con.execute(
@@ -521,7 +523,7 @@ def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
     assert partly is not None
     assert 0 < partly[0] < 6
     versions = con.execute("SELECT count(*) FROM record_versions").fetchone()
-    monkeypatch.setattr(wh_module, "mark_seen", real)
+    monkeypatch.setattr(seen, "mark_seen", real)
     result = load_run(con, second)
     assert not result.skipped
     assert result.resources["payments"]["changed"] == 1
