@@ -536,3 +536,50 @@ def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
         "SELECT loaded_at IS NOT NULL FROM runs WHERE run_id = ?", [second.run_id]
     ).fetchone() == (True,)
     con.close()
+
+
+def test_an_empty_list_is_not_staged_or_merged_and_still_marks_records_gone(
+    tmp_path: Path,
+) -> None:
+    from recon.runid import new_run_id
+
+    db = tmp_path / "wh.duckdb"
+
+    def night(payments: list[dict], status: str = "complete") -> tuple[list[str], dict]:
+        landing = RunLanding(tmp_path / "landing", new_run_id())
+        landing.create({"started_at": datetime.now(UTC).isoformat(), "trigger": "test"})
+        rl = landing.resource("payments")
+        rl.add_page(offset=0, next_offset=None, records=payments, request_id="r")
+        rl.finish(status=status, reason=None, calls=[])
+        with Warehouse(db).session(landing.run_id, fresh=True, publish=True) as con:
+            result = load_run(con, landing)
+            temp = [
+                str(r[0])
+                for r in con.execute(
+                    "SELECT table_name FROM duckdb_tables() WHERE temporary ORDER BY 1"
+                ).fetchall()
+            ]
+        return temp, dict(result.resources["payments"])
+
+    temp, counts = night([])  # nothing landed, nothing in the table: nothing to do
+    assert "stage" not in temp
+    assert "changes" not in temp
+    assert counts["new"] == counts["gone"] == 0
+    night([PAY, {**PAY, "id": "pay_2"}])
+    temp, counts = night([], status="incomplete")  # an incomplete scan says nothing gone
+    assert "changes" not in temp
+    assert counts["gone"] == 0
+    temp, counts = night([])  # complete and empty: every current row is gone
+    assert "changes" not in temp
+    assert counts["gone"] == 2
+    con = _db(tmp_path)
+    assert con.execute(
+        "SELECT count(*) FROM payments WHERE gone_in_run IS NOT NULL"
+    ).fetchone() == (2,)
+    assert con.execute(
+        "SELECT change, count(*) FROM record_versions GROUP BY change ORDER BY 1"
+    ).fetchall() == [("gone", 2), ("new", 2)]
+    assert con.execute(
+        "SELECT records, present FROM field_presence WHERE field = 'created_at' "
+        "ORDER BY run_id DESC LIMIT 1"
+    ).fetchone() == (0, 0)

@@ -205,28 +205,35 @@ def load_resource(
     counts = {"new": 0, "changed": 0, "returned": 0, "gone": 0}
     duplicates = state.duplicates
     if batches:  # a finished resource always has one (possibly empty) batch
-        _stage(con, batches)
+        landed = _count(
+            con,
+            "SELECT coalesce(sum(num_rows), 0) FROM parquet_file_metadata($files)",
+            {"files": batches},
+        )
         presence = presence_parameters(resource, fields)
         if presence["fields"]:  # per-run presence of the mapped fields (checks' requires_fields)
             con.execute(
                 read_sql("load/field_presence.sql"),
                 {"run_id": run_id, "resource": resource, "files": batches, **presence},
             )
-        # Ids landed twice (a duplicate older than the scan's memory, or across a resume's
-        # kill point) were collapsed by the stage; count them with those the scan saw.
-        duplicates += _count(con, "SELECT count(*) FROM read_parquet($files)", {"files": batches})
-        duplicates -= _count(con, "SELECT count(*) FROM stage")
         complete = state.status == "complete"
         con.execute(
             "CREATE OR REPLACE TEMP TABLE load_ctx AS SELECT ? AS run_id, ? AS complete",
             [run_id, complete],
         )
-        _merge(con, entry, batches, fields)
-        for change, n in con.execute(
-            "SELECT change, count(*) FROM changes GROUP BY change"
-        ).fetchall():
-            counts[change] = n
-        counts["gone"] = _count(con, "SELECT count(*) FROM gone")
+        if landed:
+            _stage(con, batches)
+            # Ids landed twice (a duplicate older than the scan's memory, or across a resume's
+            # kill point) were collapsed by the stage; count them with those the scan saw.
+            duplicates += landed - _count(con, "SELECT count(*) FROM stage")
+            _merge(con, entry, batches, fields)
+            for change, n in con.execute(
+                "SELECT change, count(*) FROM changes GROUP BY change"
+            ).fetchall():
+                counts[change] = n
+            counts["gone"] = _count(con, "SELECT count(*) FROM gone")
+        elif complete:  # an empty complete list: nothing to merge, every current row is gone
+            counts["gone"] = _gone_only(con, entry)
     rejects = [str(p) for p in landing.files(resource, "rejects")]
     if rejects:
         con.execute(
@@ -300,6 +307,21 @@ def _merge(
             continue
         for first, files in slices(con, batches):
             con.execute(stmt, {"files": files, "first_file": first, **paths})
+    for stmt in sql_statements(read_sql("load/gone.sql").format(table=entry.table)):
+        con.execute(stmt)
+
+
+def _gone_only(con: duckdb.DuckDBPyConnection, entry: Resource) -> int:
+    """A complete list that landed no record: its current rows are gone (gone.sql over an
+    empty stage), without staging or merging; how many. A table with no current row (an
+    empty list night after night) costs one count."""
+    live = "SELECT count(*) FROM query_table($table) WHERE gone_in_run IS NULL"
+    if not _count(con, live, {"table": entry.table}):
+        return 0
+    con.execute("CREATE OR REPLACE TEMP TABLE stage (id VARCHAR)")
+    for stmt in sql_statements(read_sql("load/gone.sql").format(table=entry.table)):
+        con.execute(stmt)
+    return _count(con, "SELECT count(*) FROM gone")
 
 
 def _without_comments(sql: str) -> str:

@@ -38,7 +38,8 @@ def slice_records(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def slices(con: duckdb.DuckDBPyConnection, batches: list[str]) -> list[tuple[int, list[str]]]:
-    """The batch files in consecutive slices of about `slice_records` records each."""
+    """The batch files in consecutive slices of about `slice_records` records each; none
+    holding only empty files."""
     per_slice = SLICE_RECORDS or slice_records(con)
     rows = dict(
         con.execute(
@@ -50,7 +51,8 @@ def slices(con: duckdb.DuckDBPyConnection, batches: list[str]) -> list[tuple[int
     for i, path in enumerate(batches):
         size += int(rows.get(path, 0))
         if size >= per_slice or i == len(batches) - 1:
-            out.append((first, batches[first : i + 1]))
+            if size:  # a slice of empty batch files (a list's last flush) reads nothing
+                out.append((first, batches[first : i + 1]))
             first, size = i + 1, 0
     return out
 
