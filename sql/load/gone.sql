@@ -1,7 +1,8 @@
 -- Records gone: a complete scan of a resource no longer lists them (an incomplete scan
 -- cannot say). Run after merge.sql, or alone for a list that landed no record (its stage
 -- is then empty: every current row is gone). Rendered with the allow-listed table name only;
--- the run comes from load_ctx(run_id, complete), tonight's ids from `stage`.
+-- the run comes from load_ctx(run_id, complete), tonight's ids from `stage`. The first
+-- statement finds them; recon.night.load runs the others only when it found any.
 
 CREATE OR REPLACE TEMP TABLE gone AS
 SELECT t.id FROM {table} t

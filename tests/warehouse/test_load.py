@@ -583,3 +583,43 @@ def test_an_empty_list_is_not_staged_or_merged_and_still_marks_records_gone(
         "SELECT records, present FROM field_presence WHERE field = 'created_at' "
         "ORDER BY run_id DESC LIMIT 1"
     ).fetchone() == (0, 0)
+
+
+def test_only_the_slices_holding_a_changed_record_are_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.night import slices as slicing
+
+    monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)  # a slice per batch of two records
+    db = tmp_path / "wh.duckdb"
+    pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(8)]
+
+    class Counting:
+        """The working copy's connection, counting the merge's reads of the landed records."""
+
+        def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+            self.con, self.reads = con, 0
+
+        def execute(self, sql: str, *args: object) -> object:
+            self.reads += sql.lstrip().startswith("INSERT INTO payments BY NAME")
+            return self.con.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.con, name)
+
+    def night(records: list[dict]) -> tuple[int, dict]:
+        landing = _land_pages(tmp_path / "landing", records)
+        with Warehouse(db).session(landing.run_id, fresh=True, publish=True) as con:
+            counting = Counting(con)
+            result = load_run(counting, landing)  # type: ignore[arg-type]
+        return counting.reads, dict(result.resources["payments"])
+
+    reads, counts = night(pays)
+    assert (reads, counts["new"]) == (4, 8)
+    reads, counts = night([*pays[:5], {**pays[5], "status": "refunded"}, *pays[6:]])
+    assert (reads, counts["changed"]) == (1, 1)  # pay_5's batch only
+    reads, counts = night([*pays[:5], {**pays[5], "status": "refunded"}, *pays[6:]])
+    assert (reads, counts["changed"], counts["new"]) == (0, 0, 0)
+    con = _db(tmp_path)
+    assert con.execute("SELECT status FROM payments WHERE id = 'pay_5'").fetchone() == ("refunded",)
+    assert con.execute("SELECT count(*) FROM payments").fetchone() == (8,)

@@ -226,12 +226,11 @@ def load_resource(
             # Ids landed twice (a duplicate older than the scan's memory, or across a resume's
             # kill point) were collapsed by the stage; count them with those the scan saw.
             duplicates += landed - _count(con, "SELECT count(*) FROM stage")
-            _merge(con, entry, batches, fields)
+            counts["gone"] = _merge(con, entry, batches, fields)
             for change, n in con.execute(
                 "SELECT change, count(*) FROM changes GROUP BY change"
             ).fetchall():
                 counts[change] = n
-            counts["gone"] = _count(con, "SELECT count(*) FROM gone")
         elif complete:  # an empty complete list: nothing to merge, every current row is gone
             counts["gone"] = _gone_only(con, entry)
     rejects = [str(p) for p in landing.files(resource, "rejects")]
@@ -280,8 +279,9 @@ def _merge(
     entry: Resource,
     batches: list[str],
     fields: FieldMap | None = None,
-) -> None:
-    """Merge the staged resource; the insert reads the landed records it keeps (merge.sql)."""
+) -> int:
+    """Merge the staged resource; the insert reads the landed records it keeps (merge.sql).
+    Then what a complete scan no longer lists is gone (gone.sql); returns how many."""
     cols = [
         r[0]
         for r in con.execute(
@@ -305,10 +305,17 @@ def _merge(
         if "$files" not in stmt:
             con.execute(stmt)
             continue
+        # Only the slices holding a changed record are read (a night that lists its records
+        # unchanged reads none): `changes` exists by now (the script's first statement).
+        changed = {
+            int(r[0])
+            for r in con.execute("SELECT DISTINCT landed_row >> 32 FROM changes").fetchall()
+        }
         for first, files in slices(con, batches):
+            if changed.isdisjoint(range(first, first + len(files))):
+                continue
             con.execute(stmt, {"files": files, "first_file": first, **paths})
-    for stmt in sql_statements(read_sql("load/gone.sql").format(table=entry.table)):
-        con.execute(stmt)
+    return _gone(con, entry)
 
 
 def _gone_only(con: duckdb.DuckDBPyConnection, entry: Resource) -> int:
@@ -319,9 +326,19 @@ def _gone_only(con: duckdb.DuckDBPyConnection, entry: Resource) -> int:
     if not _count(con, live, {"table": entry.table}):
         return 0
     con.execute("CREATE OR REPLACE TEMP TABLE stage (id VARCHAR)")
-    for stmt in sql_statements(read_sql("load/gone.sql").format(table=entry.table)):
-        con.execute(stmt)
-    return _count(con, "SELECT count(*) FROM gone")
+    return _gone(con, entry)
+
+
+def _gone(con: duckdb.DuckDBPyConnection, entry: Resource) -> int:
+    """The records gone tonight (gone.sql: its first statement finds them, the rest record
+    them, run only when there are any); how many."""
+    first, *rest = sql_statements(read_sql("load/gone.sql").format(table=entry.table))
+    con.execute(first)
+    gone = _count(con, "SELECT count(*) FROM gone")
+    if gone:
+        for stmt in rest:
+            con.execute(stmt)
+    return gone
 
 
 def _without_comments(sql: str) -> str:
