@@ -486,6 +486,7 @@ def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
     from recon.night import slices as slicing
 
     monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)
+    monkeypatch.setattr(seen, "SEEN_SCALE", 1)  # rows marked in slices of two
     db = tmp_path / "wh.duckdb"
     pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(6)]
     first = _land_pages(tmp_path / "landing", pays)
@@ -497,8 +498,10 @@ def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
     def killed(con: duckdb.DuckDBPyConnection, landing: RunLanding, resources: object) -> None:
         slices = slicing.slices
 
-        def first_slice_then_stop(con: duckdb.DuckDBPyConnection, batches: list[str]) -> object:
-            yield slices(con, batches)[0]
+        def first_slice_then_stop(
+            con: duckdb.DuckDBPyConnection, batches: list[str], **kwargs: int
+        ) -> object:
+            yield slices(con, batches, **kwargs)[0]
             raise KeyboardInterrupt  # killed after one slice committed
 
         monkeypatch.setattr(slicing, "slices", first_slice_then_stop)
@@ -623,3 +626,38 @@ def test_only_the_slices_holding_a_changed_record_are_read_again(
     con = _db(tmp_path)
     assert con.execute("SELECT status FROM payments WHERE id = 'pay_5'").fetchone() == ("refunded",)
     assert con.execute("SELECT count(*) FROM payments").fetchone() == (8,)
+
+
+def test_rows_are_marked_seen_in_slices_larger_than_the_inserts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.night import seen
+    from recon.night import slices as slicing
+
+    monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)  # an insert slice per batch of two
+    db = tmp_path / "wh.duckdb"
+    pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(16)]
+    marks: list[int] = []
+
+    class Counting:
+        def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+            self.con = con
+
+        def execute(self, sql: str, *args: object) -> object:
+            if sql.lstrip().startswith("-- Every current row"):
+                marks.append(1)
+            return self.con.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.con, name)
+
+    runs = []
+    for _night in range(2):
+        marks.clear()
+        landing = _land_pages(tmp_path / "landing", pays)
+        with Warehouse(db).session(landing.run_id, fresh=True, publish=True) as con:
+            load_run(Counting(con), landing)  # type: ignore[arg-type]
+        runs.append(landing.run_id)
+    assert seen.SEEN_SCALE > 1
+    assert len(marks) == 16 // (2 * seen.SEEN_SCALE)  # the second night's 8 batches
+    assert set(_seen(db).values()) == {(runs[0], runs[1], None)}

@@ -37,10 +37,12 @@ def slice_records(con: duckdb.DuckDBPyConnection) -> int:
     return max(MIN_SLICE_RECORDS, int(limit / BYTES_PER_RECORD))
 
 
-def slices(con: duckdb.DuckDBPyConnection, batches: list[str]) -> list[tuple[int, list[str]]]:
-    """The batch files in consecutive slices of about `slice_records` records each; none
-    holding only empty files."""
-    per_slice = SLICE_RECORDS or slice_records(con)
+def slices(
+    con: duckdb.DuckDBPyConnection, batches: list[str], *, scale: int = 1
+) -> list[tuple[int, list[str]]]:
+    """The batch files in consecutive slices of about `slice_records` records each (`scale`
+    times as many for a statement taking less memory a record); none holding only empty files."""
+    per_slice = scale * (SLICE_RECORDS or slice_records(con))
     rows = dict(
         con.execute(
             "SELECT file_name, num_rows FROM parquet_file_metadata($files)", {"files": batches}
