@@ -376,10 +376,10 @@ def test_every_resource_loads_through_its_stage_file_and_changes_make_versions(
 def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.night.warehouse
+    import recon.night.slices
     from recon.runid import new_run_id
 
-    monkeypatch.setattr(recon.night.warehouse, "_SLICE_RECORDS", 3)  # slices of a few files
+    monkeypatch.setattr(recon.night.slices, "SLICE_RECORDS", 3)  # slices of a few files
     run_id = new_run_id()
     landing = RunLanding(tmp_path / "landing", run_id)
     landing.create({"started_at": "2026-11-21T02:00:00+00:00", "trigger": "test"})
@@ -405,13 +405,13 @@ def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
 
 
 def test_an_insert_slice_follows_duckdbs_memory_limit() -> None:
-    from recon.night.warehouse import _slice_records
+    from recon.night.slices import slice_records
 
-    small = _slice_records(duckdb.connect(config={"memory_limit": "300MB"}))
-    large = _slice_records(duckdb.connect(config={"memory_limit": "2GB"}))
+    small = slice_records(duckdb.connect(config={"memory_limit": "300MB"}))
+    large = slice_records(duckdb.connect(config={"memory_limit": "2GB"}))
     assert 40_000 <= small <= 80_000  # 300 MB: ~5 kB of DuckDB's memory a landed record
     assert large > 5 * small
-    assert _slice_records(duckdb.connect(config={"memory_limit": "1MB"})) == 20_000
+    assert slice_records(duckdb.connect(config={"memory_limit": "1MB"})) == 20_000
 
 
 def _land_pages(root: Path, pays: list[dict], status: str = "complete") -> RunLanding:
@@ -447,9 +447,9 @@ def _seen(db: Path) -> dict[str, tuple[str, str, str | None]]:
 def test_last_seen_run_is_every_listed_rows_latest_run_night_after_night(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.night.warehouse
+    import recon.night.slices
 
-    monkeypatch.setattr(recon.night.warehouse, "_SLICE_RECORDS", 3)  # rows marked slice by slice
+    monkeypatch.setattr(recon.night.slices, "SLICE_RECORDS", 3)  # rows marked slice by slice
     db = tmp_path / "wh.duckdb"
     pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(9)]
 
@@ -481,35 +481,40 @@ def test_last_seen_run_is_every_listed_rows_latest_run_night_after_night(
 def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.night.warehouse as wh_module
+    from recon import database
+    from recon.night import seen
+    from recon.night import slices as slicing
 
-    monkeypatch.setattr(wh_module, "_SLICE_RECORDS", 2)
+    monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)
+    monkeypatch.setattr(seen, "SEEN_SCALE", 1)  # rows marked in slices of two
     db = tmp_path / "wh.duckdb"
     pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(6)]
     first = _land_pages(tmp_path / "landing", pays)
     with Warehouse(db).session(first.run_id, fresh=True, publish=True) as con:
         load_run(con, first)
     second = _land_pages(tmp_path / "landing", [*pays[:5], {**pays[5], "status": "refunded"}])
-    real = wh_module.mark_seen
+    real = seen.mark_seen
 
     def killed(con: duckdb.DuckDBPyConnection, landing: RunLanding, resources: object) -> None:
-        slices = wh_module._slices
+        slices = slicing.slices
 
-        def first_slice_then_stop(con: duckdb.DuckDBPyConnection, batches: list[str]) -> object:
-            yield slices(con, batches)[0]
+        def first_slice_then_stop(
+            con: duckdb.DuckDBPyConnection, batches: list[str], **kwargs: int
+        ) -> object:
+            yield slices(con, batches, **kwargs)[0]
             raise KeyboardInterrupt  # killed after one slice committed
 
-        monkeypatch.setattr(wh_module, "_slices", first_slice_then_stop)
+        monkeypatch.setattr(slicing, "slices", first_slice_then_stop)
         try:
             real(con, landing, resources)  # type: ignore[arg-type]
         finally:
-            monkeypatch.setattr(wh_module, "_slices", slices)
+            monkeypatch.setattr(slicing, "slices", slices)
 
-    con = wh_module.connect(tmp_path / "copy.duckdb")
+    con = database.connect(tmp_path / "copy.duckdb")
     con.execute(f"ATTACH '{db}' AS pub (READ_ONLY)")
     con.execute("COPY FROM DATABASE pub TO copy")
     con.execute("DETACH pub")
-    monkeypatch.setattr(wh_module, "mark_seen", killed)
+    monkeypatch.setattr(seen, "mark_seen", killed)
     with pytest.raises(KeyboardInterrupt):
         load_run(con, second)
     assert con.execute(
@@ -521,7 +526,7 @@ def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
     assert partly is not None
     assert 0 < partly[0] < 6
     versions = con.execute("SELECT count(*) FROM record_versions").fetchone()
-    monkeypatch.setattr(wh_module, "mark_seen", real)
+    monkeypatch.setattr(seen, "mark_seen", real)
     result = load_run(con, second)
     assert not result.skipped
     assert result.resources["payments"]["changed"] == 1
@@ -534,3 +539,125 @@ def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
         "SELECT loaded_at IS NOT NULL FROM runs WHERE run_id = ?", [second.run_id]
     ).fetchone() == (True,)
     con.close()
+
+
+def test_an_empty_list_is_not_staged_or_merged_and_still_marks_records_gone(
+    tmp_path: Path,
+) -> None:
+    from recon.runid import new_run_id
+
+    db = tmp_path / "wh.duckdb"
+
+    def night(payments: list[dict], status: str = "complete") -> tuple[list[str], dict]:
+        landing = RunLanding(tmp_path / "landing", new_run_id())
+        landing.create({"started_at": datetime.now(UTC).isoformat(), "trigger": "test"})
+        rl = landing.resource("payments")
+        rl.add_page(offset=0, next_offset=None, records=payments, request_id="r")
+        rl.finish(status=status, reason=None, calls=[])
+        with Warehouse(db).session(landing.run_id, fresh=True, publish=True) as con:
+            result = load_run(con, landing)
+            temp = [
+                str(r[0])
+                for r in con.execute(
+                    "SELECT table_name FROM duckdb_tables() WHERE temporary ORDER BY 1"
+                ).fetchall()
+            ]
+        return temp, dict(result.resources["payments"])
+
+    temp, counts = night([])  # nothing landed, nothing in the table: nothing to do
+    assert "stage" not in temp
+    assert "changes" not in temp
+    assert counts["new"] == counts["gone"] == 0
+    night([PAY, {**PAY, "id": "pay_2"}])
+    temp, counts = night([], status="incomplete")  # an incomplete scan says nothing gone
+    assert "changes" not in temp
+    assert counts["gone"] == 0
+    temp, counts = night([])  # complete and empty: every current row is gone
+    assert "changes" not in temp
+    assert counts["gone"] == 2
+    con = _db(tmp_path)
+    assert con.execute(
+        "SELECT count(*) FROM payments WHERE gone_in_run IS NOT NULL"
+    ).fetchone() == (2,)
+    assert con.execute(
+        "SELECT change, count(*) FROM record_versions GROUP BY change ORDER BY 1"
+    ).fetchall() == [("gone", 2), ("new", 2)]
+    assert con.execute(
+        "SELECT records, present FROM field_presence WHERE field = 'created_at' "
+        "ORDER BY run_id DESC LIMIT 1"
+    ).fetchone() == (0, 0)
+
+
+def test_only_the_slices_holding_a_changed_record_are_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.night import slices as slicing
+
+    monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)  # a slice per batch of two records
+    db = tmp_path / "wh.duckdb"
+    pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(8)]
+
+    class Counting:
+        """The working copy's connection, counting the merge's reads of the landed records."""
+
+        def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+            self.con, self.reads = con, 0
+
+        def execute(self, sql: str, *args: object) -> object:
+            self.reads += sql.lstrip().startswith("INSERT INTO payments BY NAME")
+            return self.con.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.con, name)
+
+    def night(records: list[dict]) -> tuple[int, dict]:
+        landing = _land_pages(tmp_path / "landing", records)
+        with Warehouse(db).session(landing.run_id, fresh=True, publish=True) as con:
+            counting = Counting(con)
+            result = load_run(counting, landing)  # type: ignore[arg-type]
+        return counting.reads, dict(result.resources["payments"])
+
+    reads, counts = night(pays)
+    assert (reads, counts["new"]) == (4, 8)
+    reads, counts = night([*pays[:5], {**pays[5], "status": "refunded"}, *pays[6:]])
+    assert (reads, counts["changed"]) == (1, 1)  # pay_5's batch only
+    reads, counts = night([*pays[:5], {**pays[5], "status": "refunded"}, *pays[6:]])
+    assert (reads, counts["changed"], counts["new"]) == (0, 0, 0)
+    con = _db(tmp_path)
+    assert con.execute("SELECT status FROM payments WHERE id = 'pay_5'").fetchone() == ("refunded",)
+    assert con.execute("SELECT count(*) FROM payments").fetchone() == (8,)
+
+
+def test_rows_are_marked_seen_in_slices_larger_than_the_inserts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.night import seen
+    from recon.night import slices as slicing
+
+    monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)  # an insert slice per batch of two
+    db = tmp_path / "wh.duckdb"
+    pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(16)]
+    marks: list[int] = []
+
+    class Counting:
+        def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+            self.con = con
+
+        def execute(self, sql: str, *args: object) -> object:
+            if sql.lstrip().startswith("-- Every current row"):
+                marks.append(1)
+            return self.con.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.con, name)
+
+    runs = []
+    for _night in range(2):
+        marks.clear()
+        landing = _land_pages(tmp_path / "landing", pays)
+        with Warehouse(db).session(landing.run_id, fresh=True, publish=True) as con:
+            load_run(Counting(con), landing)  # type: ignore[arg-type]
+        runs.append(landing.run_id)
+    assert seen.SEEN_SCALE > 1
+    assert len(marks) == 16 // (2 * seen.SEEN_SCALE)  # the second night's 8 batches
+    assert set(_seen(db).values()) == {(runs[0], runs[1], None)}

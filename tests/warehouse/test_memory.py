@@ -10,7 +10,7 @@ import pytest
 
 from recon import database, memory
 from recon.memory import AUTO_LIMIT_MAX, duckdb_config, parse_size, release
-from recon.night import warehouse as wh_module
+from recon.night import load as wh_module
 
 
 def test_auto_is_bounded_and_a_set_size_is_kept() -> None:
