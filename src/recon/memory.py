@@ -8,7 +8,7 @@ other. Two things kept a 1M-payment night at 1.7 GB:
   available to this process (cgroup limit or physical RAM), at most `AUTO_LIMIT_MAX`
   (192 MiB; 64 MiB for read-only connections), and its threads from the cores and the
   limit (DuckDB wants ~128 MB a thread). Beyond it DuckDB spills to `<db>.tmp`; the
-  load's slices are sized to it (`recon.warehouse._slices`).
+  load's slices are sized to it (`recon.night.slices.slices`).
 - memory freed by one step stayed in the process: pyarrow's allocator (mimalloc) and glibc
   keep freed blocks in per-thread arenas (extraction lands six lists on six threads).
   `release()` hands free pages back to the kernel between steps.
