@@ -1,22 +1,26 @@
 """Records written back to JSON where the page was parsed (`Landable`): landing them gives
 the very files landing the records themselves gives, rejects, long integers and duplicates
-included."""
+included. And the query string the sender writes once per call is httpx's own."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 import pyarrow.parquet as pq
 import pytest
 
 from recon.api.classify import _loads
+from recon.api.sender import query_string
 from recon.night.landing import ResourceLanding
 from recon.paging import NextOffsetPaginator, Scan
 from recon.paging.pages import FetchedPage
 from recon.paging.paginators import Params, record_id
 from recon.paging.records import landable
+
+from .conftest import Harness
 
 # A page as a provider may send it: a long integer, control characters, multibyte text, an
 # id on the page twice, records that cannot be keyed (no id, a blank id, a number, a list).
@@ -116,3 +120,35 @@ def test_a_scan_hands_landing_the_text_of_exactly_its_new_records() -> None:
 def test_small_pages(records: list[dict[str, Any]]) -> None:
     got = landable(records)
     assert [orjson.loads(got.text(i)) for i in range(len(records))] == records
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"max-records": 200, "skip": 0},
+        {"max-records": 1, "skip": 12345, "status": "refunded"},
+        {"q": "a b&c=d/é?#%", "flag": True, "off": False, "n": -3},
+    ],
+)
+def test_the_query_written_once_is_the_one_httpx_writes(params: dict[str, Any]) -> None:
+    client = httpx.Client()
+    url = "https://api.example.test/api/v1/payments"
+    expected = client.build_request("GET", url, params=params).url
+    assert client.build_request("GET", f"{url}?{query_string(params)}").url == expected
+
+
+def test_a_cookie_the_provider_sets_is_still_sent_back(harness: Harness) -> None:
+    """Answers without Set-Cookie skip httpx's cookie jar; one that sets a cookie does not."""
+    seen: list[str | None] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("cookie"))
+        body = {"data": [{"id": f"p{len(seen)}"}], "hasMore": len(seen) < 3}
+        body["nextOffset"] = len(seen)
+        headers = {"set-cookie": "lb=node-2; Path=/"} if len(seen) == 2 else {}
+        return httpx.Response(200, json=body, headers=headers)
+
+    with harness.client(handler, concurrency=1) as client:
+        pages = list(client.scan("payments"))
+    assert [r["id"] for p in pages for r in p.records] == ["p1", "p2", "p3"]
+    assert seen == [None, None, "lb=node-2"]

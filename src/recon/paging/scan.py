@@ -312,7 +312,10 @@ class Scan:
                 if not known:  # nothing seen before
                     return data, keyed, 0, 0, landable
                 # usually the one record of overlap the page was asked to start with
-                keep = [i for i, rid in enumerate(keyed) if rid not in known]
+                if len(known) == 1 and keyed[0] in known:
+                    keep = list(range(1, len(keyed)))
+                else:
+                    keep = [i for i, rid in enumerate(keyed) if rid not in known]
                 new, landable = _subset(data, landable, keep)
                 return new, keyed, len(known), 0, landable
         new_at: list[int] = []
