@@ -56,9 +56,14 @@ def test_each_record_is_its_own_json_text_and_id() -> None:
         assert _loads(got.text(i)) == record
     assert b"123456789012345678901234567890" in got.text(0)  # exactly, not a float
     assert got.text(0).count(b"\\u0001") == 1  # a control character kept (escaped)
+    assert (got.unkeyed, got.blank, got.id_set) == (4, 1, None)  # "pay_2" is there twice
+    clean = landable(data[:2])
+    assert (clean.unkeyed, clean.blank, clean.id_set) == (0, 0, {"pay_1", "pay_2"})
     for keep in ([1, 2, 3], [0, 4, 8], [], [5]):
         part = got.select(keep)
         assert part.ids == [got.ids[i] for i in keep]
+        assert part.unkeyed == part.ids.count(None)
+        assert part.blank == sum(1 for rid in part.ids if rid is not None and not rid.strip())
         assert [part.text(j) for j in range(len(keep))] == [got.text(i) for i in keep]
 
 

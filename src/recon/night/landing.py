@@ -343,7 +343,7 @@ class ResourceLanding:
     ) -> None:
         """Buffer a page's records from their ids and JSON text (the hot path of extraction)."""
         ids = landable.ids
-        if None not in ids and not any(map(str.isspace, cast("list[str]", ids))):
+        if not (landable.unkeyed or landable.blank):
             base = len(self._raw)  # every record keyed (the usual page): its text in one copy
             self._raw += landable.raw
             self._raw_ends.extend([end + base for end in landable.ends[1:]])

@@ -13,7 +13,7 @@ import json
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -36,6 +36,11 @@ class Landable:
     ids: list[str | None]
     raw: bytes
     ends: array[int]  # len(ids) + 1 offsets into `raw`, the first 0
+    unkeyed: int  # ids that are None
+    blank: int  # ids of white space only (keyed by a scan, rejected by landing)
+    # The ids as a set when every record is keyed and no id is there twice, else None (the
+    # usual page: a scan dedupes it with set operations, on a set made here)
+    id_set: frozenset[str] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -49,19 +54,22 @@ class Landable:
         if keep and keep[-1] - keep[0] + 1 == len(keep):  # one run: one slice
             first, stop = keep[0], keep[-1] + 1
             start = self.ends[first]
-            return Landable(
-                self.ids[first:stop],
-                self.raw[start : self.ends[stop]],
-                array("i", [end - start for end in self.ends[first : stop + 1]]),
-            )
-        ids: list[str | None] = []
-        raw = bytearray()
-        ends = array("i", [0])
-        for i in keep:
-            ids.append(self.ids[i])
-            raw += self.raw[self.ends[i] : self.ends[i + 1]]
-            ends.append(len(raw))
-        return Landable(ids, bytes(raw), ends)
+            ids = self.ids[first:stop]
+            raw = self.raw[start : self.ends[stop]]
+            ends = array("i", [end - start for end in self.ends[first : stop + 1]])
+        else:
+            ids = []
+            text = bytearray()
+            ends = array("i", [0])
+            for i in keep:
+                ids.append(self.ids[i])
+                text += self.raw[self.ends[i] : self.ends[i + 1]]
+                ends.append(len(text))
+            raw = bytes(text)
+        if not (self.unkeyed or self.blank):
+            return Landable(ids, raw, ends, 0, 0)
+        blank = sum(1 for rid in ids if rid is not None and rid.isspace())
+        return Landable(ids, raw, ends, ids.count(None), blank)
 
 
 def landable(records: Sequence[Any]) -> Landable:
@@ -70,12 +78,24 @@ def landable(records: Sequence[Any]) -> Landable:
     raw = bytearray()
     ends = array("i", [0])
     dumps, add_id, add_end = orjson.dumps, ids.append, ends.append
+    unkeyed = blank = 0
     for rec in records:
         rid = rec.get("id") if type(rec) is dict else None
-        add_id(rid if type(rid) is str and rid else None)
+        if type(rid) is str and rid:
+            add_id(rid)
+            if rid.isspace():
+                blank += 1
+        else:
+            add_id(None)
+            unkeyed += 1
         try:
             raw += dumps(rec)
         except TypeError:  # an integer beyond 64 bits: the stdlib can write it
             raw += json_text(rec)
         add_end(len(raw))
-    return Landable(ids, bytes(raw), ends)
+    id_set = None
+    if not unkeyed:
+        id_set = frozenset(cast("list[str]", ids))
+        if len(id_set) != len(ids):  # an id twice on the page
+            id_set = None
+    return Landable(ids, bytes(raw), ends, unkeyed, blank, id_set)

@@ -300,9 +300,13 @@ class Scan:
         else:
             landable = None
             keys = [_key(record) for record in data]
-        if None not in keys:  # every record keyed: set operations, no loop in Python
+        page: frozenset[str] | set[str] | None = None
+        if landable is not None:
+            page = landable.id_set
+        elif None not in keys:
+            page = set(cast("list[str]", keys))
+        if page is not None:  # every record keyed: set operations, no loop in Python
             keyed = cast("list[str]", keys)
-            page = set(keyed)
             if len(page) == len(keyed):  # no id twice on the page
                 known = page & current
                 if previous:
