@@ -22,6 +22,7 @@ from recon.errors import AuthError, ConfigError, ReconError, TransportError
 from recon.paging.idscan import IdScan
 from recon.paging.narrow import narrow, narrowable
 from recon.paging.paginators import NextOffsetPaginator, record_id
+from recon.paging.records import landable
 from recon.paging.scan import FailedPage, Fetch, FetchedPage, Page, Scan, list_page
 from recon.resources import api_list
 
@@ -143,7 +144,9 @@ class Scanning:
                 raise ConfigError("path", f"no {resource_name} list is offered")
             op = Op(resource_name, "GET", path, expect="list", params=dict(query))
             answer = send.call(op, request_ids, policy=policy)
-            return FetchedPage(answer.body, answer.request_id, answer.content)
+            body = answer.body
+            # The records as landing takes them, made here while they are in this core's cache
+            return FetchedPage(body, answer.request_id, answer.content, landable(body["data"]))
 
         return fetch
 

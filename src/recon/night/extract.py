@@ -14,7 +14,7 @@ import shutil
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Protocol
 
 import pyarrow.parquet as pq
@@ -111,6 +111,9 @@ def resources_for(settings: Settings, *, payment_methods: bool = False) -> list[
     return out
 
 
+_CALL_FIELDS = tuple(f.name for f in fields(CallRecord))
+
+
 class _Attempts:
     """The client's attempt hook: buffers call records and counts retries per resource."""
 
@@ -122,7 +125,8 @@ class _Attempts:
         self.accepted = threading.Event()
 
     def __call__(self, record: CallRecord) -> None:
-        row = asdict(record)
+        # A flat copy: `asdict` deep-copies every value (the timestamp too), per attempt.
+        row = {name: getattr(record, name) for name in _CALL_FIELDS}
         resource = record.resource
         if record.http_status is not None and record.http_status not in (401, 403):
             self.accepted.set()
@@ -263,6 +267,7 @@ def _land(
                     records=page.records,
                     request_id=page.request_id,
                     scope=page.customer_id,
+                    landable=page.landable,
                 )
                 if STOPPING.is_set():  # land what is held; resume goes on from here
                     _note_failures(rl, scan.report.failed_pages, known)

@@ -22,13 +22,14 @@ from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from recon.files import atomic_path, atomic_write_bytes
+from recon.paging.records import Landable
 from recon.runid import RUN_ID, check_run_id
 
 __all__ = [
@@ -300,22 +301,30 @@ class ResourceLanding:
         request_id: str | None,
         duplicates: int = 0,
         scope: str | None = None,
+        landable: Landable | None = None,
     ) -> None:
-        """Buffer one page; write a batch when enough records are waiting."""
-        # The hot path of extraction: one flat loop, no per-record function calls but the dump.
-        ids, raw, ends, dumps = self._ids, self._raw, self._raw_ends, orjson.dumps
+        """Buffer one page; write a batch when enough records are waiting.
+
+        `landable`: the same records' ids and JSON text, as the scan made them (landed as
+        they are, without writing each record back to JSON here)."""
+        ids, raw, ends = self._ids, self._raw, self._raw_ends
         before = len(ids)
-        for rec in records:
-            rid = rec.get("id") if type(rec) is dict else None
-            if type(rid) is str and rid and not rid.isspace():
-                try:
-                    raw += dumps(rec)
-                except TypeError:  # an integer beyond 64 bits: the stdlib can write it
-                    raw += _dumps(rec).encode()
-                ends.append(len(raw))
-                ids.append(rid)
-            else:
-                self._rejects.append((_dumps(rec), _reject_reason(rec), offset, request_id))
+        if landable is not None and len(landable) == len(records):
+            self._add_landable(landable, records, offset, request_id)
+        else:
+            # One flat loop, no per-record function calls but the dump.
+            dumps = orjson.dumps
+            for rec in records:
+                rid = rec.get("id") if type(rec) is dict else None
+                if type(rid) is str and rid and not rid.isspace():
+                    try:
+                        raw += dumps(rec)
+                    except TypeError:  # an integer beyond 64 bits: the stdlib can write it
+                        raw += _dumps(rec).encode()
+                    ends.append(len(raw))
+                    ids.append(rid)
+                else:
+                    self._rejects.append((_dumps(rec), _reject_reason(rec), offset, request_id))
         added = len(ids) - before
         self._offsets.extend([offset] * added)
         self._rids.extend([request_id] * added)
@@ -328,6 +337,26 @@ class ResourceLanding:
         self.state.duplicates += duplicates
         if len(ids) + len(self._rejects) >= self.batch_records or len(raw) >= _MAX_RAW_BYTES:
             self.flush()
+
+    def _add_landable(
+        self, landable: Landable, records: Sequence[Any], offset: int, request_id: str | None
+    ) -> None:
+        """Buffer a page's records from their ids and JSON text (the hot path of extraction)."""
+        ids = landable.ids
+        if not (landable.unkeyed or landable.blank):
+            base = len(self._raw)  # every record keyed (the usual page): its text in one copy
+            self._raw += landable.raw
+            self._raw_ends.extend([end + base for end in landable.ends[1:]])
+            self._ids.extend(cast("list[str]", ids))
+            return
+        for i, rid in enumerate(ids):
+            if rid is not None and not rid.isspace():
+                self._raw += landable.text(i)
+                self._raw_ends.append(len(self._raw))
+                self._ids.append(rid)
+            else:
+                reason = _reject_reason(records[i])
+                self._rejects.append((landable.text(i).decode(), reason, offset, request_id))
 
     def record_failed_page(self, failure: Mapping[str, Any]) -> None:
         """Remember a page that failed for good (kept in state.json)."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from recon.paging.paginators import Params
+from recon.paging.records import Landable
 
 __all__ = ["FailedPage", "Fetch", "FetchedPage", "Page", "ScanReport", "ScanStatus"]
 
@@ -25,6 +26,8 @@ class FetchedPage:
     body: dict[str, Any]
     request_id: str | None
     content: bytes = b""  # the body's bytes as received, for landing without re-serialising
+    # The `data` records' ids and JSON text, made where the body was parsed (None: not made)
+    landable: Landable | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,8 @@ class Page:
     seq: int = 0
     customer_id: str | None = None
     content: bytes = b""  # the whole answer as received (all its records, duplicates too)
+    # `records`' ids and JSON text, in the same order (None: landing writes them itself)
+    landable: Landable | None = None
 
 
 @dataclass(frozen=True, slots=True)

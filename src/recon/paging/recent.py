@@ -42,6 +42,9 @@ class RecentIds:
 
     def update(self, idents: Iterable[str]) -> None:
         current = self.current
+        if isinstance(idents, list | set | frozenset) and len(current) + len(idents) < self.window:
+            current.update(idents)  # no generation fills up on the way: one call
+            return
         for ident in idents:
             current.add(ident)
             if len(current) >= self.window:

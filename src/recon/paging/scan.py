@@ -11,7 +11,7 @@ Records stay plain dicts (parsed once per page). The strategies are in `paginato
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from recon.errors import ApiError, AuthError, ConfigError, PagingError, ReconError, TransportError
 from recon.paging.ahead import Ahead, Lookahead
@@ -19,6 +19,7 @@ from recon.paging.narrow import narrow, narrowable
 from recon.paging.pages import FailedPage, Fetch, FetchedPage, Page, ScanReport
 from recon.paging.paginators import BasePaginator, Params, record_id
 from recon.paging.recent import RecentIds
+from recon.paging.records import Landable
 
 __all__ = [
     "FailedPage",
@@ -36,6 +37,23 @@ __all__ = [
 #: stops: real paging moving forward never answers with the very same page again and again,
 #: but a server that ignores the offset parameter does so forever.
 _MAX_REPEATED_PAGES = 3
+
+
+def _key(record: Any) -> str | None:
+    """A record's id as a scan keys on it: a non-empty string (None: not keyed)."""
+    rid = record.get("id") if type(record) is dict else None
+    return rid if type(rid) is str and rid else None
+
+
+def _subset(
+    data: list[Any], landable: Landable | None, keep: list[int]
+) -> tuple[list[Any], Landable | None]:
+    """The records at the positions `keep` (increasing), and their `Landable`."""
+    if keep and keep[-1] - keep[0] + 1 == len(keep):  # one run (a page after its overlap)
+        new = data[keep[0] : keep[-1] + 1]
+    else:
+        new = [data[i] for i in keep]
+    return new, landable.select(keep) if landable is not None else None
 
 
 def _shape(data: list[Any]) -> tuple[int, str | None, str | None]:
@@ -261,35 +279,69 @@ class Scan:
                 after_id=gap.after_id,
             )
         for piece in result.pieces:
-            new, _ids, duplicates, unkeyed = self._dedupe(piece.data)
+            new, _ids, duplicates, unkeyed, landable = self._dedupe(
+                piece.data, piece.fetched.landable
+            )
             self._count(new, duplicates, unkeyed)
             end = piece.offset + len(piece.data)
-            yield self._page(piece.offset, end, new, piece.fetched, seq)
+            yield self._page(piece.offset, end, new, piece.fetched, seq, landable)
             seq += 1
         return seq, result.records_read > 0
 
-    def _dedupe(self, data: list[Any]) -> tuple[list[dict[str, Any]], list[str], int, int]:
-        """The records not seen before (remembered now), all keyed ids, duplicates, unkeyed."""
+    def _dedupe(
+        self, data: list[Any], landable: Landable | None = None
+    ) -> tuple[list[dict[str, Any]], list[str], int, int, Landable | None]:
+        """The records not seen before (remembered now), all keyed ids, duplicates, unkeyed,
+        and the new records' `Landable` (taken from the page's: None if it has none)."""
         seen = self._seen
         current, previous = seen.current, seen.previous
-        new: list[dict[str, Any]] = []
+        if landable is not None and len(landable) == len(data):
+            keys = landable.ids
+        else:
+            landable = None
+            keys = [_key(record) for record in data]
+        page: frozenset[str] | set[str] | None = None
+        if landable is not None:
+            page = landable.id_set
+        elif None not in keys:
+            page = set(cast("list[str]", keys))
+        if page is not None:  # every record keyed: set operations, no loop in Python
+            keyed = cast("list[str]", keys)
+            if len(page) == len(keyed):  # no id twice on the page
+                known = page & current
+                if previous:
+                    known |= page & previous
+                current |= page - known if known else page
+                seen.rotate()
+                if not known:  # nothing seen before
+                    return data, keyed, 0, 0, landable
+                # usually the one record of overlap the page was asked to start with
+                if len(known) == 1 and keyed[0] in known:
+                    keep = list(range(1, len(keyed)))
+                else:
+                    keep = [i for i, rid in enumerate(keyed) if rid not in known]
+                new, landable = _subset(data, landable, keep)
+                return new, keyed, len(known), 0, landable
+        new_at: list[int] = []
         ids: list[str] = []
         duplicates = 0
         unkeyed = 0
-        for record in data:  # the hot loop of a scan: kept flat on purpose
-            rid = record.get("id") if type(record) is dict else None
-            if type(rid) is not str or not rid:
+        for i, rid in enumerate(keys):  # the hot loop of a scan: kept flat on purpose
+            if rid is None:
                 unkeyed += 1
-                new.append(record)
+                new_at.append(i)
                 continue
             ids.append(rid)
             if rid in current or rid in previous:
                 duplicates += 1
             else:
                 current.add(rid)
-                new.append(record)
+                new_at.append(i)
         seen.rotate()
-        return new, ids, duplicates, unkeyed
+        if len(new_at) == len(data):
+            return data, ids, duplicates, unkeyed, landable
+        new, landable = _subset(data, landable, new_at)
+        return new, ids, duplicates, unkeyed, landable
 
     def _count(self, new: list[dict[str, Any]], duplicates: int, unkeyed: int) -> None:
         report = self.report
@@ -305,9 +357,17 @@ class Scan:
         records: list[dict[str, Any]],
         fetched: FetchedPage,
         seq: int,
+        landable: Landable | None = None,
     ) -> Page:
         return list_page(
-            self.resource, offset, next_offset, records, fetched, seq, self._customer_id
+            self.resource,
+            offset,
+            next_offset,
+            records,
+            fetched,
+            seq,
+            self._customer_id,
+            landable=landable,
         )
 
     def _take(self, fetched: FetchedPage, offset: int, seq: int) -> tuple[Page, bool]:
@@ -317,7 +377,7 @@ class Scan:
         overlap_expected = pag.expects_anchor
         first_id = record_id(data[0]) if data else None
         first_known = first_id is not None and first_id in self._verified
-        new, ids, duplicates, unkeyed = self._dedupe(data)
+        new, ids, duplicates, unkeyed, landable = self._dedupe(data, fetched.landable)
         if overlap_expected and first_known:
             duplicates -= 1  # the one record of overlap we asked for is not a duplicate
         failed = False
@@ -334,7 +394,7 @@ class Scan:
         self._count(new, duplicates, unkeyed)
         self.report.rewinds = pag.rewinds
         next_offset = pag.offset if pag.has_next_page else None
-        return self._page(offset, next_offset, new, fetched, seq), failed
+        return self._page(offset, next_offset, new, fetched, seq, landable), failed
 
     def _fail(
         self,
@@ -370,8 +430,11 @@ def list_page(
     fetched: FetchedPage,
     seq: int,
     customer_id: str | None = None,
+    *,
+    landable: Landable | None = None,
 ) -> Page:
-    """The one place a list's `Page` is built (from the answer it came in)."""
+    """The one place a list's `Page` is built (from the answer it came in); `landable`:
+    `records`' ids and JSON text, when the scan has them."""
     return Page(
         resource=resource,
         offset=offset,
@@ -382,4 +445,5 @@ def list_page(
         seq=seq,
         customer_id=customer_id,
         content=fetched.content,
+        landable=landable,
     )
