@@ -66,6 +66,40 @@ def provider_side(con: duckdb.DuckDBPyConnection, n: int) -> None:
     )
 
 
+def books_orders(con: duckdb.DuckDBPyConnection, path: Path, *, where: str = "TRUE") -> Path:
+    """The books' orders file for the payments in the warehouse (`where` picks them): 1%
+    lower-case reference, 0.5% `#REF`, 0.5% two minor units above, 0.5% carts of two
+    orders, 0.2% no reference, 0.1% no order; each order placed two minutes before its
+    payment."""
+    con.execute(
+        f"""
+        COPY (
+            WITH p AS (
+                SELECT *, hash(id, 'case') % 1000 AS h,
+                       strftime(created_at - INTERVAL 2 MINUTE, '%Y-%m-%dT%H:%M:%SZ') AS placed
+                FROM payments WHERE {where}
+            )
+            SELECT CASE WHEN h < 10 THEN lower(reference)
+                        WHEN h < 15 THEN '#' || reference
+                        WHEN h >= 25 AND h < 27 THEN NULL
+                        ELSE reference END AS reference,
+                   'SO-' || id AS order_id, NULL AS payment_reference,
+                   amount_minor + CASE WHEN h >= 15 AND h < 20 THEN 2 ELSE 0 END AS amount_minor,
+                   currency, status, placed AS created_at
+            FROM p WHERE h < 20 OR h >= 25 AND h <> 27
+            UNION ALL
+            SELECT reference || part, 'SO-' || id || part, reference,
+                   CASE WHEN part = '-A' THEN amount_minor // 2
+                        ELSE amount_minor - amount_minor // 2 END,
+                   currency, status, placed
+            FROM p, (VALUES ('-A'), ('-B')) AS parts(part)
+            WHERE h >= 20 AND h < 25
+        ) TO '{path}' (HEADER, DELIMITER ',')
+        """
+    )
+    return path
+
+
 def books_refunds(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
     """The books' refunds file: every provider refund, as the books record it."""
     con.execute(

@@ -36,7 +36,7 @@ from typing import Any
 
 import duckdb
 
-from benchmarks._books import books_refunds
+from benchmarks._books import books_orders, books_refunds
 from benchmarks._common import RESULTS
 from recon.night.migrations import apply_migrations
 
@@ -358,32 +358,7 @@ def _books(con: duckdb.DuckDBPyConnection, folder: Path, stem: str) -> dict[str,
         "orders": folder / f"{stem}-books-orders.csv",
         "refunds": folder / f"{stem}-books-refunds.csv",
     }
-    con.execute(
-        f"""
-        COPY (
-            WITH p AS (
-                SELECT *, hash(id, 'case') % 1000 AS h,
-                       strftime(created_at - INTERVAL 2 MINUTE, '%Y-%m-%dT%H:%M:%SZ') AS placed
-                FROM payments WHERE amount_minor IS NOT NULL AND reference IS NOT NULL
-            )
-            SELECT CASE WHEN h < 10 THEN lower(reference)
-                        WHEN h < 15 THEN '#' || reference
-                        WHEN h >= 25 AND h < 27 THEN NULL
-                        ELSE reference END AS reference,
-                   'SO-' || id AS order_id, NULL AS payment_reference,
-                   amount_minor + CASE WHEN h >= 15 AND h < 20 THEN 2 ELSE 0 END AS amount_minor,
-                   currency, status, placed AS created_at
-            FROM p WHERE h < 20 OR h >= 25 AND h <> 27
-            UNION ALL
-            SELECT reference || part, 'SO-' || id || part, reference,
-                   CASE WHEN part = '-A' THEN amount_minor // 2
-                        ELSE amount_minor - amount_minor // 2 END,
-                   currency, status, placed
-            FROM p, (VALUES ('-A'), ('-B')) AS parts(part)
-            WHERE h >= 20 AND h < 25
-        ) TO '{paths["orders"]}' (HEADER, DELIMITER ',')
-        """
-    )
+    books_orders(con, paths["orders"], where="amount_minor IS NOT NULL AND reference IS NOT NULL")
     books_refunds(con, paths["refunds"])
     return paths
 

@@ -25,7 +25,13 @@ from typing import Any
 
 import duckdb
 
-from benchmarks._books import books_pass, books_refunds, provider_side, summary_line
+from benchmarks._books import (
+    books_orders,
+    books_pass,
+    books_refunds,
+    provider_side,
+    summary_line,
+)
 
 TARGET_S = 15.0
 MANUAL = 100
@@ -35,32 +41,7 @@ def _generate(con: duckdb.DuckDBPyConnection, folder: Path, n: int) -> dict[str,
     """Payments and refunds in the warehouse; the books as CSV files; manual matches."""
     provider_side(con, n)
     paths = {"orders": folder / "orders.csv", "refunds": folder / "refunds.csv"}
-    con.execute(
-        f"""
-        COPY (
-            WITH p AS (
-                SELECT *, hash(id, 'case') % 1000 AS h,
-                       strftime(created_at - INTERVAL 2 MINUTE, '%Y-%m-%dT%H:%M:%SZ') AS placed
-                FROM payments
-            )
-            SELECT CASE WHEN h < 10 THEN lower(reference)
-                        WHEN h < 15 THEN '#' || reference
-                        WHEN h >= 25 AND h < 27 THEN NULL
-                        ELSE reference END AS reference,
-                   'SO-' || id AS order_id, NULL AS payment_reference,
-                   amount_minor + CASE WHEN h >= 15 AND h < 20 THEN 2 ELSE 0 END AS amount_minor,
-                   currency, status, placed AS created_at
-            FROM p WHERE h < 20 OR h >= 25 AND h <> 27
-            UNION ALL
-            SELECT reference || part, 'SO-' || id || part, reference,
-                   CASE WHEN part = '-A' THEN amount_minor // 2
-                        ELSE amount_minor - amount_minor // 2 END,
-                   currency, status, placed
-            FROM p, (VALUES ('-A'), ('-B')) AS parts(part)
-            WHERE h >= 20 AND h < 25
-        ) TO '{paths["orders"]}' (HEADER, DELIMITER ',')
-        """
-    )
+    books_orders(con, paths["orders"])
     books_refunds(con, paths["refunds"])
     from recon.findings.acks import AckLog, acks_path
 
