@@ -15,7 +15,6 @@ refetches at most the one batch that was in flight.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from array import array
@@ -30,6 +29,7 @@ import pyarrow.parquet as pq
 
 from recon.files import atomic_path, atomic_write_bytes
 from recon.paging.records import Landable
+from recon.paging.records import landable as landable_of
 from recon.runid import RUN_ID, check_run_id
 
 __all__ = [
@@ -123,14 +123,6 @@ def unreadable(path: Path) -> str | None:
     except (OSError, ValueError, pa.ArrowException) as exc:
         return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
     return None
-
-
-def _dumps(record: Any) -> str:
-    """JSON text of a record; the stdlib takes what orjson cannot (integers over 64 bits)."""
-    try:
-        return orjson.dumps(record).decode()
-    except TypeError:
-        return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
 
 
 def _json_type(value: Any) -> str:
@@ -307,24 +299,11 @@ class ResourceLanding:
 
         `landable`: the same records' ids and JSON text, as the scan made them (landed as
         they are, without writing each record back to JSON here)."""
-        ids, raw, ends = self._ids, self._raw, self._raw_ends
+        ids, raw = self._ids, self._raw
         before = len(ids)
-        if landable is not None and len(landable) == len(records):
-            self._add_landable(landable, records, offset, request_id)
-        else:
-            # One flat loop, no per-record function calls but the dump.
-            dumps = orjson.dumps
-            for rec in records:
-                rid = rec.get("id") if type(rec) is dict else None
-                if type(rid) is str and rid and not rid.isspace():
-                    try:
-                        raw += dumps(rec)
-                    except TypeError:  # an integer beyond 64 bits: the stdlib can write it
-                        raw += _dumps(rec).encode()
-                    ends.append(len(raw))
-                    ids.append(rid)
-                else:
-                    self._rejects.append((_dumps(rec), _reject_reason(rec), offset, request_id))
+        if landable is None or len(landable) != len(records):
+            landable = landable_of(records)  # a page the scan made none for (refetch, by id)
+        self._add_landable(landable, records, offset, request_id)
         added = len(ids) - before
         self._offsets.extend([offset] * added)
         self._rids.extend([request_id] * added)
@@ -341,7 +320,8 @@ class ResourceLanding:
     def _add_landable(
         self, landable: Landable, records: Sequence[Any], offset: int, request_id: str | None
     ) -> None:
-        """Buffer a page's records from their ids and JSON text (the hot path of extraction)."""
+        """Buffer a page's records from their ids and JSON text (the hot path of extraction);
+        those that cannot be keyed go to the rejects with the reason."""
         ids = landable.ids
         if not (landable.unkeyed or landable.blank):
             base = len(self._raw)  # every record keyed (the usual page): its text in one copy
