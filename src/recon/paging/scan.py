@@ -39,12 +39,6 @@ __all__ = [
 _MAX_REPEATED_PAGES = 3
 
 
-def _key(record: Any) -> str | None:
-    """A record's id as a scan keys on it: a non-empty string (None: not keyed)."""
-    rid = record.get("id") if type(record) is dict else None
-    return rid if type(rid) is str and rid else None
-
-
 def _subset(
     data: list[Any], landable: Landable | None, keep: list[int]
 ) -> tuple[list[Any], Landable | None]:
@@ -299,7 +293,7 @@ class Scan:
             keys = landable.ids
         else:
             landable = None
-            keys = [_key(record) for record in data]
+            keys = [record_id(record) for record in data]
         page: frozenset[str] | set[str] | None = None
         if landable is not None:
             page = landable.id_set
