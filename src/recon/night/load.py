@@ -4,7 +4,7 @@ resource (`sql/load/`), then the rows it listed are marked seen (`recon.night.se
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -87,24 +87,25 @@ def load_run(
     if row and row[1]:  # merged and committed by an attempt that stopped before the end
         per_resource = _merged(con, run_id)
     else:
-        per_resource = _load_with_retry(con, landing, meta, states, status, reason, fields)
+        per_resource = _with_retry(
+            con,
+            landing,
+            lambda: _load_transaction(con, landing, meta, states, status, reason, fields),
+        )
     seen.mark_seen(con, landing, states)
     con.execute(read_sql("load/run_loaded.sql"), {"loaded_at": datetime.now(UTC), "run_id": run_id})
     return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
 
 
-def _load_with_retry(
+def _with_retry(
     con: duckdb.DuckDBPyConnection,
     landing: RunLanding,
-    meta: Mapping[str, Any],
-    states: Mapping[str, Any],
-    status: str,
-    reason: str | None,
-    fields: FieldMap | None,
+    load: Callable[[], dict[str, dict[str, Any]]],
 ) -> dict[str, dict[str, Any]]:
+    """`load` (the load's transaction), again under twice the memory limit if it runs out."""
     for attempt in range(_OOM_RETRIES + 1):
         try:
-            return _load_transaction(con, landing, meta, states, status, reason, fields)
+            return load()
         except duckdb.OutOfMemoryException as exc:
             # Rolled back whole: nothing half-loaded. A limit too small for one statement
             # (DuckDB cannot spill everything) is doubled, once, rather than failing the night.
