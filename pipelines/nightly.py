@@ -47,7 +47,11 @@ def notify(overrides: Overrides, summary: steps.RunSummary) -> str | None:
 @task(name="extract", cache_policy=NO_CACHE, persist_result=False)
 def extract(overrides: Overrides, run_id: str, payment_methods: bool) -> list[ResourceOutcome]:
     return steps.extract_step(
-        overrides, run_id, progress=progress.current(), payment_methods=payment_methods
+        overrides,
+        run_id,
+        progress=progress.current(),
+        payment_methods=payment_methods,
+        load_early=True,  # the load task follows in this process
     )
 
 

@@ -110,10 +110,18 @@ def test_kill_then_resume_equals_an_uninterrupted_run(tmp_path: Path, kill_at: s
         def batches() -> int:
             return len(list(landing.glob("*/*/batch-*.parquet")))
 
+        def extracted() -> bool:  # every list ended (the working copy is open since its start)
+            states = list(landing.glob("*/*/state.json"))
+            try:
+                done = [json.loads(p.read_bytes()).get("done") for p in states]
+            except (OSError, ValueError):
+                return False
+            return len(done) == len(TABLES) and all(done) and work.exists()
+
         predicate = {
             "first-batch": lambda: batches() >= 1,
             "mid-extract": lambda: batches() >= 8,
-            "load": work.exists,
+            "load": extracted,
         }[kill_at]
         proc = _start(killed)
         reached = _wait_for(predicate, proc)

@@ -367,6 +367,11 @@ def _customers_in_landing(landing: RunLanding) -> list[str]:
     return _referenced(landing, ("subscriptions", "invoices"), ("customerId",))
 
 
+def _fetched_after(out: ResourceOutcome) -> bool:
+    """An unlisted resource whose records are fetched one by one after every list ended."""
+    return out.status == "unavailable" and api_list(out.resource).fetched_one_by_one_when_unlisted
+
+
 #: The smallest landed batch when lists share the buffer (a batch is one fsync'd file).
 _MIN_BATCH_RECORDS = 2_000
 
@@ -379,13 +384,15 @@ def extract_all(
     progress: Progress | None = None,
     transport: Any = None,
     on_fatal: Callable[[str], None] | None = None,
+    on_final: Callable[[str], None] | None = None,
 ) -> list[ResourceOutcome]:
     """Extract every resource on its own thread, one shared client (issue 10).
 
     The client's gate bounds the requests in flight, all resources together: found while
     paging with `RECON_CONCURRENCY=auto`, else that number (1: one resource at a time, one
     page at a time). An auth refusal (or TLS failure) on any resource means the others are
-    not started.
+    not started. `on_final(resource)` is called (on the resource's thread) once nothing more
+    will be landed for it in this run: its landing can be loaded (recon.night.early).
     """
     resources = list(resources)
     STOPPING.clear()
@@ -424,6 +431,8 @@ def extract_all(
             stop.set()
             if on_fatal:
                 on_fatal(out.fatal)
+        elif on_final and not _fetched_after(out):
+            on_final(resource)
         return out
 
     last = [r for r in resources if api_list(r).per_customer]
@@ -455,6 +464,8 @@ def extract_all(
                 outcomes[r] = fetch_by_id(
                     settings, landing, r, shared, attempts, progress or NullProgress()
                 )
+                if on_final and not outcomes[r].fatal:
+                    on_final(r)
         for r in last:
             outcomes[r] = one(r)
     finally:

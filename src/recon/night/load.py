@@ -62,7 +62,11 @@ def run_status(states: Mapping[str, Any]) -> tuple[str, str | None]:
 
 
 def load_run(
-    con: duckdb.DuckDBPyConnection, landing: RunLanding, *, fields: FieldMap | None = None
+    con: duckdb.DuckDBPyConnection,
+    landing: RunLanding,
+    *,
+    fields: FieldMap | None = None,
+    begun: Mapping[str, dict[str, Any]] | None = None,
 ) -> LoadResult:
     """Load one run's landing folder into the warehouse: one transaction, then the rows it
     listed unchanged marked seen (`recon.night.seen`), then the run recorded as loaded.
@@ -70,6 +74,10 @@ def load_run(
     `fields` is the field mapping (`Settings.fields`; default `recon.settings.DEFAULT_FIELDS`).
     Loading the same run twice is a no-op (the run is recorded as loaded); a load stopped
     after its transaction committed (killed while marking what was seen) finishes marking.
+
+    `begun`: the transaction is open already on `con`, the run's row written and these
+    resources loaded (`recon.night.early`, loading while extracting); the rest follow in it.
+    Should it run out of memory, the retry loads every resource again from the start.
     """
     run_id = landing.run_id
     row = con.execute(
@@ -87,11 +95,13 @@ def load_run(
     if row and row[1]:  # merged and committed by an attempt that stopped before the end
         per_resource = _merged(con, run_id)
     else:
-        per_resource = _with_retry(
-            con,
-            landing,
-            lambda: _load_transaction(con, landing, meta, states, status, reason, fields),
-        )
+        pending = [begun]
+
+        def transaction() -> dict[str, dict[str, Any]]:
+            started, pending[0] = pending[0], None  # a retry begins again, from nothing
+            return _load_transaction(con, landing, meta, states, status, reason, fields, started)
+
+        per_resource = _with_retry(con, landing, transaction)
     seen.mark_seen(con, landing, states)
     con.execute(read_sql("load/run_loaded.sql"), {"loaded_at": datetime.now(UTC), "run_id": run_id})
     return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
@@ -157,22 +167,29 @@ def _load_transaction(
     status: str,
     reason: str | None,
     fields: FieldMap | None,
+    begun: Mapping[str, dict[str, Any]] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Every resource of the run, in one transaction (rolled back whole on any failure)."""
+    """Every resource of the run, in one transaction (rolled back whole on any failure).
+
+    With `begun`, the transaction is open and its resources loaded (load_run)."""
     run_id = landing.run_id
-    per_resource: dict[str, dict[str, Any]] = {}
-    con.execute("BEGIN TRANSACTION")
+    per_resource: dict[str, dict[str, Any]] = dict(begun or {})
+    if begun is None:
+        con.execute("BEGIN TRANSACTION")
     try:
-        start = {
-            "run_id": run_id,
-            "started_at": meta["started_at"],
-            "base_url": meta.get("base_url"),
-            "trigger": meta.get("trigger"),
-        }
-        for stmt in sql_statements(read_sql("load/run_start.sql")):
-            con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
+        if begun is None:
+            start = {
+                "run_id": run_id,
+                "started_at": meta["started_at"],
+                "base_url": meta.get("base_url"),
+                "trigger": meta.get("trigger"),
+            }
+            for stmt in sql_statements(read_sql("load/run_start.sql")):
+                con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
         for resource, state in states.items():
-            per_resource[resource] = load_resource(con, landing, resource, state, fields)
+            if resource not in per_resource:
+                per_resource[resource] = load_resource(con, landing, resource, state, fields)
+        per_resource = {r: per_resource[r] for r in states if r in per_resource}  # as listed
         con.execute(
             read_sql("load/run_merged.sql"), {"status": status, "reason": reason, "run_id": run_id}
         )

@@ -207,6 +207,7 @@ class LocalSteps:
             progress=self.progress,
             payment_methods=payment_methods,
             transport=self.transport,
+            load_early=True,  # the load step follows here
         )
 
     def load(self, overrides: Overrides, run_id: str) -> LoadResult:

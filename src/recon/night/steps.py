@@ -20,7 +20,7 @@ from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import acks_path, load_acks, refresh_acks
 from recon.fx import load_rates
 from recon.ledger.loading import load_books, validate_books
-from recon.night import reach
+from recon.night import early, reach
 from recon.night.extract import (
     Progress,
     ResourceOutcome,
@@ -152,17 +152,35 @@ def extract_step(
     progress: Progress | None = None,
     payment_methods: bool = False,
     transport: Any = None,
+    load_early: bool = False,
 ) -> list[ResourceOutcome]:
-    """Extract every resource of the run on local threads (resumable)."""
+    """Extract every resource of the run on local threads (resumable).
+
+    `load_early`: the load step follows in this process; its load begins now, each resource
+    loaded as its extraction ends (`recon.night.early`; not for a resumed run, nor when
+    anything goes wrong: the load step then loads the run as it always did)."""
     settings = settings_for(overrides)
     landing = RunLanding(settings.landing, run_id)
-    return extract_all(
-        settings,
-        landing,
-        resources_for(settings, payment_methods=payment_methods),
-        progress=progress,
-        transport=transport,
-    )
+    loader = None
+    if load_early and early.enabled() and not landing.states():  # a resumed run: no
+        wh = Warehouse(settings.db, settings.duckdb_memory_limit)
+        loader = early.start(wh, landing, settings.fields)
+    try:
+        outcomes = extract_all(
+            settings,
+            landing,
+            resources_for(settings, payment_methods=payment_methods),
+            progress=progress,
+            transport=transport,
+            on_final=loader.extracted if loader is not None else None,
+        )
+    except BaseException:
+        if loader is not None:
+            early.abandon(settings.db, run_id)
+        raise
+    if loader is not None and any(o.fatal for o in outcomes):  # refused: as it always was
+        early.abandon(settings.db, run_id)
+    return outcomes
 
 
 def extract_one_step(
@@ -177,8 +195,11 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
     """Load the run's landing into a fresh working copy (published at once if `publish`)."""
     settings = settings_for(overrides)
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
-    with wh.session(run_id, fresh=True, publish=publish) as con:
-        result = load_run(con, RunLanding(settings.landing, run_id), fields=settings.fields)
+    begun = early.adopt(settings.db, run_id)  # a load begun while extracting, if any
+    opened, loaded = (begun.con, begun.loaded) if begun is not None else (None, None)
+    with wh.session(run_id, fresh=True, publish=publish, opened=opened) as con:
+        landing = RunLanding(settings.landing, run_id)
+        result = load_run(con, landing, fields=settings.fields, begun=loaded)
         account = (overrides or {}).get("account")
         load_books(con, settings, run_id, account=account)  # the books, matched (recon.ledger)
         load_acks(con, acks_path(settings.db))  # the acknowledgement audit trail
@@ -227,6 +248,7 @@ def abandon_step(overrides: Mapping[str, Any] | None) -> None:
 
     Never another live run's: a run refused by its lock leaves that run's copy alone."""
     settings = settings_for(overrides)
+    early.abandon(settings.db)  # a load begun while extracting: rolled back, closed
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     if not wh.held_by_another():
         wh.discard()

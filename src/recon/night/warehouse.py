@@ -177,12 +177,20 @@ class Warehouse:
 
     @contextlib.contextmanager
     def session(
-        self, owner: str, *, fresh: bool, publish: bool
+        self,
+        owner: str,
+        *,
+        fresh: bool,
+        publish: bool,
+        opened: duckdb.DuckDBPyConnection | None = None,
     ) -> Iterator[duckdb.DuckDBPyConnection]:
-        """Lock, open the working copy, yield it; on success close (and publish)."""
+        """Lock, open the working copy, yield it; on success close (and publish).
+
+        `opened`: the working copy is open already on this connection (a load begun while
+        extracting, recon.night.early), under the lock taken for `owner` in this process."""
         self.acquire(owner)
         try:
-            con = self.open_work(fresh=fresh)
+            con = opened if opened is not None else self.open_work(fresh=fresh)
             try:
                 yield con
                 con.execute("CHECKPOINT")

@@ -1,0 +1,192 @@
+"""Loading while extracting (issues 23 and 24): the night's load transaction begins during
+extraction, and each resource is loaded as soon as its landing is final.
+
+When the extract step runs in this process (`extract_step(load_early=True)`: `recon nightly`'s
+local steps and its flow's one extract task), an `EarlyLoad` thread takes the warehouse lock,
+opens a fresh working copy, begins the load's transaction (`sql/load/run_start.sql`) and
+loads each resource with `recon.night.load.load_resource` in the order their extraction
+ends. The load step then adopts the connection with its open transaction (`adopt`), loads
+what is left, commits and goes on as it always did (`recon.night.load.load_run(begun=...)`):
+the warehouse ends as a sequential load leaves it, row for row.
+
+Anything unusual is today's load: a resumed run (the landing held states before the
+extraction), an extraction that raised or was refused (fatal), a distributed extraction
+(no loader), and any error in the early part — a DuckDB error, running out of memory, the
+lock held by another — which rolls back, closes and drops the working copy and lets the
+load step open a fresh one. `RECON_EARLY_LOAD=0` turns it off (A/B measurements).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from recon.fields import FieldMap
+from recon.memory import release
+from recon.night.landing import ResourceLanding, RunLanding
+from recon.night.load import define_load_macros, load_resource
+from recon.night.slices import rollback
+from recon.sql import read_sql, sql_statements
+
+__all__ = ["EarlyLoad", "abandon", "adopt", "enabled", "start"]
+
+log = logging.getLogger("recon")
+
+#: The loaders running in this process, by warehouse file and run id.
+_loaders: dict[tuple[Path, str], EarlyLoad] = {}
+_guard = threading.Lock()
+
+
+def enabled() -> bool:
+    """Loading while extracting is on unless RECON_EARLY_LOAD is 0 (the only place it is read)."""
+    return os.environ.get("RECON_EARLY_LOAD", "1").strip().lower() not in ("0", "false", "no")
+
+
+class EarlyLoad:
+    """One run's load, begun during its extraction on a thread of its own."""
+
+    def __init__(
+        self,
+        warehouse: Any,  # recon.night.warehouse.Warehouse (imported there: no import cycle)
+        landing: RunLanding,
+        fields: FieldMap | None,
+    ) -> None:
+        self.warehouse = warehouse
+        self.landing = landing
+        self.fields = fields
+        self.loaded: dict[str, dict[str, Any]] = {}  # per resource, as load_resource returns
+        self.order: list[str] = []  # the resources in the order they were loaded
+        self.con: duckdb.DuckDBPyConnection | None = None
+        self.failed: str | None = None  # why the early part gave up (the load step goes on)
+        self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="recon-early-load", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def extracted(self, resource: str) -> None:
+        """`resource`'s landing is final: load it (called from the extraction's threads)."""
+        self._queue.put(resource)
+
+    def _run(self) -> None:
+        try:
+            self._open()
+            while not self._stop.is_set():
+                resource = self._queue.get()
+                if resource is None or self._stop.is_set():
+                    break
+                self._load(resource)
+        except BaseException as exc:  # any failure: today's load, on a fresh working copy
+            self.failed = f"{type(exc).__name__}: {exc}"
+            self._drop()
+        if self._stop.is_set() and self.failed is None:
+            self.failed = "abandoned"
+            self._drop()
+
+    def _open(self) -> None:
+        run_id = self.landing.run_id
+        self.warehouse.acquire(run_id)
+        con = self.con = self.warehouse.open_work(fresh=True)
+        row = con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        if row is not None:  # loaded (or begun) before: load_run knows what to do with it
+            raise RuntimeError(f"run {run_id} is in the warehouse already")
+        define_load_macros(con)
+        con.execute("SET preserve_insertion_order = false")  # as load_run
+        meta = self.landing.meta()
+        start = {
+            "run_id": run_id,
+            "started_at": meta["started_at"],
+            "base_url": meta.get("base_url"),
+            "trigger": meta.get("trigger"),
+        }
+        con.execute("BEGIN TRANSACTION")
+        for stmt in sql_statements(read_sql("load/run_start.sql")):
+            con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
+
+    def _load(self, resource: str) -> None:
+        assert self.con is not None
+        state = ResourceLanding(self.landing.folder / resource, resource).state
+        if not state.done:  # not final after all: the load step loads it
+            return
+        self.loaded[resource] = load_resource(self.con, self.landing, resource, state, self.fields)
+        self.order.append(resource)
+        log.debug("%s loaded while extracting (%s)", resource, datetime.now(UTC).isoformat())
+
+    def _drop(self) -> None:
+        """Roll back, close and drop the working copy, release the lock (a fresh load follows)."""
+        con, self.con = self.con, None
+        self.loaded.clear()
+        if con is not None:
+            try:
+                rollback(con)
+            finally:
+                con.close()
+                release()
+        if not self.warehouse.held_by_another():
+            self.warehouse.discard()
+        self.warehouse.release()
+
+    def finish(self) -> bool:
+        """Wait for the resources queued so far; True when the connection is ready to adopt."""
+        self._queue.put(None)
+        self._thread.join()
+        if self.failed is not None:
+            log.warning(
+                "loading while extracting gave up (%s): the run is loaded after it", self.failed
+            )
+            return False
+        return self.con is not None
+
+    def abandon(self) -> None:
+        """Stop at once (the extraction failed): roll back and drop what was begun."""
+        self._stop.set()
+        self._queue.put(None)
+        con = self.con
+        if con is not None:
+            with contextlib.suppress(duckdb.Error):
+                con.interrupt()  # a resource being loaded stops here
+        self._thread.join()
+
+
+def start(warehouse: Any, landing: RunLanding, fields: FieldMap | None) -> EarlyLoad:
+    """Begin `landing`'s load on a thread; registered for the load step to adopt."""
+    loader = EarlyLoad(warehouse, landing, fields)
+    key = (Path(warehouse.path).absolute(), landing.run_id)
+    with _guard:
+        previous = _loaders.pop(key, None)
+        _loaders[key] = loader
+    if previous is not None:
+        previous.abandon()
+    loader.start()
+    return loader
+
+
+def _take(db: Path, run_id: str | None) -> list[EarlyLoad]:
+    db = Path(db).absolute()
+    with _guard:
+        keys = [k for k in _loaders if k[0] == db and (run_id is None or k[1] == run_id)]
+        return [_loaders.pop(k) for k in keys]
+
+
+def adopt(db: Path, run_id: str) -> EarlyLoad | None:
+    """The run's early load, finished with what was queued and its transaction open; None
+    when there is none or it gave up (the load step then loads the run as it always did)."""
+    for loader in _take(db, run_id):
+        if loader.finish():
+            return loader
+    return None
+
+
+def abandon(db: Path, run_id: str | None = None) -> None:
+    """Drop any early load of the warehouse `db` (of `run_id` only, when given)."""
+    for loader in _take(db, run_id):
+        loader.abandon()
