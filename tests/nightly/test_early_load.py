@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from recon.memory import duckdb_config, parse_size
 from recon.night import early
 from recon.night import nightly as steps
 from recon.night.extract import StoppedError
@@ -102,12 +103,16 @@ def test_a_short_list_is_loaded_while_payments_are_still_paged(
     tmp_path: Path, loaders: list[early.EarlyLoad], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[tuple[str, bool]] = []  # each resource loaded early; payments done by then?
+    limits: dict[str, int] = {}  # DuckDB's memory limit as each was loaded
     real = early.EarlyLoad._load
 
     def load(self: early.EarlyLoad, resource: str) -> None:
         state = self.landing.folder / "payments" / "state.json"
         done = state.exists() and bool(json.loads(state.read_bytes()).get("done"))
         seen.append((resource, done))
+        assert self.con is not None
+        row = self.con.execute("SELECT current_setting('memory_limit')").fetchone()
+        limits[resource] = parse_size(str(row[0] if row else "")) or 0
         real(self, resource)
 
     monkeypatch.setattr(early.EarlyLoad, "_load", load)
@@ -119,6 +124,10 @@ def test_a_short_list_is_loaded_while_payments_are_still_paged(
     assert before, seen  # loaded while payments were still being paged
     assert "payments" not in before
     assert ("payments", True) in seen  # payments too, once their list ended
+    # a share of the memory limit beside the extraction; the last list: the whole limit
+    whole = parse_size(duckdb_config(None)["memory_limit"])  # type: ignore[arg-type]
+    assert limits[before[0]] == int(whole * early.EARLY_MEMORY_SHARE) // 2**20 * 2**20
+    assert limits[seen[-1][0]] == whole
 
 
 def test_a_duckdb_error_while_loading_early_falls_back_to_the_whole_load(

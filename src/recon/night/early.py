@@ -30,7 +30,7 @@ from typing import Any
 import duckdb
 
 from recon.fields import FieldMap
-from recon.memory import release
+from recon.memory import parse_size, release
 from recon.night.landing import ResourceLanding, RunLanding
 from recon.night.load import define_load_macros, load_resource
 from recon.night.slices import rollback
@@ -43,6 +43,13 @@ log = logging.getLogger("recon")
 #: The loaders running in this process, by warehouse file and run id.
 _loaders: dict[tuple[Path, str], EarlyLoad] = {}
 _guard = threading.Lock()
+
+
+#: DuckDB's memory limit while the lists are still extracted, as a share of the night's
+#: (RECON_DUCKDB_MEMORY_LIMIT, "auto" 192 MiB: 128 MiB): extraction holds ~330-360 MB of
+#: its own at 1M payments, and the two together must stay under ~500 MB. The last list
+#: (and anything after the extraction) loads under the whole limit.
+EARLY_MEMORY_SHARE = 2 / 3
 
 
 def enabled() -> bool:
@@ -58,10 +65,14 @@ class EarlyLoad:
         warehouse: Any,  # recon.night.warehouse.Warehouse (imported there: no import cycle)
         landing: RunLanding,
         fields: FieldMap | None,
+        expected: int = 0,
     ) -> None:
         self.warehouse = warehouse
         self.landing = landing
         self.fields = fields
+        self.expected = expected  # resources extracted: the last one loads under the whole limit
+        self._limit: str | None = None  # the night's memory limit, while a share of it is set
+        self._signalled = 0
         self.loaded: dict[str, dict[str, Any]] = {}  # per resource, as load_resource returns
         self.order: list[str] = []  # the resources in the order they were loaded
         self.con: duckdb.DuckDBPyConnection | None = None
@@ -77,6 +88,10 @@ class EarlyLoad:
         """`resource`'s landing is final: load it (called from the extraction's threads)."""
         self._queue.put(resource)
 
+    def extraction_ended(self) -> None:
+        """Nothing more is extracted: what is left loads under the whole memory limit."""
+        self._queue.put("")
+
     def _run(self) -> None:
         try:
             self._open()
@@ -84,7 +99,12 @@ class EarlyLoad:
                 resource = self._queue.get()
                 if resource is None or self._stop.is_set():
                     break
-                self._load(resource)
+                if resource:
+                    self._signalled += 1
+                if not resource or self._signalled >= self.expected:
+                    self._whole_limit()
+                if resource:
+                    self._load(resource)
         except BaseException as exc:  # any failure: today's load, on a fresh working copy
             self.failed = f"{type(exc).__name__}: {exc}"
             self._drop()
@@ -101,6 +121,11 @@ class EarlyLoad:
             raise RuntimeError(f"run {run_id} is in the warehouse already")
         define_load_macros(con)
         con.execute("SET preserve_insertion_order = false")  # as load_run
+        row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+        limit = parse_size(str(row[0] if row else ""))
+        if limit is not None and self.expected > 1:
+            self._limit = str(row[0] if row else "")
+            con.execute(f"SET memory_limit = '{int(limit * EARLY_MEMORY_SHARE) // 2**20}MiB'")
         meta = self.landing.meta()
         start = {
             "run_id": run_id,
@@ -111,6 +136,11 @@ class EarlyLoad:
         con.execute("BEGIN TRANSACTION")
         for stmt in sql_statements(read_sql("load/run_start.sql")):
             con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
+
+    def _whole_limit(self) -> None:
+        if self._limit is not None and self.con is not None:
+            self.con.execute(f"SET memory_limit = '{self._limit}'")
+            self._limit = None
 
     def _load(self, resource: str) -> None:
         assert self.con is not None
@@ -137,6 +167,7 @@ class EarlyLoad:
 
     def finish(self) -> bool:
         """Wait for the resources queued so far; True when the connection is ready to adopt."""
+        self._queue.put("")  # the whole limit again, for the load step
         self._queue.put(None)
         self._thread.join()
         if self.failed is not None:
@@ -157,9 +188,12 @@ class EarlyLoad:
         self._thread.join()
 
 
-def start(warehouse: Any, landing: RunLanding, fields: FieldMap | None) -> EarlyLoad:
-    """Begin `landing`'s load on a thread; registered for the load step to adopt."""
-    loader = EarlyLoad(warehouse, landing, fields)
+def start(
+    warehouse: Any, landing: RunLanding, fields: FieldMap | None, expected: int = 0
+) -> EarlyLoad:
+    """Begin `landing`'s load on a thread; registered for the load step to adopt.
+    `expected`: how many resources are extracted (0: unknown)."""
+    loader = EarlyLoad(warehouse, landing, fields, expected)
     key = (Path(warehouse.path).absolute(), landing.run_id)
     with _guard:
         previous = _loaders.pop(key, None)

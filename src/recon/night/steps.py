@@ -161,15 +161,16 @@ def extract_step(
     anything goes wrong: the load step then loads the run as it always did)."""
     settings = settings_for(overrides)
     landing = RunLanding(settings.landing, run_id)
+    resources = resources_for(settings, payment_methods=payment_methods)
     loader = None
     if load_early and early.enabled() and not landing.states():  # a resumed run: no
         wh = Warehouse(settings.db, settings.duckdb_memory_limit)
-        loader = early.start(wh, landing, settings.fields)
+        loader = early.start(wh, landing, settings.fields, len(resources))
     try:
         outcomes = extract_all(
             settings,
             landing,
-            resources_for(settings, payment_methods=payment_methods),
+            resources,
             progress=progress,
             transport=transport,
             on_final=loader.extracted if loader is not None else None,
@@ -180,6 +181,8 @@ def extract_step(
         raise
     if loader is not None and any(o.fatal for o in outcomes):  # refused: as it always was
         early.abandon(settings.db, run_id)
+    elif loader is not None:
+        loader.extraction_ended()
     return outcomes
 
 
