@@ -3,6 +3,7 @@ after it (`RECON_EARLY_LOAD=0`), interleaved A/B: wall, CPU-s and peak RSS of ea
 
     python -m benchmarks.early_load --payments 1000000 --repeat 2   # zero latency
     python -m benchmarks.early_load --realistic --payments 100000    # 50 ms, 100 req/s
+    python -m benchmarks.early_load --night --payments 1000000       # whole nights, zero latency
     python -m benchmarks.early_load --drive BASE WORK                # (internal) one night
 
 Per run: a first night into an empty warehouse (`start_step`, `extract_step(load_early=True)`,
@@ -13,6 +14,8 @@ load average is printed beside each wall time (the machine may be shared).
 With `--realistic`: the whole `recon nightly` against the paced sandbox of
 `benchmarks.realistic` (50 ms, 100 req/s), A and B in turn, each a first night on the same
 warm `PREFECT_HOME`, less the fixed cost of a night with nothing to fetch, against the floor.
+With `--night`: the whole `recon nightly` (a first night each) against the zero-latency
+sandbox, A and B in turn: peak RSS (issue 23's ~500 MB), wall and CPU-s.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -133,18 +137,40 @@ def realistic(payments: int, repeat: int) -> None:
                     print(json.dumps({**out, **row}), flush=True)
 
 
+def nights(payments: int, repeat: int) -> None:
+    from benchmarks.night import night_run
+
+    with tempfile.TemporaryDirectory(prefix="recon-early-nights-") as tmp:
+        root = Path(tmp)
+        home = root / "prefect-home"
+        with sandbox_process(payments) as (url, _up):
+            for i in range(repeat):
+                for early in (False, True):
+                    os.environ["RECON_EARLY_LOAD"] = "1" if early else "0"
+                    work = root / f"night-{i}-{int(early)}"
+                    work.mkdir()
+                    row = night_run(url, work, home)
+                    row.update(_tail(work / "data" / "recon.duckdb"))
+                    print(json.dumps({"early": early, **row}), flush=True)
+                    shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--payments", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--drive", nargs=2, metavar=("BASE", "WORK"))
     parser.add_argument("--realistic", action="store_true")
+    parser.add_argument("--night", action="store_true")
     args = parser.parse_args()
     if args.drive:
         print(json.dumps(drive(*args.drive)), flush=True)
         return 0
     if args.realistic:
         realistic(args.payments, args.repeat)
+        return 0
+    if args.night:
+        nights(args.payments, args.repeat)
         return 0
     with sandbox_process(args.payments) as (url, _up):
         one(url, early=False)  # warms the sandbox's serialised records (not counted)

@@ -216,6 +216,7 @@ def adopt(db: Path, run_id: str) -> EarlyLoad | None:
     when there is none or it gave up (the load step then loads the run as it always did)."""
     for loader in _take(db, run_id):
         if loader.finish():
+            log.info("run %s: loaded while extracting: %s", run_id, ", ".join(loader.order))
             return loader
     return None
 
