@@ -160,7 +160,7 @@ def test_a_duckdb_error_while_loading_early_falls_back_to_the_whole_load(
     assert _tables(Path(over["db"]))["resource_scans"]  # loaded whole, after extracting
 
 
-def test_an_extraction_that_raises_drops_what_was_loaded_early(
+def test_an_extraction_that_raises_drops_what_was_loaded_early_and_its_resume_loads_after(
     tmp_path: Path, loaders: list[early.EarlyLoad], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from recon.night import steps as step_module
@@ -185,3 +185,11 @@ def test_an_extraction_that_raises_drops_what_was_loaded_early(
     assert not db.with_name(".recon.duckdb.work").exists()
     assert not db.with_name(".recon.duckdb.lock").exists()
     assert early.adopt(db, run_id) is None  # the load step would load the run afresh
+
+    monkeypatch.setattr(step_module, "extract_all", real)
+    with sandbox(seed=21, payments=1500) as url:  # the same data: the run is resumed
+        steps.extract_step({**over, "base_url": url}, run_id, load_early=True)
+        assert len(loaders) == 1  # a resumed run loads after its extraction, as before
+        result = steps.load_step({**over, "base_url": url}, run_id, publish=True)
+    assert result.status == "complete"
+    assert not db.with_name(".recon.duckdb.lock").exists()
