@@ -85,6 +85,9 @@ class _Ahead:
         share = -(-self._send.gate.limit // scans)
         return max(0, share - 1)
 
+    def clock(self) -> float:
+        return self._send.clock()
+
     def joined(self) -> None:
         with self._lock:
             self._scans += 1
@@ -146,7 +149,10 @@ class Scanning:
             answer = send.call(op, request_ids, policy=policy)
             body = answer.body
             # The records as landing takes them, made here while they are in this core's cache
-            return FetchedPage(body, answer.request_id, answer.content, landable(body["data"]))
+            started = send.clock()
+            land = landable(body["data"])
+            work_s = answer.read_s + send.clock() - started
+            return FetchedPage(body, answer.request_id, answer.content, land, answer.wait_s, work_s)
 
         return fetch
 
