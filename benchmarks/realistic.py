@@ -55,19 +55,30 @@ def drive(base_url: str, landing: str) -> dict[str, Any]:
     outcomes = steps.extract_step(overrides, run_id)
     extract_s = time.perf_counter() - started
     calls = [str(p) for p in Path(landing, run_id).glob("*/calls-*.parquet")]
-    requests = throttled = 0
+    requests = throttled = past_end = 0
     if calls:
         con = duckdb.connect()
+        ends = [(o.resource, o.records) for o in outcomes]
+        con.execute("CREATE TABLE ends (resource VARCHAR, records BIGINT)")
+        con.executemany("INSERT INTO ends VALUES (?, ?)", ends)
         row = con.execute(
-            "SELECT count(*), count(*) FILTER (WHERE http_status = 429) FROM read_parquet(?)",
+            """
+            SELECT count(*), count(*) FILTER (WHERE http_status = 429),
+                   count(*) FILTER (WHERE outcome = 'ok' AND TRY_CAST(
+                       regexp_extract(query, 'skip=(\\d+)', 1) AS BIGINT) >= e.records)
+            FROM read_parquet(?) c LEFT JOIN ends e USING (resource)
+            """,
             [calls],
         ).fetchone()
         con.close()
-        requests, throttled = (int(row[0]), int(row[1])) if row else (0, 0)
+        if row:
+            requests, throttled, past_end = int(row[0]), int(row[1]), int(row[2])
     return {
         "extract_s": round(extract_s, 3),
         "requests": requests,
         "throttled": throttled,
+        # list requests answered at or past the list's end (as the night bench counts them)
+        "past_end": past_end,
         "pages": sum(o.pages for o in outcomes),
         "records": sum(o.records for o in outcomes),
         "statuses": sorted({o.status for o in outcomes}),
@@ -263,7 +274,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
                 name,
                 f"{r['pages']:,}",
                 f"{r['requests']:,}",
-                f"{r['throttled']:,}",
+                f"{r['throttled']:,}, past end {r.get('past_end', 0)}",
                 f"{e['floor_s']:.2f} s ({e['floor_pages']} p)",
                 f"{r['extract_s']:.2f} s",
                 f"{r['ratio']:.2f}",

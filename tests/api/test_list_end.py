@@ -7,17 +7,19 @@ past it: a list as long as last night, or longer, costs no request past its end.
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
+from pydantic import SecretStr
 
-from recon.api import ApiClient
+from recon.api import ApiClient, ClientConfig
 from recon.night.extract import _previous_length
 from recon.night.landing import ResourceState, RunLanding
 
-from .conftest import Harness
+from .conftest import CANARY_KEY, ROOT, Harness
 from .test_parallel_paging import Server
 
 
@@ -94,3 +96,51 @@ def test_lists_read_at_once_share_the_pages_ahead_so_few_go_past_their_ends(
     # while all six are read, more as lists end (0-8 past the ends in all over 25 runs on
     # a busy machine); with the whole limit ahead of each list, 20-30 in 15 runs
     assert sum(past_end.values()) <= 14, past_end
+
+
+def _paced_client(handler: Server, rate: float | None, concurrency: int) -> ApiClient:
+    """A client on the real clock (the latency it measures is the server's real delay)."""
+    settings: dict[str, object] = {"api_key": SecretStr(CANARY_KEY), "concurrency": concurrency}
+    if rate is not None:
+        settings["rate_limit"] = rate
+    return ApiClient(
+        ClientConfig.for_base_url(ROOT, **settings),
+        transport=httpx.MockTransport(handler),
+        clock=time.monotonic,
+        sleep=time.sleep,
+    )
+
+
+@pytest.mark.parametrize("resource", ["payments", "disputes"])
+def test_a_list_alone_against_a_paced_provider_sends_few_pages_past_its_end(
+    resource: str,
+) -> None:
+    """A first night: a list alone with a limit of 16 in flight, against a provider paced
+    at 40 requests a second that answers in 50 ms. Two in flight keep that pace; with the
+    whole limit ahead the list sent ~15 pages past its end, capped at the rate times the
+    latency (plus one) a few."""
+    server = Server(4000, next_offset=resource == "payments")
+    server.delay = lambda skip: 0.05
+    with _paced_client(server, 40.0, 16) as client:
+        ids, report = _scan(client, resource, None)
+    assert sorted(ids) == sorted(server.ids)
+    assert report.status == "complete"  # type: ignore[attr-defined]
+    assert report.speculative > 0  # type: ignore[attr-defined]  # still fetched ahead
+    past_end = [skip for skip, _ in server.requests if skip >= len(server.ids)]
+    assert len(past_end) <= 6, past_end
+
+
+def test_the_lists_in_flight_are_what_the_rate_needs_only_when_it_is_known(
+    harness: Harness,
+) -> None:
+    server = Server(10)
+    with harness.client(server, concurrency=12, rate_limit=100.0) as client:
+        ahead = client._ahead
+        assert ahead.in_flight_wanted() == 12  # no answer yet: the latency is not known
+        client._send.gate.release(0.05)  # (nothing was acquired: the count is not checked)
+        assert ahead.in_flight_wanted() == 6  # 100 a second x 50 ms, plus one
+        client._send.gate.release(0.5)
+        assert ahead.in_flight_wanted() == 12  # the limit stays the bound
+    with harness.client(server, concurrency=12) as client:
+        client._send.gate.release(0.05)
+        assert client._ahead.in_flight_wanted() == 12  # no rate known: the limit alone

@@ -30,6 +30,9 @@ import threading
 
 __all__ = ["AdaptiveLimit"]
 
+#: The weight of each new answer in the moving average of latency (`AdaptiveLimit.latency`).
+_SMOOTH = 0.2
+
 
 class AdaptiveLimit:
     """A gate on requests in flight with a fixed or an adaptive limit (thread-safe)."""
@@ -63,6 +66,10 @@ class AdaptiveLimit:
         self._ceiling: int | None = None  # the limit 429s came at
         self._calm = 0  # answers without a 429 since the last one
         self._probe_rounds = probe_rounds
+        # The recent latency of answered requests (a moving average), fixed limit or not:
+        # the pages a paced provider needs in flight are its rate times this
+        # (`recon.api.scanning`). None until the first answer.
+        self.latency: float | None = None
 
     def __repr__(self) -> str:
         kind = "adaptive" if self.adaptive else "fixed"
@@ -81,6 +88,9 @@ class AdaptiveLimit:
         `dropped`: the server shed it with a 429). Moves the limit if adaptive."""
         with self._cond:
             self.in_flight -= 1
+            if latency_s is not None and not dropped:
+                last = self.latency
+                self.latency = latency_s if last is None else last + (latency_s - last) * _SMOOTH
             if self.adaptive:
                 self._learn(latency_s, dropped)
             self._cond.notify_all()

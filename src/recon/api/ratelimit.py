@@ -31,6 +31,11 @@ class SharedRateLimiter:
         self._next_slot = 0.0
         self.pauses = 0  # how many times the server made everybody wait
 
+    @property
+    def rate(self) -> float | None:
+        """The requests a second it paces to (`RECON_RATE_LIMIT`); None when it does not."""
+        return 1.0 / self._min_interval_s if self._min_interval_s > 0 else None
+
     def pause(self, seconds: float) -> None:
         """Hold back every request of the client for `seconds` from now (never shortens)."""
         with self._lock:

@@ -100,6 +100,10 @@ class Answer:
     request_id: str | None
     status: int
     content: bytes = b""
+    # The last attempt's time waiting for the provider (sent -> headers) and reading and
+    # parsing its answer after that (seconds, on the sender's clock)
+    wait_s: float = 0.0
+    read_s: float = 0.0
 
 
 class Sender:
@@ -237,10 +241,12 @@ class Sender:
             self._count(op.resource, 1)
             t0 = self.clock()
             got: Attempt | None = None
+            answered: list[float] = []  # when the answer's headers came
             try:
-                got = self._attempt(request, op, deadline=t0 + timeout)
+                got = self._attempt(request, op, deadline=t0 + timeout, answered=answered)
             finally:
-                latency_s = self.clock() - t0
+                t1 = self.clock()
+                latency_s = t1 - t0
                 self._count(op.resource, -1)
                 status = got.status if got is not None else None
                 self.gate.release(latency_s if status else None, dropped=status == 429)
@@ -258,7 +264,15 @@ class Sender:
             if request_ids is not None and result.request_id:
                 request_ids.append(result.request_id)
             if decision.verdict is Verdict.DONE:
-                return Answer(result.body, result.request_id, result.status or 0, result.content)
+                headers_at = answered[0] if answered else t1
+                return Answer(
+                    result.body,
+                    result.request_id,
+                    result.status or 0,
+                    result.content,
+                    wait_s=headers_at - t0,
+                    read_s=t1 - headers_at,
+                )
             if decision.verdict is Verdict.RETRY:
                 waited = 0.0
                 if decision.shared:  # everybody waits, this call included (at `wait()`)
@@ -280,18 +294,28 @@ class Sender:
                 error.attempts = attempt
             raise error
 
-    def _attempt(self, request: httpx.Request, op: Op, *, deadline: float | None = None) -> Attempt:
+    def _attempt(
+        self,
+        request: httpx.Request,
+        op: Op,
+        *,
+        deadline: float | None = None,
+        answered: list[float] | None = None,
+    ) -> Attempt:
         """Send `request` once and classify the result; never raises for HTTP trouble.
 
         The body is read chunk by chunk against `deadline` (the attempt's time on the
         client's clock): httpx's timeouts are per socket read, so an answer trickling in a
         byte at a time would otherwise never end. A connection that breaks after the
-        headers arrived keeps the request id they carried.
+        headers arrived keeps the request id they carried. The time the headers came is
+        appended to `answered`.
         """
         try:
             streamed = self.http.send(request, stream=True)
         except httpx.HTTPError as exc:
             return transport_failure(exc, request, self._secrets)
+        if answered is not None:
+            answered.append(self.clock())
         request_id = streamed.headers.get("x-request-id") or streamed.headers.get("request-id")
         cap = self._max_body_bytes
         try:

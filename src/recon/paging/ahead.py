@@ -7,11 +7,23 @@ the predicted offsets (s + step, s + 2·step, …; `BasePaginator.predict`) up t
 elsewhere, a step back, a `nextOffset` other than predicted). The scan still takes every
 page in order and verifies it as in sequential paging: a wrong prediction costs requests,
 never a record, and the scan simply goes on sequentially from its last verified page.
+
+When the provider answers about as fast as the client handles a page (its wait, request
+sent to answer's headers, below 1.5 times the client's own work on the page: reading and
+parsing the answer, then what the scan's thread does until it asks for the next page), the
+client is the bottleneck: a page fetched ahead buys little wall time, and handing it from
+another thread to the scan's costs CPU (issue 23: ~3-4 CPU-s per 1M payments against a
+sandbox without latency, and tens of thousands of context switches). Then the scan fetches
+its next page on its own thread (`Ahead.fetch_here`), and fetches ahead again as soon as
+the provider's wait grows past six times that work (a paced provider, 50 ms: ~20-50 times
+it). While either is not known (the first pages), it fetches ahead.
 """
 
 from __future__ import annotations
 
+import statistics
 import threading
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from contextvars import ContextVar
@@ -23,7 +35,29 @@ from recon.paging.paginators import BasePaginator, Params
 if TYPE_CHECKING:
     from recon.paging.pages import Fetch, FetchedPage, ScanReport
 
-__all__ = ["DROPPED", "Ahead", "DroppedError", "Job", "Lookahead"]
+__all__ = [
+    "DROPPED",
+    "FETCH_HERE_ABOVE",
+    "FETCH_HERE_BELOW",
+    "Ahead",
+    "DroppedError",
+    "Job",
+    "Lookahead",
+]
+
+#: A scan fetches its pages on its own thread once the provider's wait is below this many
+#: times the client's own work per page, and fetches ahead again once it is above
+#: `FETCH_HERE_ABOVE` times it (between the two it keeps what it does: a wait near the
+#: threshold must not make it switch at every page).
+FETCH_HERE_BELOW = 1.5
+FETCH_HERE_ABOVE = 6.0
+#: Each is the median of the scan's last pages' (a page that flushes a landing batch takes
+#: far longer than the others, and must not count as every page's). The band is wide: a
+#: provider sharing the client's two busy cores (the sandbox at load 8-10) answers in
+#: 2-6 ms when nothing is ahead, fetched ahead ~2 ms, beside ~1.5-2.5 ms of the client's
+#: work: at 1x/2x the scan switched back and forth all along. A paced provider (50 ms)
+#: waits ~20-50 times the client's work.
+_PAGES_MEASURED = 15
 
 #: Set while a page fetched ahead is being sent: once the event is set (the scan no longer
 #: wants the page) the sender gives up before the request goes out (`DroppedError`). A
@@ -59,6 +93,10 @@ class Lookahead(Protocol):
         """A scan that joined ended."""
         ...
 
+    def clock(self) -> float:
+        """Now, on the clock the latency is measured on (seconds)."""
+        ...
+
 
 class Ahead:
     """The pages in flight ahead of one scan (used from the scan's thread only)."""
@@ -76,24 +114,57 @@ class Ahead:
         self._failed_seen = 0  # failed pages the slow start has restarted for
         self._pages_at_failure = 0  # pages read when the last failed page was seen
         self._joined = False  # counted among the lookahead's scans (from the first page)
+        self._returned_at: float | None = None  # when `get` last handed the scan a page
+        # per page, the seconds: the provider took to answer, the client took to read and
+        # parse the answer, the scan's thread took until it asked for the next page
+        self._wait: deque[float] = deque(maxlen=_PAGES_MEASURED)
+        self._read: deque[float] = deque(maxlen=_PAGES_MEASURED)
+        self._own: deque[float] = deque(maxlen=_PAGES_MEASURED)
+        self.here = False  # fetching on the scan's own thread (the provider answers at once)
 
     def get(self, params: Params, request_ids: list[str]) -> FetchedPage:
         """The page `params` asks for; raises its failure as a direct fetch would."""
         if not self._joined:
             self._joined = True
             self._lookahead.joined()
+        if self._returned_at is not None:  # the scan's own work on the page before
+            self._own.append(self._lookahead.clock() - self._returned_at)
+            self._returned_at = None
         entry = self._inflight.pop(_key(params), None)
         if entry is None:  # not predicted: fetched now, before anything is sent ahead of it
-            direct = self._fetch(params, request_ids)
+            fetched = self._fetch(params, request_ids)
+            self._measured(fetched)
             self._top_up(params)
-            return direct
-        self._top_up(params)
-        fetched, ids, error = entry[0].result()
-        request_ids.extend(ids)
-        if error is not None:
-            raise error
-        assert fetched is not None
+        else:
+            self._top_up(params)
+            got, ids, error = entry[0].result()
+            request_ids.extend(ids)
+            if error is not None:
+                raise error
+            assert got is not None
+            fetched = got
+            self._measured(fetched)
+        self._returned_at = self._lookahead.clock()
         return fetched
+
+    def _measured(self, fetched: FetchedPage) -> None:
+        self._wait.append(fetched.wait_s)
+        self._read.append(fetched.work_s)
+
+    def fetch_here(self) -> bool:
+        """Whether the scan fetches its next page on its own thread, nothing ahead: while
+        the provider answers faster than the client handles a page (both known)."""
+        if len(self._own) < _PAGES_MEASURED:
+            return False  # not known yet: ahead (a paced provider needs pages ahead)
+        wait = statistics.median(self._wait)
+        work = statistics.median(self._read) + statistics.median(self._own)
+        if work <= 0.0:
+            self.here = False  # nothing measured (a clock that stands still)
+        elif self.here:
+            self.here = wait <= work * FETCH_HERE_ABOVE
+        else:
+            self.here = wait < work * FETCH_HERE_BELOW
+        return self.here
 
     def close(self) -> None:
         """Drop every page still in flight (the scan ended or stopped), and wait for those
@@ -136,6 +207,8 @@ class Ahead:
             self._pages_at_failure = report.pages
         pages = report.pages - self._pages_at_failure
         depth = min(self._lookahead.depth(), 1 << min(pages, 6)) if pages else 0
+        if depth and self.fetch_here():
+            depth = 0  # the next page is fetched on this thread, when the scan asks for it
         # Pages already in flight stay as long as they are still on the predicted path,
         # even when the depth shrank (the adaptive limit moves every round): dropping them
         # then sent the same page again a moment later (issue 23: ~2.6% of requests at 1M).

@@ -28,6 +28,10 @@ class FetchedPage:
     content: bytes = b""  # the body's bytes as received, for landing without re-serialising
     # The `data` records' ids and JSON text, made where the body was parsed (None: not made)
     landable: Landable | None = None
+    # Seconds the provider took to answer (sent -> headers), and the client's own work on
+    # the answer after that (reading, parsing, `landable`), on the client's clock
+    wait_s: float = 0.0
+    work_s: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
