@@ -46,6 +46,7 @@ from recon.checks.scope import Scan, Scope, plan_scope, read_presence, read_scan
 from recon.checks.shadow import NOTHING, Shadows, night_modes
 from recon.currency import create_currencies_table
 from recon.errors import CheckDefinitionError, ConfigError, WarehouseError
+from recon.night.published import reader_objects_current
 from recon.settings import DEFAULT_FIELDS, DEFAULT_REFUND_FAILED_STATUSES, Settings
 from recon.sql import sql_dir
 
@@ -136,7 +137,11 @@ def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None
     """Create or refresh `currencies`, the `recon_money` macro and the `refund_payments` view
     (idempotent; `sql/reference/*.sql` in name order), then what the catalogue generates:
     `live_records`, `status_values`, `status_transitions` (recon.catalogue_views). Needs the
-    warehouse schema (`sql/migrations/`) in place."""
+    warehouse schema (`sql/migrations/`) in place. Nothing is made again on a working copy
+    whose published objects are current (`recon.night.published.reader_objects_current`:
+    recreating a view would also drop the comments the publish gave it)."""
+    if sql_dir is None and reader_objects_current(con):
+        return
     create_currencies_table(con)
     reference = (sql_dir or default_sql_dir()) / "reference"
     for path in sorted(reference.glob("*.sql")):

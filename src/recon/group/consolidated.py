@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 REFERENCE_RELATIONS = frozenset(
-    {"currencies", "status_values", "status_transitions", "schema_migrations"}
+    {"currencies", "status_values", "status_transitions", "schema_migrations", "reader_objects"}
 )
 _ACCOUNTS_TABLE = "recon_accounts"
 

@@ -1,0 +1,160 @@
+"""A publish makes the readers' objects (reference tables, macros, views, the dictionary's
+words) again only when what makes them or the catalog they stand on changed: `reader_objects`
+keeps the fingerprint of both (recon.night.published)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from recon.checks.runner import ensure_reference_tables
+from recon.night import published
+from recon.night.migrations import apply_migrations
+from recon.night.warehouse import Warehouse
+
+
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the calls of `create_views` (what a publish runs to make the objects)."""
+    calls: list[int] = []
+    real = published.create_views
+
+    def counted(con: duckdb.DuckDBPyConnection) -> None:
+        calls.append(1)
+        real(con)
+
+    monkeypatch.setattr(published, "create_views", counted)
+    return calls
+
+
+def _night(wh: Warehouse, sql: str | None = None) -> None:
+    with wh.session("test", fresh=True, publish=True) as con:
+        if sql:
+            con.execute(sql)
+
+
+def _catalog(path: Path) -> dict[str, Any]:
+    """What a reader sees of the objects: views and macros with their definitions, every
+    comment, the reference tables' rows."""
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return {
+            "views": con.execute(
+                "SELECT view_name, comment, sql FROM duckdb_views() WHERE NOT internal ORDER BY 1"
+            ).fetchall(),
+            "macros": con.execute(
+                "SELECT function_name, comment, macro_definition, parameters FROM "
+                "duckdb_functions() WHERE function_type LIKE '%macro' AND NOT internal "
+                "ORDER BY ALL"
+            ).fetchall(),
+            "columns": con.execute(
+                "SELECT table_name, column_name, data_type, comment FROM duckdb_columns() "
+                "WHERE table_name <> 'reader_objects' ORDER BY ALL"
+            ).fetchall(),
+            "tables": con.execute(
+                "SELECT table_name, comment FROM duckdb_tables() WHERE table_name <> "
+                "'reader_objects' ORDER BY ALL"
+            ).fetchall(),
+            "rows": {
+                t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+                for t in ("currencies", "status_values", "status_transitions", "money_paths")
+            },
+        }
+    finally:
+        con.close()
+
+
+def test_a_second_publish_makes_nothing_again_and_leaves_the_same_objects(
+    tmp_path: Path, made: list[int]
+) -> None:
+    wh = Warehouse(tmp_path / "recon.duckdb")
+    _night(wh)
+    assert len(made) == 1
+    first = _catalog(wh.path)
+    assert first["views"]
+    assert first["macros"]
+    _night(wh)
+    _night(wh)
+    assert len(made) == 1  # no CREATE VIEW, no COMMENT ON: the fingerprint matched
+    assert _catalog(wh.path) == first
+    # ... and the same as a file whose objects are all made again
+    again = tmp_path / "again.duckdb"
+    shutil.copyfile(wh.path, again)
+    con = duckdb.connect(str(again))
+    con.execute("DELETE FROM reader_objects")
+    con.close()
+    published.prepare_for_readers(again)
+    assert len(made) == 2
+    assert _catalog(again) == first
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "ALTER TABLE payments ADD COLUMN note VARCHAR",  # a migration's new column
+        "CREATE TABLE extra (i INTEGER)",  # a new table (its words)
+        "DROP VIEW open_invoices",  # an object gone
+        "COMMENT ON VIEW payments_major IS NULL",  # words lost (a view made again drops them)
+        "CREATE OR REPLACE VIEW live_records AS SELECT 1 AS x",  # what the checks once did
+    ],
+)
+def test_a_changed_catalog_makes_the_objects_again(
+    tmp_path: Path, made: list[int], change: str
+) -> None:
+    wh = Warehouse(tmp_path / "recon.duckdb")
+    _night(wh)
+    first = _catalog(wh.path)
+    _night(wh, change)
+    assert len(made) == 2
+    after = _catalog(wh.path)
+    if change.startswith(("COMMENT", "CREATE OR REPLACE", "DROP")):
+        assert after == first  # put back as they were
+
+
+def test_changed_statements_make_the_objects_again(
+    tmp_path: Path, made: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wh = Warehouse(tmp_path / "recon.duckdb")
+    _night(wh)
+    real = published._inputs_digest
+    monkeypatch.setattr(published, "_inputs_digest", lambda: real() + b"a changed view")
+    _night(wh)
+    assert len(made) == 2
+    _night(wh)
+    assert len(made) == 2
+
+
+def test_the_checks_make_the_reference_objects_only_when_they_are_not_current(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[int] = []
+    import recon.checks.runner as runner
+
+    real = runner.create_catalogue_objects
+    monkeypatch.setattr(
+        runner, "create_catalogue_objects", lambda con: (made.append(1), real(con))[1]
+    )
+    fresh = duckdb.connect(str(tmp_path / "fresh.duckdb"))
+    apply_migrations(fresh)
+    ensure_reference_tables(fresh)  # a first night: nothing published yet
+    assert len(made) == 1
+    fresh.close()
+    wh = Warehouse(tmp_path / "recon.duckdb")
+    _night(wh)
+    con = wh.open_work(fresh=True)
+    try:
+        ensure_reference_tables(con)  # the working copy of a current publish
+        assert len(made) == 1
+        comments = con.execute(
+            "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'live_records' "
+            "AND comment IS NOT NULL"
+        ).fetchone()
+        assert comments is not None
+        assert comments[0] > 0
+    finally:
+        con.close()
+        wh.discard()
