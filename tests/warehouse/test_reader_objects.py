@@ -120,8 +120,8 @@ def test_changed_statements_make_the_objects_again(
 ) -> None:
     wh = Warehouse(tmp_path / "recon.duckdb")
     _night(wh)
-    real = published._inputs_digest
-    monkeypatch.setattr(published, "_inputs_digest", lambda: real() + b"a changed view")
+    real = published.statements_digest
+    monkeypatch.setattr(published, "statements_digest", lambda: real() + b"a changed view")
     _night(wh)
     assert len(made) == 2
     _night(wh)

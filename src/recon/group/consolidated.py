@@ -17,23 +17,28 @@ does not remember: `attach_accounts` attaches them on every connection (`recon q
 `recon export` and `recon.analyst.export.open_read_only` do it; a DuckDB shell runs the
 `ATTACH` lines `attach_sql` prints). Each account's `<table>` is also reachable as
 `acct_<name>.<table>`. The file is built under a temporary name and renamed over the old
-one, so a reader keeps the snapshot it opened.
+one, so a reader keeps the snapshot it opened; it is built again only when the accounts,
+their catalogs (each account's `reader_objects` fingerprint) or the statements changed, which
+its own `reader_objects` records.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import orjson
 
 from recon.currency import create_currencies_table
 from recon.database import STORAGE_VERSION
 from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError
-from recon.sql import sql_dir, sql_statements
+from recon.sql import read_sql, sql_dir, sql_statements
 
 __all__ = [
     "REFERENCE_RELATIONS",
@@ -95,10 +100,59 @@ def _create_reference(con: duckdb.DuckDBPyConnection) -> None:
                 continue
 
 
+def _fingerprint(target: Path, present: Mapping[str, Path]) -> str | None:
+    """What the consolidated file at `target` is made of: the accounts and where their
+    files are, the fingerprint of each account's published objects and catalog (its
+    `reader_objects`: its tables, views, columns and their words), the statements of the
+    reference objects and of this module. None when an account's file has no fingerprint
+    (published before it was kept) or cannot be read: then the file is always made again.
+    The accounts' records are not in it: the views read them through `ATTACH`, which every
+    connection makes anew, so a night that changed only rows changes nothing here."""
+    from recon.night.published import statements_digest, stored_fingerprint
+
+    h = hashlib.sha256(statements_digest())
+    h.update(Path(__file__).read_bytes())
+    for name, path in present.items():
+        try:
+            con = duckdb.connect(str(path), read_only=True)
+        except duckdb.Error:
+            return None
+        try:
+            stored = stored_fingerprint(con)
+        finally:
+            con.close()
+        if stored is None:
+            return None
+        h.update(orjson.dumps([name, _stored_path(target, path), str(path.resolve()), stored]))
+    return h.hexdigest()
+
+
+def _current(target: Path, fingerprint: str | None) -> bool:
+    """True when the consolidated file at `target` was made of `fingerprint`."""
+    from recon.night.published import stored_fingerprint
+
+    if fingerprint is None or not target.is_file():
+        return False
+    try:
+        con = duckdb.connect(str(target), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        return is_consolidated(con) and stored_fingerprint(con) == fingerprint
+    except duckdb.Error:
+        return False
+    finally:
+        con.close()
+
+
 def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
     """Write the consolidated file at `target` over the published warehouses in `accounts`
-    (name -> file; accounts with no published warehouse yet are left out)."""
+    (name -> file; accounts with no published warehouse yet are left out). A file already
+    made of the same accounts, catalogs and statements (`_fingerprint`) is left as it is."""
     present = {name: path for name, path in sorted(accounts.items()) if path.is_file()}
+    fingerprint = _fingerprint(target, present)
+    if _current(target, fingerprint):
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.group-{os.getpid()}")
     for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
@@ -117,6 +171,13 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
                     [name, _stored_path(target, path)],
                 )
                 con.execute(f"ATTACH ? AS {_q(catalog(name))} (READ_ONLY)", [str(path.resolve())])
+            for stmt in sql_statements(read_sql("published/reader_objects.sql")):
+                con.execute(stmt)
+            if fingerprint is not None:
+                con.execute(
+                    "INSERT INTO reader_objects BY NAME SELECT ? AS fingerprint, ? AS made_at",
+                    [fingerprint, datetime.now(UTC)],
+                )
             _create_reference(con)
             apply_dictionary(con)  # the reference tables' and macros' words
             found: dict[str, list[str]] = {}

@@ -43,7 +43,9 @@ __all__ = [
     "reader_objects_current",
     "reader_objects_fingerprint",
     "refresh_reader_objects",
+    "statements_digest",
     "storage_version",
+    "stored_fingerprint",
 ]
 
 
@@ -75,7 +77,7 @@ def create_views(con: duckdb.DuckDBPyConnection) -> None:
     apply_dictionary(con)
 
 
-def _inputs_digest() -> bytes:
+def statements_digest() -> bytes:
     """What `create_views` runs, as bytes: DuckDB's version and the storage version, the SQL
     files it reads (`sql/reference`, `sql/catalogue`, `sql/views`, `sql/dictionary.sql`),
     what the catalogue and the currency list generate from them, and the source of the
@@ -106,15 +108,16 @@ def _inputs_digest() -> bytes:
 
 
 def reader_objects_fingerprint(con: duckdb.DuckDBPyConnection) -> str:
-    """The fingerprint of the readers' objects on `con`: what makes them (`_inputs_digest`)
+    """The fingerprint of the readers' objects on `con`: what makes them (`statements_digest`)
     and the catalog of the database as it is now (`sql/published/catalog_state.sql`: every
     table, view, macro and column of schema main, with its comment and definition)."""
-    h = hashlib.sha256(_inputs_digest())
+    h = hashlib.sha256(statements_digest())
     h.update(orjson.dumps(con.execute(read_sql("published/catalog_state.sql")).fetchall()))
     return h.hexdigest()
 
 
-def _stored_fingerprint(con: duckdb.DuckDBPyConnection) -> str | None:
+def stored_fingerprint(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The fingerprint `reader_objects` holds in the database `con` opened (None: none)."""
     found = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
         "AND schema_name = 'main' AND table_name = 'reader_objects'"
@@ -128,7 +131,7 @@ def _stored_fingerprint(con: duckdb.DuckDBPyConnection) -> str | None:
 def reader_objects_current(con: duckdb.DuckDBPyConnection) -> bool:
     """True when the readers' objects on `con` are what `create_views` would make: the
     fingerprint the last `refresh_reader_objects` stored matches the one computed now."""
-    stored = _stored_fingerprint(con)
+    stored = stored_fingerprint(con)
     return stored is not None and stored == reader_objects_fingerprint(con)
 
 
