@@ -158,3 +158,38 @@ def test_the_checks_make_the_reference_objects_only_when_they_are_not_current(
     finally:
         con.close()
         wh.discard()
+
+
+class _Spy:
+    """A connection that remembers the COMMENT statements run on it."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.comments: list[str] = []
+
+    def execute(self, query: str, *args: Any) -> duckdb.DuckDBPyConnection:
+        if query.startswith("COMMENT"):
+            self.comments.append(query)
+        return self.con.execute(query, *args)
+
+
+def test_the_dictionary_runs_only_the_words_an_object_lacks(tmp_path: Path) -> None:
+    from recon.dictionary import apply_dictionary
+
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    apply_migrations(con)
+    published.create_views(con)  # every word applied once
+    words = "SELECT table_name, column_name, comment FROM duckdb_columns() ORDER BY ALL"
+    before = con.execute(words).fetchall()
+    spy = _Spy(con)
+    apply_dictionary(spy)  # type: ignore[arg-type]
+    assert spy.comments == []
+    con.execute("COMMENT ON COLUMN payments.status IS 'something else'")
+    con.execute("COMMENT ON VIEW open_invoices IS NULL")
+    apply_dictionary(spy)  # type: ignore[arg-type]
+    assert sorted(c.split(" IS ")[0] for c in spy.comments) == [
+        "COMMENT ON COLUMN payments.status",
+        "COMMENT ON VIEW open_invoices",
+    ]
+    assert con.execute(words).fetchall() == before
+    con.close()
