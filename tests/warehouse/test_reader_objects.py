@@ -128,33 +128,28 @@ def test_changed_statements_make_the_objects_again(
     assert len(made) == 2
 
 
-def test_the_checks_make_the_reference_objects_only_when_they_are_not_current(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_checks_make_the_objects_only_when_they_are_not_current(
+    tmp_path: Path, made: list[int]
 ) -> None:
-    made: list[int] = []
-    import recon.checks.runner as runner
-
-    real = runner.create_catalogue_objects
-    monkeypatch.setattr(
-        runner, "create_catalogue_objects", lambda con: (made.append(1), real(con))[1]
-    )
     fresh = duckdb.connect(str(tmp_path / "fresh.duckdb"))
     apply_migrations(fresh)
     ensure_reference_tables(fresh)  # a first night: nothing published yet
     assert len(made) == 1
+    assert published.reader_objects_current(fresh)  # its publish will make nothing
     fresh.close()
     wh = Warehouse(tmp_path / "recon.duckdb")
     _night(wh)
+    assert len(made) == 2
     con = wh.open_work(fresh=True)
     try:
         ensure_reference_tables(con)  # the working copy of a current publish
-        assert len(made) == 1
+        assert len(made) == 2
         comments = con.execute(
             "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'live_records' "
             "AND comment IS NOT NULL"
         ).fetchone()
         assert comments is not None
-        assert comments[0] > 0
+        assert comments[0] > 0  # the publish's words kept
     finally:
         con.close()
         wh.discard()

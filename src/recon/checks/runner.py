@@ -46,7 +46,7 @@ from recon.checks.scope import Scan, Scope, plan_scope, read_presence, read_scan
 from recon.checks.shadow import NOTHING, Shadows, night_modes
 from recon.currency import create_currencies_table
 from recon.errors import CheckDefinitionError, ConfigError, WarehouseError
-from recon.night.published import reader_objects_current
+from recon.night.published import refresh_reader_objects
 from recon.settings import DEFAULT_FIELDS, DEFAULT_REFUND_FAILED_STATUSES, Settings
 from recon.sql import sql_dir
 
@@ -137,10 +137,13 @@ def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None
     """Create or refresh `currencies`, the `recon_money` macro and the `refund_payments` view
     (idempotent; `sql/reference/*.sql` in name order), then what the catalogue generates:
     `live_records`, `status_values`, `status_transitions` (recon.catalogue_views). Needs the
-    warehouse schema (`sql/migrations/`) in place. Nothing is made again on a working copy
-    whose published objects are current (`recon.night.published.reader_objects_current`:
-    recreating a view would also drop the comments the publish gave it)."""
-    if sql_dir is None and reader_objects_current(con):
+    warehouse schema (`sql/migrations/`) in place. With recon's own `sql/` these are made
+    with everything else a publish makes for readers, and only when not current
+    (`recon.night.published.refresh_reader_objects`: a working copy of a current publish
+    makes nothing; a first night makes them here once, and its publish then finds them
+    current)."""
+    if sql_dir is None:
+        refresh_reader_objects(con)
         return
     create_currencies_table(con)
     reference = (sql_dir or default_sql_dir()) / "reference"
