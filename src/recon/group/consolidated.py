@@ -100,47 +100,46 @@ def _create_reference(con: duckdb.DuckDBPyConnection) -> None:
                 continue
 
 
-def _fingerprint(target: Path, present: Mapping[str, Path]) -> str | None:
-    """What the consolidated file at `target` is made of: the accounts and where their
-    files are, the fingerprint of each account's published objects and catalog (its
-    `reader_objects`: its tables, views, columns and their words), the statements of the
-    reference objects and of this module. None when an account's file has no fingerprint
-    (published before it was kept) or cannot be read: then the file is always made again.
-    The accounts' records are not in it: the views read them through `ATTACH`, which every
-    connection makes anew, so a night that changed only rows changes nothing here."""
+def _fingerprints(target: Path, present: Mapping[str, Path]) -> tuple[str | None, str | None]:
+    """(what the consolidated file at `target` should be made of, what it was made of).
+
+    The first: the accounts and where their files are, the fingerprint of each account's
+    published objects and catalog (its `reader_objects`: its tables, views, columns and their
+    words), the statements of the reference objects and of this module; None when an
+    account's file has no fingerprint (published before it was kept) or cannot be read, and
+    then the file is always made again. The accounts' records are not in it: the views read
+    them through `ATTACH`, which every connection makes anew, so a night that changed only
+    rows changes nothing here. The second: the fingerprint the file at `target` holds (None:
+    no file, not a consolidated one, or none kept). Read through one connection that
+    attaches every file read-only (a connection of its own for each costs twice the CPU)."""
     from recon.night.published import statements_digest, stored_fingerprint
 
-    h = hashlib.sha256(statements_digest())
-    h.update(Path(__file__).read_bytes())
-    for name, path in present.items():
+    con = duckdb.connect()
+    try:
+        h = hashlib.sha256(statements_digest())
+        h.update(Path(__file__).read_bytes())
+        for i, (name, path) in enumerate(present.items()):
+            try:
+                con.execute(f"ATTACH ? AS account_{i} (READ_ONLY)", [str(path.resolve())])
+                stored = stored_fingerprint(con, f"account_{i}")
+            except duckdb.Error:
+                return None, None
+            if stored is None:
+                return None, None
+            h.update(orjson.dumps([name, _stored_path(target, path), str(path.resolve()), stored]))
+        if not target.is_file():
+            return h.hexdigest(), None
         try:
-            con = duckdb.connect(str(path), read_only=True)
+            con.execute("ATTACH ? AS made (READ_ONLY)", [str(target)])
+            kept = con.execute(
+                "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'made' "
+                "AND schema_name = 'main' AND table_name = ?",
+                [_ACCOUNTS_TABLE],
+            ).fetchall()
+            made = stored_fingerprint(con, "made") if kept[0][0] else None
         except duckdb.Error:
-            return None
-        try:
-            stored = stored_fingerprint(con)
-        finally:
-            con.close()
-        if stored is None:
-            return None
-        h.update(orjson.dumps([name, _stored_path(target, path), str(path.resolve()), stored]))
-    return h.hexdigest()
-
-
-def _current(target: Path, fingerprint: str | None) -> bool:
-    """True when the consolidated file at `target` was made of `fingerprint`."""
-    from recon.night.published import stored_fingerprint
-
-    if fingerprint is None or not target.is_file():
-        return False
-    try:
-        con = duckdb.connect(str(target), read_only=True)
-    except duckdb.Error:
-        return False
-    try:
-        return is_consolidated(con) and stored_fingerprint(con) == fingerprint
-    except duckdb.Error:
-        return False
+            made = None
+        return h.hexdigest(), made
     finally:
         con.close()
 
@@ -148,10 +147,10 @@ def _current(target: Path, fingerprint: str | None) -> bool:
 def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
     """Write the consolidated file at `target` over the published warehouses in `accounts`
     (name -> file; accounts with no published warehouse yet are left out). A file already
-    made of the same accounts, catalogs and statements (`_fingerprint`) is left as it is."""
+    made of the same accounts, catalogs and statements (`_fingerprints`) is left as it is."""
     present = {name: path for name, path in sorted(accounts.items()) if path.is_file()}
-    fingerprint = _fingerprint(target, present)
-    if _current(target, fingerprint):
+    fingerprint, made = _fingerprints(target, present)
+    if fingerprint is not None and fingerprint == made:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.group-{os.getpid()}")

@@ -116,15 +116,21 @@ def reader_objects_fingerprint(con: duckdb.DuckDBPyConnection) -> str:
     return h.hexdigest()
 
 
-def stored_fingerprint(con: duckdb.DuckDBPyConnection) -> str | None:
-    """The fingerprint `reader_objects` holds in the database `con` opened (None: none)."""
+def stored_fingerprint(con: duckdb.DuckDBPyConnection, database: str | None = None) -> str | None:
+    """The fingerprint `reader_objects` holds in `database` (an attached one; default: the
+    database `con` opened); None when it holds none."""
+    if database is None:
+        row = con.execute("SELECT current_database()").fetchone()
+        database = str(row[0]) if row else ""
     found = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-        "AND schema_name = 'main' AND table_name = 'reader_objects'"
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = ? "
+        "AND schema_name = 'main' AND table_name = 'reader_objects'",
+        [database],
     ).fetchall()
     if not found[0][0]:
         return None
-    row = con.execute("SELECT max(fingerprint) FROM reader_objects").fetchone()
+    quoted = '"' + database.replace('"', '""') + '"'
+    row = con.execute(f"SELECT max(fingerprint) FROM {quoted}.main.reader_objects").fetchone()  # noqa: S608 - quoted
     return str(row[0]) if row and row[0] is not None else None
 
 
