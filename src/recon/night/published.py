@@ -162,6 +162,21 @@ def refresh_reader_objects(con: duckdb.DuckDBPyConnection) -> bool:
     return True
 
 
+def _touch_catalog(con: duckdb.DuckDBPyConnection) -> None:
+    """Give `reader_objects` the words it has, so that the next checkpoint writes the catalog
+    anew. DuckDB 1.1 cannot read the metadata some checkpoints of a newer DuckDB leave
+    ("Failed to load metadata pointer", seen on a published first night whose objects the
+    checks had made); a checkpoint after a change of the catalog in a fresh connection, as
+    making the objects again at every publish did, leaves a file it reads
+    (tests/analyst/test_published.py)."""
+    row = con.execute(
+        "SELECT comment FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'main' AND table_name = 'reader_objects'"
+    ).fetchone()
+    words = "NULL" if row is None or row[0] is None else "'" + str(row[0]).replace("'", "''") + "'"
+    con.execute(f"COMMENT ON TABLE reader_objects IS {words}")
+
+
 def _rewrite_compatible(path: Path) -> None:
     """Copy the database at `path` into a new file in STORAGE_VERSION and put it in place."""
     compat = path.with_name(f"{path.name}.compat")
@@ -189,8 +204,9 @@ def prepare_for_readers(path: Path) -> None:
         con = duckdb.connect(str(path))
         try:
             con.execute("SET TimeZone = 'UTC'")
-            if refresh_reader_objects(con):
-                con.execute("CHECKPOINT")
+            if not refresh_reader_objects(con):
+                _touch_catalog(con)
+            con.execute("CHECKPOINT")
             row = con.execute("SELECT current_database()").fetchone()
             current = storage_version(con, str(row[0])) if row else None
         finally:
