@@ -9,7 +9,9 @@
   (`requests - pages`), from the published warehouse (`api_calls`, `resource_scans`).
 - **Fixed cost**: `recon nightly` against a sandbox with nothing in it (every list empty):
   on a new `PREFECT_HOME` before recon kept Prefect's migrated database (first), on another
-  new one (cold: it copies that database) and again on it (warm).
+  new one (cold: it copies that database) and again on it (warm), each in a new folder (its
+  warehouse made that night); then once more in the warm night's folder (again: the
+  warehouse of an earlier night there, as a user's nights find it).
 
     python -m benchmarks.run --only night                # 1M (+2M with --large)
     python -m benchmarks.run --only night --night-sizes 100000
@@ -110,6 +112,9 @@ def bench_night(sizes: list[int], *, say: Callable[[str], None] = print) -> dict
             work = root / "empty-warm"
             work.mkdir()
             out["empty_warm"] = night_run(url, work, home, cache)
+            # a user's empty night: warm PREFECT_HOME and the warehouse of earlier nights
+            say("  night: nothing to fetch, warm PREFECT_HOME, the warehouse there (again)")
+            out["empty_again"] = night_run(url, work, home, cache)
         for size in sizes:
             entry: dict[str, Any] = {"payments": size}
             with sandbox_process(size) as (url, _):

@@ -517,12 +517,18 @@ def _night_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     "pass": growth <= TARGET_RSS_GROWTH,
                 }
             )
-    for kind, limit in (("warm", TARGET_FIXED_WARM_S), ("cold", TARGET_FIXED_COLD_S)):
+    for kind, limit in (
+        ("warm", TARGET_FIXED_WARM_S),
+        ("again", TARGET_FIXED_WARM_S),
+        ("cold", TARGET_FIXED_COLD_S),
+    ):
         row = night.get(f"empty_{kind}")
         if row and row.get("ok"):
             out.append(
                 {
-                    "target": f"night with nothing to fetch ≤ {limit:g} s ({kind} PREFECT_HOME)",
+                    "target": f"night with nothing to fetch ≤ {limit:g} s ({kind} PREFECT_HOME)"
+                    if kind != "again"
+                    else f"night with nothing to fetch ≤ {limit:g} s (warm, warehouse there)",
                     "measured": f"{row['wall_s']:.1f} s, {row['cpu_s']:.1f} CPU-s, "
                     f"load {row['loadavg'][0]:.1f}",
                     "pass": row["wall_s"] <= limit,
@@ -824,9 +830,9 @@ def _night_rows(table: Table, night: dict[str, Any] | None) -> None:
             note,
         )
 
-    for kind in ("first", "cold", "warm"):
+    for kind in ("first", "cold", "warm", "again"):
         if f"empty_{kind}" in night:
-            limit = TARGET_FIXED_WARM_S if kind == "warm" else TARGET_FIXED_COLD_S
+            limit = TARGET_FIXED_WARM_S if kind in ("warm", "again") else TARGET_FIXED_COLD_S
             row(
                 "0",
                 f"recon nightly, nothing to fetch, {kind}",

@@ -573,6 +573,11 @@ COMMENT ON COLUMN schema_migrations.version IS 'The migration''s number.';
 COMMENT ON COLUMN schema_migrations.name IS 'Its file name.';
 COMMENT ON COLUMN schema_migrations.applied_at IS 'When it was applied.';
 
+-- reader_objects
+COMMENT ON TABLE reader_objects IS 'The fingerprint of the objects the last publish made for readers (reference tables, macros, views, these words) and of the catalog they stand on: the checks that find it unchanged make none of them again.';
+COMMENT ON COLUMN reader_objects.fingerprint IS 'sha256 (hex) of the statements that made the objects and of the catalog they left.';
+COMMENT ON COLUMN reader_objects.made_at IS 'When the objects were last made.';
+
 -- status_transitions
 COMMENT ON TABLE status_transitions IS 'The status changes recon expects per resource (others are suspicious_changes).';
 COMMENT ON COLUMN status_transitions.entity IS 'The resource.';

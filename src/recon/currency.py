@@ -17,6 +17,7 @@ __all__ = [
     "CURRENCIES_TABLE",
     "create_currencies_table",
     "currency_exponent",
+    "currency_rows",
     "format_minor",
     "is_iso4217",
 ]
@@ -67,6 +68,11 @@ def format_minor(amount_minor: int, currency: str) -> str:
     if exponent == 0:
         return f"{currency} {sign}{major:,}"
     return f"{currency} {sign}{major:,}.{minor:0{exponent}d}"
+
+
+def currency_rows() -> list[tuple[str, int | None, str]]:
+    """`currencies`' rows: (code, exponent, name) of every ISO 4217 code, in code order."""
+    return [(c, _exponents()[c], _names()[c]) for c in sorted(_exponents())]
 
 
 def create_currencies_table(con: duckdb.DuckDBPyConnection) -> int:

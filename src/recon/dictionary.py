@@ -18,25 +18,26 @@ __all__ = ["apply_dictionary"]
 def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) -> list[str]:
     """Run `sql/dictionary.sql` on `con` in one transaction; returns the statements whose
     object does not exist (skipped, e.g. a view on a working copy not yet published), or
-    raises a WarehouseError naming the first of them when `strict`."""
-    objects = {
-        (kind, name)
-        for kind, name in con.execute(
-            "SELECT 'TABLE', table_name FROM duckdb_tables() WHERE database_name = "
-            "current_database() AND schema_name = 'main' UNION ALL SELECT 'VIEW', view_name "
-            "FROM duckdb_views() WHERE database_name = current_database() AND schema_name = "
-            "'main' UNION ALL SELECT CASE function_type WHEN 'table_macro' THEN 'MACRO TABLE' "
-            "ELSE 'MACRO' END, function_name FROM duckdb_functions() WHERE database_name = "
-            "current_database() AND schema_name = 'main' AND function_type LIKE '%macro'"
-        ).fetchall()
-    }
-    columns = {
-        (t, c)
-        for t, c in con.execute(
-            "SELECT table_name, column_name FROM duckdb_columns() "
-            "WHERE database_name = current_database() AND schema_name = 'main'"
-        ).fetchall()
-    }
+    raises a WarehouseError naming the first of them when `strict`. A statement whose object
+    already carries its words is not run (the night applies the dictionary after migrations
+    and again at publish: most objects say it already)."""
+    said: dict[tuple[str, str, str | None], str | None] = {}  # what each object says now
+    for kind, name, comment in con.execute(
+        "SELECT 'TABLE', table_name, comment FROM duckdb_tables() WHERE database_name = "
+        "current_database() AND schema_name = 'main' UNION ALL SELECT 'VIEW', view_name, "
+        "comment FROM duckdb_views() WHERE database_name = current_database() AND schema_name "
+        "= 'main' UNION ALL SELECT CASE function_type WHEN 'table_macro' THEN 'MACRO TABLE' "
+        "ELSE 'MACRO' END, function_name, comment FROM duckdb_functions() WHERE database_name "
+        "= current_database() AND schema_name = 'main' AND function_type LIKE '%macro'"
+    ).fetchall():
+        said[(kind, name, None)] = comment
+    columns: set[tuple[str, str]] = set()
+    for table, column, comment in con.execute(
+        "SELECT table_name, column_name, comment FROM duckdb_columns() "
+        "WHERE database_name = current_database() AND schema_name = 'main'"
+    ).fetchall():
+        columns.add((table, column))
+        said[("COLUMN", table, column)] = comment
     run: list[str] = []
     skipped: list[str] = []
     for stmt in _with_major_columns(sql_statements(read_sql("dictionary.sql")), columns):
@@ -44,10 +45,15 @@ def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) ->
         if target is None:
             raise WarehouseError(f"sql/dictionary.sql: not a COMMENT ON statement: {stmt[:60]}")
         kind, name, column = target.groups()
-        exists = (name, column) in columns if kind == "COLUMN" else (kind, name) in objects
-        (run if exists else skipped).append(stmt)
+        key = (kind, name, column if kind == "COLUMN" else None)
+        if key not in said:
+            skipped.append(stmt)
+        elif _literal(stmt[target.end() :]) != said[key] or said[key] is None:
+            run.append(stmt)  # (an object that already says it is left alone)
     if strict and skipped:
         raise WarehouseError(f"sql/dictionary.sql: no such object: {skipped[0][:80]}")
+    if not run:
+        return skipped
     con.execute("BEGIN TRANSACTION")
     try:
         for stmt in run:
@@ -57,6 +63,16 @@ def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) ->
         con.execute("ROLLBACK")
         raise
     return skipped
+
+
+def _literal(text: str) -> str | None:
+    """The text of the SQL string literal `text` ('it''s' -> it's); None when it is not one
+    plain literal (then the statement is run whatever the object says)."""
+    text = text.strip().removesuffix(";").rstrip()
+    inner = text[1:-1]
+    if len(text) < 2 or text[0] != "'" or text[-1] != "'" or "'" in inner.replace("''", ""):
+        return None
+    return inner.replace("''", "'")
 
 
 _TARGET = re.compile(r"COMMENT ON (TABLE|VIEW|COLUMN|MACRO TABLE|MACRO) (\w+)(?:\.(\w+))? IS ")

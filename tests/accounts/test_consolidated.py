@@ -89,3 +89,58 @@ def test_the_consolidated_file_keeps_the_data_dictionary(tmp_path: Path) -> None
     assert any("amount_minor" in x and "it's exact." in x for x in lines)
     result = CliRunner().invoke(app, ["describe", "currencies", "--db", str(target)])
     assert "(no comment)" not in result.stdout  # the reference tables' words too
+
+
+def _published(path: Path, sql: str) -> Path:
+    """An account's warehouse as a night publishes it (migrations, views, reader_objects)."""
+    from recon.night.warehouse import Warehouse
+
+    wh = Warehouse(path)
+    with wh.session("test", fresh=True, publish=True) as con:
+        con.execute(sql)
+    return path
+
+
+def _made(target: Path) -> tuple[int, int]:
+    stat = target.stat()
+    return stat.st_ino, stat.st_mtime_ns
+
+
+def test_the_consolidated_file_is_made_again_only_when_a_catalog_changed(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    eu = root / "accounts" / "eu" / "recon.duckdb"
+    us = root / "accounts" / "us" / "recon.duckdb"
+    insert = "INSERT INTO runs (run_id, started_at, status) VALUES ('{}', now(), 'complete')"
+    _published(eu, insert.format("r1"))
+    _published(us, insert.format("r2"))
+    target = build_consolidated(root / "recon.duckdb", {"eu": eu, "us": us})
+    first = _made(target)
+
+    _published(eu, insert.format("r3"))  # a night: new rows, the same catalog
+    assert _made(build_consolidated(target, {"eu": eu, "us": us})) == first
+    with open_read_only(target) as con:  # the views read the accounts' files as they are now
+        assert con.execute("SELECT account, run_id FROM runs ORDER BY ALL").fetchall() == [
+            ("eu", "r1"),
+            ("eu", "r3"),
+            ("us", "r2"),
+        ]
+
+    _published(us, "ALTER TABLE runs ADD COLUMN note VARCHAR")  # a column: made again
+    assert _made(build_consolidated(target, {"eu": eu, "us": us})) != first
+    with open_read_only(target) as con:
+        assert con.execute("SELECT count(note) FROM runs").fetchone() == (0,)
+    second = _made(target)
+    assert _made(build_consolidated(target, {"eu": eu, "us": us})) == second
+
+    jp = _published(root / "accounts" / "jp" / "recon.duckdb", insert.format("r4"))
+    assert _made(build_consolidated(target, {"eu": eu, "us": us, "jp": jp})) != second
+    third = _made(target)
+    assert _made(build_consolidated(target, {"eu": eu, "us": us})) != third  # one fewer
+
+
+def test_accounts_without_a_fingerprint_make_the_file_every_time(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    eu = _warehouse(root / "accounts" / "eu" / "recon.duckdb", "CREATE TABLE t AS SELECT 1 AS n")
+    target = build_consolidated(root / "recon.duckdb", {"eu": eu})
+    first = _made(target)
+    assert _made(build_consolidated(target, {"eu": eu})) != first

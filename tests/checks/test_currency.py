@@ -69,3 +69,32 @@ def test_sql_macro_agrees_with_format_minor() -> None:
         {"amounts": [a for a, _ in cases], "currencies": [c for _, c in cases]},
     ).fetchall()
     assert [g[0] for g in got] == [format_minor(a, c) for a, c in cases]
+
+
+def test_the_checks_money_macro_says_what_the_reference_one_says() -> None:
+    """`recon_money` as the checks define it (sql/checks_macros/money_text.sql, the currencies
+    written in) against the reference macro, for every currency, none and codes that are not."""
+    from recon.checks.runner import _define_money_text
+
+    con = duckdb.connect()
+    apply_migrations(con)
+    ensure_reference_tables(con)
+    codes = [r[0] for r in con.execute("SELECT code FROM currencies ORDER BY 1").fetchall()]
+    cases = [
+        (a, c)
+        for c in [*codes, None, "XYZ", "EU", "EURO", "", ",EU", "eur"]
+        for a in (None, 0, 7, -1234, 10**15 + 7, -(2**63))
+    ]
+    query = (
+        "SELECT recon_money(a, c) FROM (SELECT unnest($amounts) AS a, unnest($currencies) AS c, "
+        "generate_subscripts($amounts, 1) AS i) ORDER BY i"
+    )
+    values = {"amounts": [a for a, _ in cases], "currencies": [c for _, c in cases]}
+    reference = con.execute(query, values).fetchall()
+    _define_money_text(con)
+    temp = con.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'recon_money' "
+        "AND database_name = 'temp'"
+    ).fetchone()
+    assert temp == (1,)
+    assert con.execute(query, values).fetchall() == reference

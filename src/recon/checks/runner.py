@@ -46,8 +46,9 @@ from recon.checks.scope import Scan, Scope, plan_scope, read_presence, read_scan
 from recon.checks.shadow import NOTHING, Shadows, night_modes
 from recon.currency import create_currencies_table
 from recon.errors import CheckDefinitionError, ConfigError, WarehouseError
+from recon.night.published import refresh_reader_objects
 from recon.settings import DEFAULT_FIELDS, DEFAULT_REFUND_FAILED_STATUSES, Settings
-from recon.sql import sql_dir
+from recon.sql import read_sql, sql_dir
 
 __all__ = [
     "CheckParams",
@@ -136,7 +137,14 @@ def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None
     """Create or refresh `currencies`, the `recon_money` macro and the `refund_payments` view
     (idempotent; `sql/reference/*.sql` in name order), then what the catalogue generates:
     `live_records`, `status_values`, `status_transitions` (recon.catalogue_views). Needs the
-    warehouse schema (`sql/migrations/`) in place."""
+    warehouse schema (`sql/migrations/`) in place. With recon's own `sql/` these are made
+    with everything else a publish makes for readers, and only when not current
+    (`recon.night.published.refresh_reader_objects`: a working copy of a current publish
+    makes nothing; a first night makes them here once, and its publish then finds them
+    current)."""
+    if sql_dir is None:
+        refresh_reader_objects(con)
+        return
     create_currencies_table(con)
     reference = (sql_dir or default_sql_dir()) / "reference"
     for path in sorted(reference.glob("*.sql")):
@@ -259,17 +267,8 @@ def _materialize_shared(
 
 def _define_money_text(con: duckdb.DuckDBPyConnection) -> None:
     """`recon_money` (sql/reference/money.sql) for the checks, as a TEMP macro of the same
-    name that shadows it, with the same text for every amount and currency.
-
-    The reference macro looks the exponent up with a subquery on `currencies` inside
-    `recon_minor_text`, which spells the exponent five times: every `recon_money` of a check
-    became five correlated subqueries to plan and join (a third of the checks' CPU on an
-    empty night). Here the `currencies` rows are written into the macro: one branch per
-    exponent, each calling `recon_minor_text` with a constant exponent, chosen by an exact
-    search of ',CODE,' in the codes of that exponent (codes are three letters, so only a
-    whole code matches; a currency that is not one, or NULL, gets the NULL exponent's text,
-    as the subquery's no row does).
-    """
+    name that shadows it, with the same text for every amount and currency, the
+    `currencies` rows written in (`sql/checks_macros/money_text.sql` says why and how)."""
     groups: dict[int, list[str]] = {}
     for code, exponent in con.execute("SELECT code, exponent FROM currencies").fetchall():
         if exponent is not None:
@@ -278,18 +277,15 @@ def _define_money_text(con: duckdb.DuckDBPyConnection) -> None:
         len(code) != 3 or "," in code or "'" in code for codes in groups.values() for code in codes
     ):
         return  # not the ISO list this was written for: keep the reference macro
+    head, _, branch = read_sql("checks_macros/money_text.sql").partition(_EACH_EXPONENT)
     common = sorted(groups, key=lambda e: -len(groups[e]))  # exponent 2 first, the usual one
     branches = " ".join(
-        f"WHEN strpos(',{','.join(sorted(groups[e]))},', ',' || currency || ',') > 0 "
-        f"THEN recon_minor_text(amount_minor, {e})"
-        for e in common
+        branch.strip().format(codes=",".join(sorted(groups[e])), exponent=e) for e in common
     )
-    con.execute(
-        "CREATE OR REPLACE TEMP MACRO recon_money(amount_minor, currency) AS "
-        "coalesce(currency, '(no currency)') || ' ' || CASE WHEN length(currency) = 3 "
-        f"THEN CASE {branches} ELSE recon_minor_text(amount_minor, NULL) END "
-        "ELSE recon_minor_text(amount_minor, NULL) END"
-    )
+    con.execute(head.format(branches=branches))
+
+
+_EACH_EXPONENT = "-- each exponent\n"
 
 
 def _in_transaction(con: duckdb.DuckDBPyConnection) -> bool:

@@ -17,23 +17,28 @@ does not remember: `attach_accounts` attaches them on every connection (`recon q
 `recon export` and `recon.analyst.export.open_read_only` do it; a DuckDB shell runs the
 `ATTACH` lines `attach_sql` prints). Each account's `<table>` is also reachable as
 `acct_<name>.<table>`. The file is built under a temporary name and renamed over the old
-one, so a reader keeps the snapshot it opened.
+one, so a reader keeps the snapshot it opened; it is built again only when the accounts,
+their catalogs (each account's `reader_objects` fingerprint) or the statements changed, which
+its own `reader_objects` records.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
+import orjson
 
 from recon.currency import create_currencies_table
 from recon.database import STORAGE_VERSION
 from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError
-from recon.sql import sql_dir, sql_statements
+from recon.sql import read_sql, sql_dir, sql_statements
 
 __all__ = [
     "REFERENCE_RELATIONS",
@@ -46,7 +51,7 @@ __all__ = [
 ]
 
 REFERENCE_RELATIONS = frozenset(
-    {"currencies", "status_values", "status_transitions", "schema_migrations"}
+    {"currencies", "status_values", "status_transitions", "schema_migrations", "reader_objects"}
 )
 _ACCOUNTS_TABLE = "recon_accounts"
 
@@ -95,10 +100,58 @@ def _create_reference(con: duckdb.DuckDBPyConnection) -> None:
                 continue
 
 
+def _fingerprints(target: Path, present: Mapping[str, Path]) -> tuple[str | None, str | None]:
+    """(what the consolidated file at `target` should be made of, what it was made of).
+
+    The first: the accounts and where their files are, the fingerprint of each account's
+    published objects and catalog (its `reader_objects`: its tables, views, columns and their
+    words), the statements of the reference objects and of this module; None when an
+    account's file has no fingerprint (published before it was kept) or cannot be read, and
+    then the file is always made again. The accounts' records are not in it: the views read
+    them through `ATTACH`, which every connection makes anew, so a night that changed only
+    rows changes nothing here. The second: the fingerprint the file at `target` holds (None:
+    no file, not a consolidated one, or none kept). Read through one connection that
+    attaches every file read-only (a connection of its own for each costs twice the CPU)."""
+    from recon.night.published import statements_digest, stored_fingerprint
+
+    con = duckdb.connect()
+    try:
+        h = hashlib.sha256(statements_digest())
+        h.update(Path(__file__).read_bytes())
+        for i, (name, path) in enumerate(present.items()):
+            try:
+                con.execute(f"ATTACH ? AS account_{i} (READ_ONLY)", [str(path.resolve())])
+                stored = stored_fingerprint(con, f"account_{i}")
+            except duckdb.Error:
+                return None, None
+            if stored is None:
+                return None, None
+            h.update(orjson.dumps([name, _stored_path(target, path), str(path.resolve()), stored]))
+        if not target.is_file():
+            return h.hexdigest(), None
+        try:
+            con.execute("ATTACH ? AS made (READ_ONLY)", [str(target)])
+            kept = con.execute(
+                "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'made' "
+                "AND schema_name = 'main' AND table_name = ?",
+                [_ACCOUNTS_TABLE],
+            ).fetchall()
+            made = stored_fingerprint(con, "made") if kept[0][0] else None
+        except duckdb.Error:
+            made = None
+        return h.hexdigest(), made
+    finally:
+        con.close()
+
+
 def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
     """Write the consolidated file at `target` over the published warehouses in `accounts`
-    (name -> file; accounts with no published warehouse yet are left out)."""
+    (name -> file; accounts with no published warehouse yet are left out). A file already
+    made of the same accounts, catalogs and statements (`_fingerprints`) is left as it is."""
     present = {name: path for name, path in sorted(accounts.items()) if path.is_file()}
+    fingerprint, made = _fingerprints(target, present)
+    if fingerprint is not None and fingerprint == made:
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.group-{os.getpid()}")
     for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
@@ -117,6 +170,13 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
                     [name, _stored_path(target, path)],
                 )
                 con.execute(f"ATTACH ? AS {_q(catalog(name))} (READ_ONLY)", [str(path.resolve())])
+            for stmt in sql_statements(read_sql("published/reader_objects.sql")):
+                con.execute(stmt)
+            if fingerprint is not None:
+                con.execute(
+                    "INSERT INTO reader_objects BY NAME SELECT ? AS fingerprint, ? AS made_at",
+                    [fingerprint, datetime.now(UTC)],
+                )
             _create_reference(con)
             apply_dictionary(con)  # the reference tables' and macros' words
             found: dict[str, list[str]] = {}

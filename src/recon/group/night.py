@@ -221,7 +221,7 @@ def finish_group(
     """After every account: the consolidated warehouse, the group page, the one alert."""
     from recon.group.accounts import account_names, group_settings
     from recon.group.consolidated import build_consolidated
-    from recon.night.nightly import settings_for
+    from recon.night.overrides import settings_for
     from recon.report.group import render_group_page
 
     top = group_settings(overrides)

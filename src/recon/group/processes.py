@@ -58,7 +58,7 @@ PRELOAD = [
     "recon.night.warehouse",
     "recon.checks.runner",
     "recon.night.progress",
-    "recon.report",
+    "recon.report.render",
     "duckdb",
     "polars",
     "pyarrow.parquet",

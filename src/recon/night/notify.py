@@ -21,21 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
 from pydantic import SecretStr
-from tenacity import (
-    RetryError,
-    Retrying,
-    retry_if_exception_type,
-    stop_after_attempt,
-    stop_before_delay,
-    wait_exponential_jitter,
-)
 
 from recon.errors import scrub
 from recon.night.outcome import RunSummary
 
 if TYPE_CHECKING:
+    import httpx
+
     from recon.report.data import FailedCall
 
 
@@ -140,6 +133,18 @@ def send(
     clock: Callable[[], float] = time.monotonic,
 ) -> Delivery:
     """Post `alert` to `url`; retried, bounded by `budget_s`; never raises."""
+    # imported here: a process that sends no alert (the group night's own, each account's
+    # until its night ends) does not pay for httpx and tenacity (and tenacity's asyncio)
+    import httpx
+    from tenacity import (
+        RetryError,
+        Retrying,
+        retry_if_exception_type,
+        stop_after_attempt,
+        stop_before_delay,
+        wait_exponential_jitter,
+    )
+
     deadline = clock() + budget_s
     tries = 0
 

@@ -3,12 +3,30 @@ findings.parquet, failed_calls.csv, manifest.json), `reports/index.html`, `repor
 
     from recon.report import render_report
     paths = render_report(con, run_id="…", reports_dir=Path("reports"))
+
+The renderer (`recon.report.render`: polars, pyarrow, Jinja) is imported when one of its
+names is first asked for, so a process that only writes the group page (`recon.report.group`)
+or reads a summary does not pay for it.
 """
 
-from pathlib import Path
+from __future__ import annotations
 
-from recon.report.render import SCHEMA_VERSION, ReportPaths, render_index, render_report
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from recon.report.render import SCHEMA_VERSION, ReportPaths, render_index, render_report
 
 SUMMARY_SCHEMA_PATH = Path(__file__).parent / "summary.schema.json"
 
 __all__ = ["SCHEMA_VERSION", "SUMMARY_SCHEMA_PATH", "ReportPaths", "render_index", "render_report"]
+
+_RENDERED = frozenset({"SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENDERED:
+        from recon.report import render
+
+        return getattr(render, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
