@@ -104,6 +104,7 @@ def test_a_short_list_is_loaded_while_payments_are_still_paged(
 ) -> None:
     seen: list[tuple[str, bool]] = []  # each resource loaded early; payments done by then?
     limits: dict[str, int] = {}  # DuckDB's memory limit as each was loaded
+    committed: list[tuple[str, bool]] = []  # each resource loaded early: committed at once?
     real = early.EarlyLoad._load
 
     def load(self: early.EarlyLoad, resource: str) -> None:
@@ -114,6 +115,14 @@ def test_a_short_list_is_loaded_while_payments_are_still_paged(
         row = self.con.execute("SELECT current_setting('memory_limit')").fetchone()
         limits[resource] = parse_size(str(row[0] if row else "")) or 0
         real(self, resource)
+        # committed on its own, now: another connection to the working copy sees it
+        other = self.con.cursor()
+        scans = other.execute(
+            "SELECT count(*) FROM resource_scans WHERE run_id = ? AND resource = ?",
+            [self.landing.run_id, resource],
+        ).fetchone()
+        committed.append((resource, bool(scans and scans[0])))
+        other.close()
 
     monkeypatch.setattr(early.EarlyLoad, "_load", load)
     with sandbox(seed=5, payments=20_000, latency_ms=2) as url:
@@ -124,6 +133,7 @@ def test_a_short_list_is_loaded_while_payments_are_still_paged(
     assert before, seen  # loaded while payments were still being paged
     assert "payments" not in before
     assert ("payments", True) in seen  # payments too, once their list ended
+    assert committed == [(r, True) for r, _ in seen]
     # a share of the memory limit beside the extraction; the last list: the whole limit
     whole = parse_size(duckdb_config(None)["memory_limit"])  # type: ignore[arg-type]
     assert limits[before[0]] == int(whole * early.EARLY_MEMORY_SHARE) // 2**20 * 2**20

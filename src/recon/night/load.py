@@ -75,9 +75,10 @@ def load_run(
     Loading the same run twice is a no-op (the run is recorded as loaded); a load stopped
     after its transaction committed (killed while marking what was seen) finishes marking.
 
-    `begun`: the transaction is open already on `con`, the run's row written and these
-    resources loaded (`recon.night.early`, loading while extracting); the rest follow in it.
-    Should it run out of memory, the retry loads every resource again from the start.
+    `begun`: the run's row and these resources are loaded and committed already on `con`
+    (`recon.night.early`, loading while extracting, each in a transaction of its own: the
+    working copy is private until it is published, and a night that fails drops it); the
+    rest follow in one transaction, which a retry under more memory runs again.
     """
     run_id = landing.run_id
     row = con.execute(
@@ -95,13 +96,11 @@ def load_run(
     if row and row[1]:  # merged and committed by an attempt that stopped before the end
         per_resource = _merged(con, run_id)
     else:
-        pending = [begun]
-
-        def transaction() -> dict[str, dict[str, Any]]:
-            started, pending[0] = pending[0], None  # a retry begins again, from nothing
-            return _load_transaction(con, landing, meta, states, status, reason, fields, started)
-
-        per_resource = _with_retry(con, landing, transaction)
+        per_resource = _with_retry(
+            con,
+            landing,
+            lambda: _load_transaction(con, landing, meta, states, status, reason, fields, begun),
+        )
     seen.mark_seen(con, landing, states)
     con.execute(read_sql("load/run_loaded.sql"), {"loaded_at": datetime.now(UTC), "run_id": run_id})
     return LoadResult(run_id=run_id, status=status, skipped=False, resources=per_resource)
@@ -171,11 +170,12 @@ def _load_transaction(
 ) -> dict[str, dict[str, Any]]:
     """Every resource of the run, in one transaction (rolled back whole on any failure).
 
-    With `begun`, the transaction is open and its resources loaded (load_run)."""
+    With `begun`, the run's row and these resources were committed already, each in a
+    transaction of its own while the lists were extracted (`recon.night.early`): the
+    transaction holds the rest, and a retry loads only the rest again."""
     run_id = landing.run_id
     per_resource: dict[str, dict[str, Any]] = dict(begun or {})
-    if begun is None:
-        con.execute("BEGIN TRANSACTION")
+    con.execute("BEGIN TRANSACTION")
     try:
         if begun is None:
             start = {
