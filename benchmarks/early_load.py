@@ -26,6 +26,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -125,34 +126,39 @@ def realistic(payments: int, repeat: int) -> None:
         fixed_s = min(fixed)
         with _serve(payments, realistic=True) as (url, _):
             floor_s = floor_pages(_counts(url)) / RATE
-            for i in range(repeat):
-                for early in (False, True):
-                    os.environ["RECON_EARLY_LOAD"] = "1" if early else "0"
-                    work = root / f"night-{i}-{int(early)}"
-                    work.mkdir()
-                    row = night_run(url, work, home)
-                    row.update(_tail(work / "data" / "recon.duckdb"))
-                    ratio = round((row["wall_s"] - fixed_s) / floor_s, 3)
-                    out = {"early": early, "floor_s": floor_s, "fixed_s": fixed_s, "ratio": ratio}
-                    print(json.dumps({**out, **row}), flush=True)
+            for early, row in _pairs(url, root, home, repeat):
+                ratio = round((row["wall_s"] - fixed_s) / floor_s, 3)
+                out = {"early": early, "floor_s": floor_s, "fixed_s": fixed_s, "ratio": ratio}
+                print(json.dumps({**out, **row}), flush=True)
+
+
+def _pairs(
+    url: str, root: Path, home: Path, repeat: int, *, keep: bool = True
+) -> Iterator[tuple[bool, dict[str, Any]]]:
+    """`repeat` whole nights without and with loading while extracting, in turn, each in a
+    folder of its own under `root` (removed after it unless `keep`)."""
+    from benchmarks.night import night_run
+
+    for i in range(repeat):
+        for early in (False, True):
+            os.environ["RECON_EARLY_LOAD"] = "1" if early else "0"
+            work = root / f"night-{i}-{int(early)}"
+            work.mkdir()
+            row = night_run(url, work, home)
+            row.update(_tail(work / "data" / "recon.duckdb"))
+            yield early, row
+            if not keep:
+                shutil.rmtree(work, ignore_errors=True)
 
 
 def nights(payments: int, repeat: int) -> None:
-    from benchmarks.night import night_run
 
     with tempfile.TemporaryDirectory(prefix="recon-early-nights-") as tmp:
         root = Path(tmp)
         home = root / "prefect-home"
         with sandbox_process(payments) as (url, _up):
-            for i in range(repeat):
-                for early in (False, True):
-                    os.environ["RECON_EARLY_LOAD"] = "1" if early else "0"
-                    work = root / f"night-{i}-{int(early)}"
-                    work.mkdir()
-                    row = night_run(url, work, home)
-                    row.update(_tail(work / "data" / "recon.duckdb"))
-                    print(json.dumps({"early": early, **row}), flush=True)
-                    shutil.rmtree(work, ignore_errors=True)
+            for early, row in _pairs(url, root, home, repeat, keep=False):
+                print(json.dumps({"early": early, **row}), flush=True)
 
 
 def main() -> int:
