@@ -456,11 +456,7 @@ def extract_all(
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         for r, out in list(outcomes.items()):
-            if (
-                out.status == "unavailable"
-                and api_list(r).fetched_one_by_one_when_unlisted
-                and not stop.is_set()
-            ):
+            if _fetched_after(out) and not stop.is_set():
                 outcomes[r] = fetch_by_id(
                     settings, landing, r, shared, attempts, progress or NullProgress()
                 )
