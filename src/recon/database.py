@@ -7,6 +7,8 @@ published file read-only.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -14,7 +16,7 @@ import duckdb
 from recon.errors import WarehouseError
 from recon.memory import duckdb_config
 
-__all__ = ["STORAGE_VERSION", "connect", "open_readonly"]
+__all__ = ["STORAGE_VERSION", "connect", "open_readonly", "rollback", "transaction"]
 
 # The oldest DuckDB storage format recon publishes in; DuckDB >= 1.1.0 opens the file
 # (recon.night.published).
@@ -46,3 +48,23 @@ def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
     if not path.exists():
         raise WarehouseError(f"no warehouse at {path}: run `recon nightly` first")
     return connect(path, read_only=True)
+
+
+@contextlib.contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """A transaction of its own on `con`, committed when the block ends, rolled back if it
+    raises (`rollback`)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        rollback(con)
+        raise
+    con.execute("COMMIT")
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back if a transaction is still open (a failed COMMIT or a full disk may have
+    ended it already: "no transaction is active" must not hide why)."""
+    with contextlib.suppress(duckdb.Error):
+        con.execute("ROLLBACK")

@@ -28,7 +28,6 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -38,7 +37,7 @@ from recon.currency import create_currencies_table
 from recon.database import STORAGE_VERSION
 from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError
-from recon.sql import read_sql, sql_dir, sql_statements
+from recon.sql import sql_dir, sql_statements
 
 __all__ = [
     "REFERENCE_RELATIONS",
@@ -148,6 +147,8 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
     """Write the consolidated file at `target` over the published warehouses in `accounts`
     (name -> file; accounts with no published warehouse yet are left out). A file already
     made of the same accounts, catalogs and statements (`_fingerprints`) is left as it is."""
+    from recon.night.published import keep_fingerprint
+
     present = {name: path for name, path in sorted(accounts.items()) if path.is_file()}
     fingerprint, made = _fingerprints(target, present)
     if fingerprint is not None and fingerprint == made:
@@ -170,13 +171,7 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
                     [name, _stored_path(target, path)],
                 )
                 con.execute(f"ATTACH ? AS {_q(catalog(name))} (READ_ONLY)", [str(path.resolve())])
-            for stmt in sql_statements(read_sql("published/reader_objects.sql")):
-                con.execute(stmt)
-            if fingerprint is not None:
-                con.execute(
-                    "INSERT INTO reader_objects BY NAME SELECT ? AS fingerprint, ? AS made_at",
-                    [fingerprint, datetime.now(UTC)],
-                )
+            keep_fingerprint(con, fingerprint)
             _create_reference(con)
             apply_dictionary(con)  # the reference tables' and macros' words
             found: dict[str, list[str]] = {}

@@ -26,18 +26,17 @@ import logging
 import os
 import queue
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from recon.database import rollback, transaction
 from recon.fields import FieldMap
 from recon.memory import parse_size, release
 from recon.night.landing import ResourceLanding, RunLanding
 from recon.night.load import define_load_macros, load_resource
-from recon.night.slices import rollback
 from recon.sql import read_sql, sql_statements
 
 __all__ = ["EarlyLoad", "abandon", "adopt", "enabled", "start"]
@@ -137,7 +136,7 @@ class EarlyLoad:
             "base_url": meta.get("base_url"),
             "trigger": meta.get("trigger"),
         }
-        with _transaction(con):
+        with transaction(con):
             for stmt in sql_statements(read_sql("load/run_start.sql")):
                 con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
 
@@ -155,7 +154,7 @@ class EarlyLoad:
         # the other lists are still fetched, not all at the load step's commit (0.9 of the
         # ~2 s a paced 100k night spent loading after its last call). The working copy is
         # private until published: a night that fails drops it, committed resources and all.
-        with _transaction(self.con):
+        with transaction(self.con):
             loaded = load_resource(self.con, self.landing, resource, state, self.fields)
         self.loaded[resource] = loaded
         self.order.append(resource)
@@ -196,18 +195,6 @@ class EarlyLoad:
             with contextlib.suppress(duckdb.Error):
                 con.interrupt()  # a resource being loaded stops here
         self._thread.join()
-
-
-@contextlib.contextmanager
-def _transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """A transaction of its own, committed when the block ends, rolled back if it raises."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield
-    except BaseException:
-        rollback(con)
-        raise
-    con.execute("COMMIT")
 
 
 def start(

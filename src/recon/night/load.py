@@ -11,12 +11,13 @@ from typing import Any
 
 import duckdb
 
+from recon.database import rollback
 from recon.errors import WarehouseError, disk_full
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.memory import parse_size
 from recon.night import seen
 from recon.night.landing import RunLanding
-from recon.night.slices import load_failure, rollback, slices
+from recon.night.slices import load_failure, slices
 from recon.resources import CATALOGUE, Resource
 from recon.sql import read_sql, sql_statements
 

@@ -34,12 +34,13 @@ import orjson
 from recon import catalogue_views, currency, dictionary
 from recon.catalogue_views import create_catalogue_objects
 from recon.currency import create_currencies_table
-from recon.database import STORAGE_VERSION
+from recon.database import STORAGE_VERSION, transaction
 from recon.errors import WarehouseError
 from recon.sql import read_sql, sql_dir, sql_statements
 
 __all__ = [
     "create_views",
+    "keep_fingerprint",
     "make_reader_objects",
     "prepare_for_readers",
     "reader_objects_current",
@@ -155,18 +156,21 @@ def refresh_reader_objects(con: duckdb.DuckDBPyConnection) -> bool:
 def make_reader_objects(con: duckdb.DuckDBPyConnection) -> None:
     """`create_views` on `con`, then store the fingerprint of the result."""
     create_views(con)
-    fingerprint = reader_objects_fingerprint(con)  # of the catalog the statements left
-    con.execute("BEGIN TRANSACTION")
-    try:
+    keep_fingerprint(con, reader_objects_fingerprint(con))  # of the catalog they left
+
+
+def keep_fingerprint(con: duckdb.DuckDBPyConnection, fingerprint: str | None) -> None:
+    """The table `reader_objects` (`sql/published/reader_objects.sql`) on `con`, holding
+    `fingerprint` alone (nothing for None: made again next time)."""
+    for stmt in sql_statements(read_sql("published/reader_objects.sql")):
+        con.execute(stmt)
+    with transaction(con):
         con.execute("DELETE FROM reader_objects")
-        con.execute(
-            "INSERT INTO reader_objects BY NAME SELECT ? AS fingerprint, ? AS made_at",
-            [fingerprint, datetime.now(UTC)],
-        )
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+        if fingerprint is not None:
+            con.execute(
+                "INSERT INTO reader_objects BY NAME SELECT ? AS fingerprint, ? AS made_at",
+                [fingerprint, datetime.now(UTC)],
+            )
 
 
 def _rewrite_compatible(path: Path) -> None:

@@ -6,10 +6,11 @@ from collections.abc import Iterable
 
 import duckdb
 
+from recon.database import rollback
 from recon.errors import disk_full
 from recon.night import slices as _slicing
 from recon.night.landing import RunLanding
-from recon.night.slices import load_failure, rollback
+from recon.night.slices import load_failure
 from recon.resources import CATALOGUE
 from recon.sql import read_sql
 

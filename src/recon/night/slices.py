@@ -4,15 +4,13 @@ seen-marking, `recon.night.seen`)."""
 
 from __future__ import annotations
 
-import contextlib
-
 import duckdb
 
 from recon.errors import WarehouseError
 from recon.memory import parse_size
 from recon.night.landing import RunLanding, unreadable
 
-__all__ = ["SLICE_RECORDS", "load_failure", "rollback", "slice_records", "slices"]
+__all__ = ["SLICE_RECORDS", "load_failure", "slice_records", "slices"]
 
 #: Records per slice; 0: from DuckDB's memory limit (`slice_records`).
 SLICE_RECORDS = 0
@@ -57,13 +55,6 @@ def slices(
                 out.append((first, batches[first : i + 1]))
             first, size = i + 1, 0
     return out
-
-
-def rollback(con: duckdb.DuckDBPyConnection) -> None:
-    """Roll back if a transaction is still open (a failed COMMIT or a full disk may have
-    ended it already: "no transaction is active" must not hide why)."""
-    with contextlib.suppress(duckdb.Error):
-        con.execute("ROLLBACK")
 
 
 def load_failure(exc: duckdb.Error, landing: RunLanding) -> WarehouseError:
