@@ -11,7 +11,8 @@ import httpx
 import pyarrow.parquet as pq
 import pytest
 
-from recon.night.extract import LISTED_RESOURCES, extract_all, ids_to_fetch, resources_for
+from recon.night.extract import LISTED_RESOURCES, extract_all, resources_for
+from recon.night.known_ids import ids_to_fetch
 from recon.night.landing import RunLanding
 from recon.resources import nightly_resources
 from recon.settings import Settings, settings_from

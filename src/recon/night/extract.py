@@ -17,12 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Protocol
 
-import pyarrow.parquet as pq
-
 from recon.api import ApiClient, CallRecord, ClientConfig
-from recon.errors import AuthError, ConfigError, ReconError, TransportError
-from recon.ledger.sources import book_ids
+from recon.errors import AuthError, ReconError, TransportError
 from recon.memory import release
+from recon.night.known_ids import customers_in_landing, ids_to_fetch
 from recon.night.landing import CallBuffer, ResourceLanding, ResourceState, RunLanding
 from recon.resources import api_list, api_resources, nightly_resources
 from recon.settings import Settings
@@ -190,7 +188,7 @@ def extract_resource(
             if rl.state.pages:  # per-customer lists are short: a resumed run lists them again
                 shutil.rmtree(rl.folder)
                 rl = landing.resource(resource, batch_records=batch_records)
-            ids = list(customer_ids or settings.customer_ids) or _customers_in_landing(landing)
+            ids = list(customer_ids or settings.customer_ids) or customers_in_landing(landing)
             scans = [client.scan(resource, customer_id=cid) for cid in ids]
             return _land(rl, scans, attempts, progress, client, none_reason="no customer ids known")
         scan = client.scan(resource, start_offset=rl.state.next_offset, seen_ids=rl.landed_ids())
@@ -312,59 +310,6 @@ def _note_failures(rl: ResourceLanding, failures: Sequence[Any], known: int) -> 
     for failure in failures[known:]:
         rl.record_failed_page(asdict(failure))
     return len(failures)
-
-
-def ids_to_fetch(settings: Settings, landing: RunLanding, resource: str) -> list[str]:
-    """Ids of `resource` to fetch one by one: its ids file, the ids the books name, then ids
-    other records reference."""
-    api = api_list(resource)
-    ids: dict[str, None] = {}
-    ids_file = getattr(settings, api.ids_file_setting) if api.ids_file_setting else None
-    if ids_file is not None:
-        try:
-            text = ids_file.read_text(encoding="utf-8")
-        except OSError as exc:
-            name = f"RECON_{(api.ids_file_setting or '').upper()}"
-            raise ConfigError(name, f"cannot be read: {exc.strerror}") from None
-        for line in text.splitlines():
-            if line.strip() and not line.lstrip().startswith("#"):
-                ids[line.strip()] = None
-    if api.ids_in_books is not None:
-        ids.update(dict.fromkeys(book_ids(settings, *api.ids_in_books)))
-    others = [r for r in LISTED_RESOURCES if r != resource]
-    for ident in _referenced(landing, others, api.referenced_by):
-        ids[ident] = None
-    return list(ids)
-
-
-def _referenced(landing: RunLanding, resources: Sequence[str], fields: Sequence[str]) -> list[str]:
-    """Distinct string values of top-level `fields` in this run's landed `resources`."""
-    import duckdb  # only needed here
-
-    files = [
-        str(p) for r in resources for p in landing.files(r, "batch") if pq.read_metadata(p).num_rows
-    ]
-    if not files:
-        return []
-    con = duckdb.connect()
-    try:
-        found: set[str] = set()
-        for name in fields:
-            path = f"$.{name}"
-            rows = con.execute(
-                "SELECT DISTINCT json_extract_string(raw, ?) FROM read_parquet(?) "
-                "WHERE json_extract_string(raw, ?) IS NOT NULL",
-                [path, files, path],
-            ).fetchall()
-            found.update(r[0] for r in rows)
-        return sorted(found)
-    finally:
-        con.close()
-
-
-def _customers_in_landing(landing: RunLanding) -> list[str]:
-    """Customer ids referenced by this run's landed subscriptions and invoices."""
-    return _referenced(landing, ("subscriptions", "invoices"), ("customerId",))
 
 
 def _fetched_after(out: ResourceOutcome) -> bool:
