@@ -223,3 +223,14 @@ def test_without_an_invoices_list_known_invoices_come_one_by_one(
     # Each invoice fetched is judged (issue 15: evaluate over what was read, and say so).
     assert checks["open_invoices"][0] in ("passed", "failed")
     assert checks["open_invoices"][1] == "5 invoices read (the list is not offered)"
+
+
+def test_a_night_quiets_pythons_collector_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(steps, "quiet_collector", lambda: calls.append("quiet"))
+    monkeypatch.setenv("RECON_API_KEY", "wrong-key")  # a night that ends at its first call
+    with sandbox(seed=1, payments=300) as url:
+        steps.run_local(overrides_for(tmp_path, url))
+    assert calls == ["quiet"]

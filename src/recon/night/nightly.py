@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from recon.memory import quiet_collector
 from recon.night.extract import (
     Progress,
     ResourceOutcome,
@@ -121,6 +122,7 @@ def run_night(
     start → extract → load → check → publish → report → notify. A failure after the start
     drops the working copy and the lock; every failure is alerted before it is raised.
     One night per warehouse (`night_lock`, re-entrant: the CLI holds it already)."""
+    quiet_collector()  # a night allocates millions of short-lived objects (recon.memory)
     with night_lock(settings_for(overrides).db):
         return _night(steps, overrides, resume, trigger, fail_on, payment_methods)
 
