@@ -9,6 +9,7 @@ import re
 
 import duckdb
 
+from recon.database import transaction
 from recon.errors import WarehouseError
 from recon.sql import read_sql, sql_statements
 
@@ -54,14 +55,9 @@ def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) ->
         raise WarehouseError(f"sql/dictionary.sql: no such object: {skipped[0][:80]}")
     if not run:
         return skipped
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for stmt in run:
             con.execute(stmt)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return skipped
 
 

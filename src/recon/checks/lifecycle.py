@@ -15,6 +15,7 @@ import duckdb
 
 from recon.checks.definition import used_parameters
 from recon.checks.scope import Scope
+from recon.database import transaction
 
 __all__ = ["CheckRun", "Outcome", "read_check_runs", "record_outcomes"]
 
@@ -92,14 +93,9 @@ def record_outcomes(
     ]
     # One statement, a list per column (executemany ran an INSERT per check: ~0.03 CPU-s).
     con.execute(_INSERT_STATUS, [list(column) for column in zip(*rows, strict=True)])
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for statement in _lifecycle_statements():
             con.execute(statement, _bind(statement, values))
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
 
 
 def read_check_runs(

@@ -38,6 +38,8 @@ import duckdb
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
+from recon.database import transaction
+
 __all__ = [
     "GENESIS",
     "AckEvent",
@@ -408,8 +410,7 @@ def load_acks(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     names = [n for n in _TYPES if n in columns]
     table = pa.table({n: pa.array([row[n] for row in rows], type=_TYPES[n]) for n in names})
     casts = ", ".join(f"{n}::JSON AS {n}" if n == "details" else n for n in names)
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute("DELETE FROM finding_acks")
         if rows:
             con.register("_trail_rows", table)
@@ -418,10 +419,6 @@ def load_acks(con: duckdb.DuckDBPyConnection, path: Path) -> int:
                 con.execute(insert)  # the names are _TYPES', fixed
             finally:
                 con.unregister("_trail_rows")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return len(rows)
 
 

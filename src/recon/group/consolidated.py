@@ -34,10 +34,10 @@ import duckdb
 import orjson
 
 from recon.currency import create_currencies_table
-from recon.database import STORAGE_VERSION
+from recon.database import STORAGE_VERSION, transaction
 from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError
-from recon.sql import sql_dir, sql_statements
+from recon.sql import read_sql, sql_dir, sql_statements
 
 __all__ = [
     "REFERENCE_RELATIONS",
@@ -164,7 +164,8 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
                 f"ATTACH ? AS consolidated (STORAGE_VERSION '{STORAGE_VERSION}')", [str(tmp)]
             )
             con.execute("USE consolidated")
-            con.execute(f"CREATE TABLE {_ACCOUNTS_TABLE} (account VARCHAR, path VARCHAR)")
+            for stmt in sql_statements(read_sql("published/recon_accounts.sql")):
+                con.execute(stmt)  # the table _ACCOUNTS_TABLE names, and its words
             for name, path in present.items():
                 con.execute(
                     f"INSERT INTO {_ACCOUNTS_TABLE} BY NAME SELECT ? AS account, ? AS path",
@@ -180,25 +181,14 @@ def build_consolidated(target: Path, accounts: Mapping[str, Path]) -> Path:
                     if relation not in REFERENCE_RELATIONS:
                         found.setdefault(relation, []).append(name)
             words = _words(con, [catalog(n) for n in present])
-            con.execute("BEGIN TRANSACTION")  # the views and their words: one commit, not 1,000s
-            for relation, names in sorted(found.items()):
-                union = " UNION ALL BY NAME ".join(
-                    f"SELECT {_lit(n)} AS account, * FROM {_q(catalog(n))}.main.{_q(relation)}"  # noqa: S608 - names are quoted, accounts validated
-                    for n in names
-                )
-                con.execute(f"CREATE VIEW {_q(relation)} AS {union}")
-                _copy_comments(con, relation, words.get(relation, (None, [])))
-            con.execute(
-                f"COMMENT ON TABLE {_ACCOUNTS_TABLE} IS "
-                "'Each account of [accounts] in recon.toml and its published warehouse "
-                "(relative to this file when below its folder).'"
-            )
-            con.execute(f"COMMENT ON COLUMN {_ACCOUNTS_TABLE}.account IS 'The account''s name.'")
-            con.execute(
-                f"COMMENT ON COLUMN {_ACCOUNTS_TABLE}.path IS 'Its published warehouse, attached "
-                "read-only as acct_<account> by recon query and recon export.'"
-            )
-            con.execute("COMMIT")
+            with transaction(con):  # the views and their words: one commit, not 1,000s
+                for relation, names in sorted(found.items()):
+                    union = " UNION ALL BY NAME ".join(
+                        f"SELECT {_lit(n)} AS account, * FROM {_q(catalog(n))}.main.{_q(relation)}"  # noqa: S608 - names are quoted, accounts validated
+                        for n in names
+                    )
+                    con.execute(f"CREATE VIEW {_q(relation)} AS {union}")
+                    _copy_comments(con, relation, words.get(relation, (None, [])))
             con.execute("CHECKPOINT consolidated")
         finally:
             con.close()

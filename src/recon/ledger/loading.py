@@ -30,6 +30,7 @@ import duckdb
 
 from recon.books import INPUTS
 from recon.currency import create_currencies_table
+from recon.database import transaction
 from recon.errors import ConfigError
 from recon.findings.acks import AckLog, acks_path
 from recon.ledger.matching import apply_rules, drop_rule_tables
@@ -151,63 +152,59 @@ def load_books(
     # Row order means nothing in these tables: let DuckDB insert in parallel.
     order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()
     con.execute("SET preserve_insertion_order = false")
-    con.execute("BEGIN TRANSACTION")
     try:
-        for stmt in sql_statements(read_sql("ledger/macros.sql")):
-            con.execute(stmt)
-        _forget(con, [name for name in INPUTS if name not in configured])
-        for source in sources:
-            loads.append(_land(con, source, run_id, settings, trail, account))
-        manual = _manual_matches(con, trail, run_id)
-        params = {
-            "tolerance_minor": settings.ledger_tolerance_minor,
-            "tolerance_bps": settings.ledger_tolerance_bps,
-            "window_days": settings.ledger_date_window_days,
-            "books_pattern": settings.ledger.match.books_reference or "",
-            "provider_pattern": settings.ledger.match.provider_reference or "",
-        }
-        apply_rules(con, params, run_id, manual)
-        for stmt in sql_statements(read_sql("ledger/matches.sql")):
-            con.execute(
-                stmt,
-                _used(
+        with transaction(con):
+            for stmt in sql_statements(read_sql("ledger/macros.sql")):
+                con.execute(stmt)
+            _forget(con, [name for name in INPUTS if name not in configured])
+            for source in sources:
+                loads.append(_land(con, source, run_id, settings, trail, account))
+            manual = _manual_matches(con, trail, run_id)
+            params = {
+                "tolerance_minor": settings.ledger_tolerance_minor,
+                "tolerance_bps": settings.ledger_tolerance_bps,
+                "window_days": settings.ledger_date_window_days,
+                "books_pattern": settings.ledger.match.books_reference or "",
+                "provider_pattern": settings.ledger.match.provider_reference or "",
+            }
+            apply_rules(con, params, run_id, manual)
+            for stmt in sql_statements(read_sql("ledger/matches.sql")):
+                con.execute(
                     stmt,
-                    {
-                        "run_id": run_id,
-                        "as_of": as_of,
-                        "grace_hours": settings.ledger_grace_hours,
-                        "window_days": settings.ledger_date_window_days,
-                        "failed_statuses": [s.lower() for s in settings.refund_failed_statuses],
-                    },
-                ),
-            )
-        now = datetime.now(UTC)
-        con.execute("DELETE FROM ledger_loads WHERE run_id = ?", [run_id])
-        for item in loads:
-            con.execute(
-                "INSERT INTO ledger_loads BY NAME SELECT ? AS run_id, ? AS input, ? AS source, "
-                "? AS rows_read, ? AS rows_loaded, ? AS rejects, ? AS as_of, ? AS grace_hours, "
-                "? AS loaded_at, ? AS suspect, ? AS accepted, ? AS unread_sheets",
-                [
-                    run_id,
-                    item.input,
-                    item.source,
-                    item.rows_read,
-                    item.rows_loaded,
-                    item.rejects,
-                    as_of,
-                    settings.ledger_grace_hours,
-                    now,
-                    item.suspect,
-                    item.accepted,
-                    ", ".join(item.unread_sheets) or None,
-                ],
-            )
-        _mark_incomplete(con, run_id, [i for i in loads if i.suspect and not i.accepted])
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+                    _used(
+                        stmt,
+                        {
+                            "run_id": run_id,
+                            "as_of": as_of,
+                            "grace_hours": settings.ledger_grace_hours,
+                            "window_days": settings.ledger_date_window_days,
+                            "failed_statuses": [s.lower() for s in settings.refund_failed_statuses],
+                        },
+                    ),
+                )
+            now = datetime.now(UTC)
+            con.execute("DELETE FROM ledger_loads WHERE run_id = ?", [run_id])
+            for item in loads:
+                con.execute(
+                    "INSERT INTO ledger_loads BY NAME SELECT ? AS run_id, ? AS input, ? AS source, "
+                    "? AS rows_read, ? AS rows_loaded, ? AS rejects, ? AS as_of, ? AS grace_hours, "
+                    "? AS loaded_at, ? AS suspect, ? AS accepted, ? AS unread_sheets",
+                    [
+                        run_id,
+                        item.input,
+                        item.source,
+                        item.rows_read,
+                        item.rows_loaded,
+                        item.rejects,
+                        as_of,
+                        settings.ledger_grace_hours,
+                        now,
+                        item.suspect,
+                        item.accepted,
+                        ", ".join(item.unread_sheets) or None,
+                    ],
+                )
+            _mark_incomplete(con, run_id, [i for i in loads if i.suspect and not i.accepted])
     finally:
         for temp in ("ledger_input", "ledger_stage"):
             con.execute(f"DROP TABLE IF EXISTS temp.{temp}")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import duckdb
 
+from recon.database import transaction
 from recon.errors import WarehouseError
 from recon.sql import read_sql, sql_dir, sql_statements
 
@@ -67,18 +68,16 @@ def apply_migrations(con: duckdb.DuckDBPyConnection, folder: Path | None = None)
     for migration in migrations(folder):
         if migration.version in applied:
             continue
-        con.execute("BEGIN TRANSACTION")
         try:
-            for stmt in sql_statements(migration.path.read_text(encoding="utf-8")):
-                con.execute(stmt)
-            con.execute(
-                "INSERT INTO schema_migrations BY NAME "
-                "SELECT ? AS version, ? AS name, ? AS applied_at",
-                [migration.version, migration.name, datetime.now(UTC)],
-            )
-            con.execute("COMMIT")
+            with transaction(con):
+                for stmt in sql_statements(migration.path.read_text(encoding="utf-8")):
+                    con.execute(stmt)
+                con.execute(
+                    "INSERT INTO schema_migrations BY NAME "
+                    "SELECT ? AS version, ? AS name, ? AS applied_at",
+                    [migration.version, migration.name, datetime.now(UTC)],
+                )
         except duckdb.Error as exc:
-            con.execute("ROLLBACK")
             raise WarehouseError(f"cannot apply migration {migration.name}: {exc}") from None
         done.append(migration.name)
     return done

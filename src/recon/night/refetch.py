@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from recon.api import ApiClient, ClientConfig
-from recon.database import open_readonly
+from recon.database import open_readonly, transaction
 from recon.errors import ConfigError
 from recon.files import atomic_write_bytes
 from recon.night.landing import CallBuffer, ResourceLanding, RunLanding
@@ -346,8 +346,7 @@ def reload_run(settings: Settings, run_id: str, resources: list[str] | None = No
         if status == "complete" and retries:
             reason = _completed_later(retries)
         define_load_macros(con)
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             for resource in [r for r in resources if r in states]:
                 before = con.execute(
                     "SELECT new_records, changed_records FROM resource_scans "
@@ -381,10 +380,6 @@ def reload_run(settings: Settings, run_id: str, resources: list[str] | None = No
                         [p["request_id"] for p in retry["fetched"] if p.get("request_id")],
                     ],
                 )
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         mark_seen(con, landing, [r for r in resources if r in states])
     return status
 

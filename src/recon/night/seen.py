@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import duckdb
 
-from recon.database import rollback
+from recon.database import transaction
 from recon.errors import disk_full
 from recon.night import slices as _slicing
 from recon.night.landing import RunLanding
@@ -43,15 +43,10 @@ def mark_seen(
             continue
         sql = read_sql("load/seen.sql").format(table=entry.table)
         for _first, files in _slicing.slices(con, batches, scale=SEEN_SCALE):
-            con.execute("BEGIN TRANSACTION")
             try:
-                con.execute(sql, {"run_id": landing.run_id, "files": files})
-                con.execute("COMMIT")
+                with transaction(con):
+                    con.execute(sql, {"run_id": landing.run_id, "files": files})
             except duckdb.Error as exc:
-                rollback(con)
                 if disk_full(exc):
                     raise
                 raise load_failure(exc, landing) from None
-            except BaseException:
-                rollback(con)
-                raise
