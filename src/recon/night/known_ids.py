@@ -13,6 +13,7 @@ from recon.ledger.sources import book_ids
 from recon.night.landing import RunLanding
 from recon.resources import api_list, nightly_resources
 from recon.settings import Settings
+from recon.sql import read_sql
 
 __all__ = ["customers_in_landing", "ids_to_fetch"]
 
@@ -52,13 +53,9 @@ def _referenced(landing: RunLanding, resources: Sequence[str], fields: Sequence[
     con = duckdb.connect()
     try:
         found: set[str] = set()
+        sql = read_sql("load/referenced_ids.sql")
         for name in fields:
-            path = f"$.{name}"
-            rows = con.execute(
-                "SELECT DISTINCT json_extract_string(raw, ?) FROM read_parquet(?) "
-                "WHERE json_extract_string(raw, ?) IS NOT NULL",
-                [path, files, path],
-            ).fetchall()
+            rows = con.execute(sql, {"path": f"$.{name}", "files": files}).fetchall()
             found.update(r[0] for r in rows)
         return sorted(found)
     finally:
