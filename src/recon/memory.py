@@ -15,12 +15,12 @@ other. Two things kept a 1M-payment night at 1.7 GB:
 
 Python's cyclic collector cost a 100k-payment account-night ~0.55-0.7 CPU-s of its ~10
 (~1,000 collections): every page parses into hundreds of dicts (200 records and their nested
-objects), and each older generation's
-collection walked the objects of the imports again (~87k tracked after recon's night
-modules, DuckDB, Polars, pyarrow and httpx; ~160k with Prefect's flows).
-`quiet_collector()` freezes what exists when the night starts (modules, classes, functions:
-never garbage) out of the collector's sight and collects the young generation every 10,000
-allocations instead of 700: ~0.1 CPU-s (measured with `gc.callbacks`, docs/performance.md).
+objects), and each older generation's collection walked the objects of the imports again
+(~87k tracked after recon's night modules, DuckDB, Polars, pyarrow and httpx; ~160k with
+Prefect's flows). `quiet_collector()` freezes what exists when the night starts (modules,
+classes, functions: never garbage) out of the collector's sight and collects the young
+generation every 10,000 allocations instead of 700: ~0.1 CPU-s (measured with
+`gc.callbacks`, docs/performance.md).
 """
 
 from __future__ import annotations
