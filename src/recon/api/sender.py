@@ -35,6 +35,7 @@ from recon.api.retry import (
     is_retryable_status,
     parse_retry_after,
 )
+from recon.api.transport import for_client
 from recon.api.wire import Cookies, Prepared, TooLarge, query_string, read_body
 from recon.errors import ApiError, ConfigError, RetryAfterTooLongError
 from recon.models import ApiModel, CallRecord
@@ -143,9 +144,9 @@ class Sender:
         )
         self._in_flight: dict[str, int] = {}  # per resource, for the progress display
         self._count_lock = threading.Lock()
-        # TLS verification is always on: no setting turns it off.
+        # TLS verification is always on: no setting turns it off (nor in `recon.api.transport`).
         self.http = httpx.Client(
-            transport=transport,
+            transport=transport if transport is not None else for_client(),
             timeout=config.timeout_s,
             verify=True,
             follow_redirects=False,
