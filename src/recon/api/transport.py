@@ -5,8 +5,10 @@ httpx's own transport (httpcore and h11) cost ~1.1 ms of CPU to send a request f
 200 payments and read its answer (89 kB) from the sandbox at 50 ms latency, `http.client`
 ~0.4 ms (one thread, 100 pages, medians of two runs each: 1,081-1,096 us against 379-404 us;
 at zero latency 457-466 against 135-137 us): the thread wakes up cold for every answer, and
-the less code it runs the less that costs. An account-night reads ~1,100 pages (issue 24). httpx stays the client: the request it builds is sent as it is
-(the same request line and headers, in the same order), the answer comes back as an
+the less code it runs the less that costs. An account-night reads ~1,100 pages (issue 24).
+
+httpx stays the client: the request it builds is sent as it is (the same request line and
+headers, in the same order), the answer comes back as an
 `httpx.Response` that httpx decodes (gzip and the rest) and reads as before, and failures
 are httpx's exceptions, as its own transport raises them (`recon.api.classify` tells them
 apart). TLS is verified as httpx verifies it (`httpx.create_ssl_context`); a night that
