@@ -143,6 +143,8 @@ class Sender:
             fixed=config.concurrency, cap=config.max_in_flight, initial=2
         )
         self._in_flight: dict[str, int] = {}  # per resource, for the progress display
+        # The client's headers merged with a call's (`Prepared.of`), per set of the call's
+        self._merged: dict[tuple[tuple[str, str], ...], httpx.Headers] = {}
         self._count_lock = threading.Lock()
         # TLS verification is always on: no setting turns it off (nor in `recon.api.transport`).
         self.http = httpx.Client(
@@ -201,7 +203,14 @@ class Sender:
         url = self.config.api_root + op.path
         if op.params:  # the query written once: httpx would parse the URL twice per attempt
             url += "?" + query_string(op.params)
-        prepared = Prepared.of(self.http, op.method, url, headers, content)
+        prepared = Prepared.of(
+            self.http,
+            op.method,
+            url,
+            headers,
+            content,
+            merged=self._merged if op.idempotency_key is None else None,
+        )
         call_id = uuid.uuid4().hex
         start = self.clock()
         attempt = 0

@@ -19,9 +19,10 @@ from urllib.parse import urlencode
 
 import httpx
 
+from recon.errors import _SECRET_QUERY_KEYS as SECRET_QUERY_KEYS
 from recon.errors import redact_url
 
-__all__ = ["Cookies", "Prepared", "TooLarge", "query_string", "read_body"]
+__all__ = ["Cookies", "Prepared", "TooLarge", "logged_query", "query_string", "read_body"]
 
 #: What `urlencode` (`quote_plus`) writes as it is: a key or value of these alone needs no
 #: quoting (`max-records=200`, `skip=4000`), the rest goes through `urlencode`.
@@ -74,14 +75,20 @@ class Prepared:
         url: str,
         headers: Mapping[str, str],
         content: bytes | None,
+        *,
+        merged: dict[tuple[tuple[str, str], ...], httpx.Headers] | None = None,
     ) -> Prepared:
+        """`merged`: the client's headers merged with each set of a call's seen so far
+        (a list's calls all send the same): made once, not at every call."""
         target = httpx.URL(url)
-        merged = httpx.Headers(client.headers)
-        merged.update(headers)
-        query = target.query.decode("ascii", "replace")
-        if query:
-            query = redact_url("http://h/?" + query).split("?", 1)[1]
-        return cls(method, target, headers, merged, content, target.path, query)
+        key = tuple(headers.items())
+        both = merged.get(key) if merged is not None else None
+        if both is None:
+            both = httpx.Headers(client.headers)
+            both.update(headers)
+            if merged is not None:
+                merged[key] = both
+        return cls(method, target, headers, both, content, target.path, logged_query(target))
 
     def request(self, client: httpx.Client, timeout: float) -> httpx.Request:
         """One attempt's request, with `timeout` (seconds) for each of its phases.
@@ -105,6 +112,26 @@ class Prepared:
             headers=self.headers,
             extensions={"timeout": httpx.Timeout(timeout).as_dict()},
         )
+
+
+def logged_query(url: httpx.URL) -> str:
+    """`url`'s query as the call log keeps it, secret-looking values masked (`redact_url`):
+    a query of plain names and values none of which looks secret is kept as it is, which is
+    what `redact_url` gives it, without parsing it and writing it again."""
+    query = url.query.decode("ascii", "replace")
+    if not query:
+        return query
+    for pair in query.split("&"):
+        name, equals, value = pair.partition("=")
+        if not (
+            equals
+            and name
+            and _PLAIN.fullmatch(name)
+            and _PLAIN.fullmatch(value)
+            and name.lower().replace("-", "_") not in SECRET_QUERY_KEYS
+        ):
+            return redact_url("http://h/?" + query).split("?", 1)[1]
+    return query
 
 
 class TooLarge(Exception):
