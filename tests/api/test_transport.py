@@ -158,28 +158,44 @@ def _cut(request: bytes) -> bytes:
     return b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n" + b'{"data":'
 
 
+def _cut_chunked(request: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n8\r\n" + b'{"data":'
+
+
 def _stall(request: bytes) -> bytes | None:
     time.sleep(0.5)
     return None
 
 
-@pytest.mark.parametrize("kind", TRANSPORTS)
+def _failure(kind: str, script: Script, close: bool) -> Exception:
+    with raw_server(script) as server, client(kind, timeout=0.2) as http:
+        server.close_after_answer = close
+        try:
+            http.get(f"http://127.0.0.1:{server.port}/x")  # the body read too
+        except Exception as exc:
+            return exc
+    raise AssertionError("no failure")
+
+
 @pytest.mark.parametrize(
-    ("script", "close", "expected"),
+    ("script", "close", "expected", "same_words"),
     [
-        (_cut, True, httpx.RemoteProtocolError),  # the body cut short
-        (lambda request: None, False, httpx.RemoteProtocolError),  # closed, no answer
-        (lambda request: b"SPAM\r\n\r\n", True, httpx.RemoteProtocolError),  # not HTTP
-        (_stall, False, httpx.ReadTimeout),
+        (_cut, True, httpx.RemoteProtocolError, True),  # the body cut short
+        (_cut_chunked, True, httpx.RemoteProtocolError, True),
+        (lambda request: None, False, httpx.RemoteProtocolError, True),  # closed, no answer
+        (lambda request: b"SPAM\r\n\r\n", True, httpx.RemoteProtocolError, False),  # not HTTP
+        (_stall, False, httpx.ReadTimeout, True),
     ],
 )
 def test_the_same_failure_is_the_same_exception(
-    kind: str, script: Script, close: bool, expected: type[Exception]
+    script: Script, close: bool, expected: type[Exception], same_words: bool
 ) -> None:
-    with raw_server(script) as server, client(kind, timeout=0.2) as http:
-        server.close_after_answer = close
-        with pytest.raises(expected):
-            http.get(f"http://127.0.0.1:{server.port}/x")  # the body read too
+    """The same type, and for the failures a night meets (the call log keeps the words)
+    the same message."""
+    own, pooled = (_failure(kind, script, close) for kind in TRANSPORTS)
+    assert type(own) is type(pooled) is expected
+    if same_words:
+        assert str(pooled) == str(own)
 
 
 @pytest.mark.parametrize("kind", TRANSPORTS)

@@ -131,7 +131,11 @@ class PooledTransport(httpx.BaseTransport):
                 answer = conn.getresponse()
             except TimeoutError as exc:
                 raise httpx.ReadTimeout(str(exc) or "read timed out") from exc
-            except http.client.HTTPException as exc:  # closed without an answer, bad status
+            except http.client.RemoteDisconnected as exc:  # httpcore's words for it
+                raise httpx.RemoteProtocolError(
+                    "Server disconnected without sending a response."
+                ) from exc
+            except http.client.HTTPException as exc:  # a bad status line, say
                 raise httpx.RemoteProtocolError(str(exc) or type(exc).__name__) from exc
             except OSError as exc:
                 raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
@@ -173,6 +177,7 @@ class _Body(httpx.SyncByteStream):
         self._origin = origin
         self._conn: http.client.HTTPConnection | None = conn
         self._answer = answer
+        self._declared = answer.length  # Content-Length (None: chunked, or until closed)
 
     def __iter__(self) -> Iterator[bytes]:
         answer = self._answer
@@ -183,18 +188,25 @@ class _Body(httpx.SyncByteStream):
                     return
                 chunk = answer.read1(65536)
                 if not chunk:
-                    if answer.length:  # `http.client` does not say it: httpcore does
-                        raise http.client.IncompleteRead(b"", answer.length)
+                    if answer.length:  # `http.client` does not say it: h11 does
+                        declared = self._declared or 0
+                        raise httpx.RemoteProtocolError(
+                            "peer closed connection without sending complete message body "
+                            f"(received {declared - answer.length} bytes, expected {declared})"
+                        )
                     return
                 yield chunk
+        except httpx.RemoteProtocolError:
+            self.close()
+            raise
         except TimeoutError as exc:
             self.close()
             raise httpx.ReadTimeout(str(exc) or "read timed out") from exc
-        except http.client.IncompleteRead as exc:
+        except http.client.IncompleteRead as exc:  # a chunked body cut short
             self.close()
             raise httpx.RemoteProtocolError(
                 "peer closed connection without sending complete message body "
-                f"({exc.expected} bytes missing)"
+                "(incomplete chunked read)"
             ) from exc
         except (http.client.HTTPException, OSError) as exc:
             self.close()
