@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import ssl
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -46,6 +46,8 @@ class Attempt:
     retry_after_s: float | None = None
     error: ReconError | None = None
     content: bytes = b""  # the body as received (a successful JSON answer's)
+    # When the answer's headers came (on the sender's clock; None: no answer came)
+    answered_at: float | None = None
 
 
 #: A JSON number of 19 digits or more (outside a string, mostly): orjson reads an integer
@@ -68,27 +70,31 @@ def _loads(content: bytes) -> Any:
 
 
 def classify_success(
-    response: httpx.Response, expect: Expect, request_id: str | None, secrets: Sequence[str]
+    status: int,
+    content: bytes,
+    expect: Expect,
+    request_id: str | None,
+    secrets: Sequence[str],
+    response: Callable[[], httpx.Response],
 ) -> Attempt:
-    """A 2xx answer: its JSON body if it has the shape `expect`, else an unusable body."""
-    status = response.status_code
+    """A 2xx answer (`status`, its body's bytes): its JSON body if it has the shape
+    `expect`, else an unusable body. `response` makes the whole answer, for an error only."""
     if expect == "none":
         return Attempt(Outcome.OK, status=status, request_id=request_id)
-    content = response.content
     if expect == "any" and not content.strip():
         return Attempt(Outcome.OK, status=status, body=None, request_id=request_id)
     try:
         body = _loads(content)
     except (orjson.JSONDecodeError, ValueError, RecursionError):
         problem = "empty body" if not content.strip() else "body is not JSON"
-        return bad_body(response, problem, request_id, secrets)
+        return bad_body(response(), problem, request_id, secrets)
     if expect == "object" and not isinstance(body, dict):
-        return bad_body(response, "body is not a JSON object", request_id, secrets)
+        return bad_body(response(), "body is not a JSON object", request_id, secrets)
     if expect == "list":
         if not isinstance(body, dict) or "data" not in body:
-            return bad_body(response, "list body has no `data` array", request_id, secrets)
+            return bad_body(response(), "list body has no `data` array", request_id, secrets)
         if not isinstance(body["data"], list):
-            return bad_body(response, "list body's `data` is not an array", request_id, secrets)
+            return bad_body(response(), "list body's `data` is not an array", request_id, secrets)
     return Attempt(Outcome.OK, status=status, body=body, request_id=request_id, content=content)
 
 

@@ -15,10 +15,9 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
-from urllib.parse import urlencode
 
 import httpx
 import orjson
@@ -36,17 +35,23 @@ from recon.api.retry import (
     is_retryable_status,
     parse_retry_after,
 )
-from recon.errors import (
-    ApiError,
-    ConfigError,
-    RetryAfterTooLongError,
-    redact_url,
-)
+from recon.api.transport import for_client
+from recon.api.wire import Cookies, Prepared, TooLarge, query_string, read_body
+from recon.errors import ApiError, ConfigError, RetryAfterTooLongError
 from recon.models import ApiModel, CallRecord
 from recon.paging.ahead import DROPPED, DroppedError
 from recon.paging.paginators import Params
 
-__all__ = ["Answer", "Auth", "Op", "Params", "Sender", "default_random", "utcnow"]
+__all__ = [
+    "Answer",
+    "Auth",
+    "Op",
+    "Params",
+    "Sender",
+    "default_random",
+    "query_string",
+    "utcnow",
+]
 
 Auth = Literal["key", "bearer"]  # the same as `recon.resources.Auth`
 M = TypeVar("M", bound=ApiModel)
@@ -60,22 +65,6 @@ def utcnow() -> datetime:
 
 
 default_random = _random.random
-
-
-def query_string(params: Mapping[str, str | int]) -> str:
-    """`params` as the query string httpx writes for them (`httpx.QueryParams`)."""
-    return urlencode(
-        [(k, "true" if v is True else "false" if v is False else str(v)) for k, v in params.items()]
-    )
-
-
-class _Cookies(httpx.Cookies):
-    """httpx's cookie store, which hands the jar only the answers that set a cookie: httpx
-    builds urllib request and response copies of every answer for it (~60 us a page)."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        if "set-cookie" in response.headers or "set-cookie2" in response.headers:
-            super().extract_cookies(response)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,16 +143,18 @@ class Sender:
             fixed=config.concurrency, cap=config.max_in_flight, initial=2
         )
         self._in_flight: dict[str, int] = {}  # per resource, for the progress display
+        # The client's headers merged with a call's (`Prepared.of`), per set of the call's
+        self._merged: dict[tuple[tuple[str, str], ...], httpx.Headers] = {}
         self._count_lock = threading.Lock()
-        # TLS verification is always on: no setting turns it off.
+        # TLS verification is always on: no setting turns it off (nor in `recon.api.transport`).
         self.http = httpx.Client(
-            transport=transport,
+            transport=transport if transport is not None else for_client(),
             timeout=config.timeout_s,
             verify=True,
             follow_redirects=False,
             headers={"Accept": "application/json", "User-Agent": _USER_AGENT},
         )
-        self.http._cookies = _Cookies()  # the client's own store (httpx<0.29 keeps it there)
+        self.http._cookies = Cookies()  # the client's own store (httpx<0.29 keeps it there)
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -212,6 +203,14 @@ class Sender:
         url = self.config.api_root + op.path
         if op.params:  # the query written once: httpx would parse the URL twice per attempt
             url += "?" + query_string(op.params)
+        prepared = Prepared.of(
+            self.http,
+            op.method,
+            url,
+            headers,
+            content,
+            merged=self._merged if op.idempotency_key is None else None,
+        )
         call_id = uuid.uuid4().hex
         start = self.clock()
         attempt = 0
@@ -228,22 +227,15 @@ class Sender:
                     raise DroppedError("no longer wanted")
                 remaining = self.config.call_budget_s - (self.clock() - start)
                 timeout = max(0.001, min(self.config.timeout_s, remaining))
-                request = self.http.build_request(
-                    op.method,
-                    url,
-                    content=content,
-                    headers=headers,
-                    timeout=timeout,
-                )
+                request = prepared.request(self.http, timeout)
             except BaseException:
                 self.gate.cancel()
                 raise
             self._count(op.resource, 1)
             t0 = self.clock()
             got: Attempt | None = None
-            answered: list[float] = []  # when the answer's headers came
             try:
-                got = self._attempt(request, op, deadline=t0 + timeout, answered=answered)
+                got = self._attempt(request, op, deadline=t0 + timeout)
             finally:
                 t1 = self.clock()
                 latency_s = t1 - t0
@@ -260,11 +252,11 @@ class Sender:
                 retry_after_s=result.retry_after_s,
                 rand=self._random(),
             )
-            self._record(call_id, op, request, attempt, result, decision, latency_ms, waited)
+            self._record(call_id, op, prepared, attempt, result, decision, latency_ms, waited)
             if request_ids is not None and result.request_id:
                 request_ids.append(result.request_id)
             if decision.verdict is Verdict.DONE:
-                headers_at = answered[0] if answered else t1
+                headers_at = t1 if result.answered_at is None else result.answered_at
                 return Answer(
                     result.body,
                     result.request_id,
@@ -286,7 +278,7 @@ class Sender:
                     requested_s=decision.requested_s or 0.0,
                     cap_s=policy.retry_after_cap_s,
                     request_id=result.request_id,
-                    what=f"{op.method} {request.url.path}",
+                    what=f"{op.method} {prepared.path}",
                 )
             error = result.error
             assert error is not None
@@ -294,64 +286,51 @@ class Sender:
                 error.attempts = attempt
             raise error
 
-    def _attempt(
-        self,
-        request: httpx.Request,
-        op: Op,
-        *,
-        deadline: float | None = None,
-        answered: list[float] | None = None,
-    ) -> Attempt:
+    def _attempt(self, request: httpx.Request, op: Op, *, deadline: float | None = None) -> Attempt:
         """Send `request` once and classify the result; never raises for HTTP trouble.
 
-        The body is read chunk by chunk against `deadline` (the attempt's time on the
-        client's clock): httpx's timeouts are per socket read, so an answer trickling in a
-        byte at a time would otherwise never end. A connection that breaks after the
-        headers arrived keeps the request id they carried. The time the headers came is
-        appended to `answered`.
+        The body is read against `deadline` (the attempt's time on the client's clock,
+        `recon.api.wire.read_body`). A connection that breaks after the headers arrived
+        keeps the request id they carried. The attempt says when the headers came
+        (`Attempt.answered_at`).
         """
         try:
             streamed = self.http.send(request, stream=True)
         except httpx.HTTPError as exc:
             return transport_failure(exc, request, self._secrets)
-        if answered is not None:
-            answered.append(self.clock())
+        answered_at = self.clock()
         request_id = streamed.headers.get("x-request-id") or streamed.headers.get("request-id")
-        cap = self._max_body_bytes
         try:
-            declared = streamed.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > cap:
-                return self._too_large(streamed, request, request_id)
-            chunks: list[bytes] = []
-            size = 0
-            for chunk in streamed.iter_bytes():
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > cap:  # read no further: the rest is never held
-                    return self._too_large(streamed, request, request_id)
-                if deadline is not None and self.clock() > deadline:
-                    raise httpx.ReadTimeout(
-                        "the answer did not arrive in full within the attempt's time",
-                        request=request,
-                    )
+            content = read_body(
+                streamed, request, cap=self._max_body_bytes, deadline=deadline, clock=self.clock
+            )
+        except TooLarge:
+            return replace(self._too_large(streamed, request, request_id), answered_at=answered_at)
         except httpx.HTTPError as exc:
-            return transport_failure(exc, request, self._secrets, request_id=request_id)
+            failed = transport_failure(exc, request, self._secrets, request_id=request_id)
+            return replace(failed, answered_at=answered_at)
         finally:
             streamed.close()
-        # The decoded body as a plain response (headers kept, minus the transfer ones).
-        response = httpx.Response(
-            streamed.status_code,
-            headers=[
-                (k, v)
-                for k, v in streamed.headers.multi_items()
-                if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
-            ],
-            content=b"".join(chunks),
-            request=request,
-        )
-        status = response.status_code
+
+        def whole() -> httpx.Response:
+            """The decoded body as a plain response (headers kept, minus the transfer ones)."""
+            return httpx.Response(
+                streamed.status_code,
+                headers=[
+                    (k, v)
+                    for k, v in streamed.headers.multi_items()
+                    if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+                ],
+                content=content,
+                request=request,
+            )
+
+        status = streamed.status_code
         if 200 <= status < 300:
-            return classify_success(response, op.expect, request_id, self._secrets)
+            got = classify_success(status, content, op.expect, request_id, self._secrets, whole)
+            got.answered_at = answered_at
+            return got
+        response = whole()
         retry_after = parse_retry_after(response.headers.get("retry-after"), self._wall_clock())
         error = ApiError.from_response(
             response,
@@ -367,6 +346,7 @@ class Sender:
             message=error.message,
             retry_after_s=retry_after,
             error=error,
+            answered_at=answered_at,
         )
 
     def _too_large(
@@ -399,7 +379,7 @@ class Sender:
         self,
         call_id: str,
         op: Op,
-        request: httpx.Request,
+        prepared: Prepared,
         attempt: int,
         result: Attempt,
         decision: Decision,
@@ -415,9 +395,6 @@ class Sender:
             if decision.verdict is Verdict.RETRY
             else "failed"
         )
-        query = request.url.query.decode("ascii", "replace")
-        if query:
-            query = redact_url("http://h/?" + query).split("?", 1)[1]
         message = result.message
         if decision.verdict is Verdict.WAIT_TOO_LONG:
             message = f"{message} (Retry-After {decision.requested_s:g}s above the cap)"
@@ -426,8 +403,8 @@ class Sender:
                 call_id=call_id,
                 resource=op.resource,
                 method=op.method,
-                path=request.url.path,
-                query=query,
+                path=prepared.path,
+                query=prepared.query,
                 attempt=attempt,
                 http_status=result.status,
                 error=result.error_code,

@@ -1,0 +1,168 @@
+"""What an attempt puts on the wire and reads back, for the retry loop in `recon.api.sender`:
+the query string, the request every attempt of a call shares, the cookie store, and the body
+read against the attempt's deadline.
+
+A list page is one call of one attempt, ~1,100 of them an account-night, and against a paced
+provider each runs on a thread that has just woken up, where every step costs two to three
+times what it costs in a tight loop (issue 24: httpx's `build_request` took ~180 us a page
+there, parsing the URL it was given character by character). What does not change between
+attempts is therefore made once per call (`Prepared`), and an attempt builds its request
+from it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+import httpx
+
+from recon.errors import _SECRET_QUERY_KEYS as SECRET_QUERY_KEYS
+from recon.errors import redact_url
+
+__all__ = ["Cookies", "Prepared", "TooLarge", "logged_query", "query_string", "read_body"]
+
+#: What `urlencode` (`quote_plus`) writes as it is: a key or value of these alone needs no
+#: quoting (`max-records=200`, `skip=4000`), the rest goes through `urlencode`.
+_PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
+
+
+def query_string(params: Mapping[str, str | int]) -> str:
+    """`params` as the query string httpx writes for them (`httpx.QueryParams`)."""
+    parts = []
+    for key, value in params.items():
+        text = "true" if value is True else "false" if value is False else str(value)
+        if _PLAIN.fullmatch(key) and _PLAIN.fullmatch(text):
+            parts.append(f"{key}={text}")
+        else:
+            parts.append(urlencode([(key, text)]))
+    return "&".join(parts)
+
+
+class Cookies(httpx.Cookies):
+    """httpx's cookie store, which hands the jar only the answers that set a cookie: httpx
+    builds urllib request and response copies of every answer for it (~60 us a page)."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        if "set-cookie" in response.headers or "set-cookie2" in response.headers:
+            super().extract_cookies(response)
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A call's request as far as its attempts share it, and the call log's view of it.
+
+    `headers` are the client's own merged with the call's, in the order httpx's
+    `build_request` merges them; `path` and `query` are what the call log records (the
+    URL's path, its query with secret-looking values masked).
+    """
+
+    method: str
+    url: httpx.URL
+    call_headers: Mapping[str, str]
+    headers: httpx.Headers
+    content: bytes | None
+    path: str
+    query: str
+
+    @classmethod
+    def of(
+        cls,
+        client: httpx.Client,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        content: bytes | None,
+        *,
+        merged: dict[tuple[tuple[str, str], ...], httpx.Headers] | None = None,
+    ) -> Prepared:
+        """`merged`: the client's headers merged with each set of a call's seen so far
+        (a list's calls all send the same): made once, not at every call."""
+        target = httpx.URL(url)
+        key = tuple(headers.items())
+        both = merged.get(key) if merged is not None else None
+        if both is None:
+            both = httpx.Headers(client.headers)
+            both.update(headers)
+            if merged is not None:
+                merged[key] = both
+        return cls(method, target, headers, both, content, target.path, logged_query(target))
+
+    def request(self, client: httpx.Client, timeout: float) -> httpx.Request:
+        """One attempt's request, with `timeout` (seconds) for each of its phases.
+
+        The same request `client.build_request` makes, without parsing the URL and merging
+        the headers again; a client holding cookies (a provider that set one) or a URL
+        relative to its base goes through `build_request`, which adds them.
+        """
+        if client.cookies or self.url.is_relative_url:
+            return client.build_request(
+                self.method,
+                self.url,
+                content=self.content,
+                headers=self.call_headers,
+                timeout=timeout,
+            )
+        return httpx.Request(
+            self.method,
+            self.url,
+            content=self.content,
+            headers=self.headers,
+            extensions={"timeout": httpx.Timeout(timeout).as_dict()},
+        )
+
+
+def logged_query(url: httpx.URL) -> str:
+    """`url`'s query as the call log keeps it, secret-looking values masked (`redact_url`):
+    a query of plain names and values none of which looks secret is kept as it is, which is
+    what `redact_url` gives it, without parsing it and writing it again."""
+    query = url.query.decode("ascii", "replace")
+    if not query:
+        return query
+    for pair in query.split("&"):
+        name, equals, value = pair.partition("=")
+        if not (
+            equals
+            and name
+            and _PLAIN.fullmatch(name)
+            and _PLAIN.fullmatch(value)
+            and name.lower().replace("-", "_") not in SECRET_QUERY_KEYS
+        ):
+            return redact_url("http://h/?" + query).split("?", 1)[1]
+    return query
+
+
+class TooLarge(Exception):
+    """The answer is larger than the cap: it was read no further."""
+
+
+def read_body(
+    streamed: httpx.Response,
+    request: httpx.Request,
+    *,
+    cap: int,
+    deadline: float | None,
+    clock: Callable[[], float],
+) -> bytes:
+    """The decoded body of a streamed answer, read chunk by chunk against `deadline` (on
+    `clock`): httpx's timeouts are per socket read, so an answer trickling in a byte at a
+    time would otherwise never end (`httpx.ReadTimeout`). Over `cap` bytes, declared or
+    read, it stops there (`TooLarge`): the rest is never held."""
+    declared = streamed.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise TooLarge
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in streamed.iter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            raise TooLarge
+        if deadline is not None and clock() > deadline:
+            raise httpx.ReadTimeout(
+                "the answer did not arrive in full within the attempt's time",
+                request=request,
+            )
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
