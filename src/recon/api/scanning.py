@@ -97,12 +97,13 @@ class _Ahead:
         The adaptive limit climbs while the latency stays flat, to 7-12 against 100 req/s
         at 50 ms where ~5 in flight keep the pace: the rest only waited for the rate's
         slots, and a list alone at its end sent them all past it on a first night (12 of
-        its 24 pages past the ends at 100k). With no rate (none published, or unlimited)
-        the limit alone bounds it.
+        its 24 pages past the ends at 100k). The rate is the one configured
+        (`RECON_RATE_LIMIT`), else the one the provider's 429s show (`AdaptiveLimit.rate_seen`);
+        with neither (no 429 yet, or a provider that does not limit) the limit alone bounds it.
         """
         send = self._send
         limit = send.gate.limit
-        rate, latency = send.limiter.rate, send.gate.latency
+        rate, latency = send.limiter.rate or send.gate.rate_seen, send.gate.latency
         if rate is None or latency is None:
             return limit
         return max(1, min(limit, math.ceil(rate * latency) + _RATE_MARGIN))
