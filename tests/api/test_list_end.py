@@ -20,6 +20,7 @@ from pydantic import SecretStr
 from recon.api import ApiClient, ClientConfig
 from recon.night.extract import _previous_length
 from recon.night.landing import ResourceState, RunLanding
+from recon.paging.ahead import Shares
 
 from .conftest import CANARY_KEY, ROOT, Harness, envelope
 from .test_parallel_paging import Server
@@ -148,6 +149,28 @@ def test_the_lists_in_flight_are_what_the_rate_needs_only_when_it_is_known(
     with harness.client(server, concurrency=12) as client:
         client._send.gate.release(0.05)
         assert client._ahead.in_flight_wanted() == 12  # no rate known: the limit alone
+
+
+class _Scan:
+    def __init__(self, pages_read: int) -> None:
+        self.pages_read = pages_read
+
+
+def test_the_lists_read_at_once_share_one_budget_rounded_down() -> None:
+    """Seven in flight among six lists: each its own page, and the one page left over ahead
+    of the list that has read the most (rounded up, every list had a page ahead, sent past
+    its end when it ended)."""
+    shares = Shares()
+    scans = [_Scan(p) for p in (3, 9, 5, 9, 1, 2)]
+    for scan in scans:
+        shares.joined(scan)  # type: ignore[arg-type]
+    depths = [shares.depth(scan, 7) for scan in scans]  # type: ignore[arg-type]
+    assert depths == [0, 1, 0, 0, 0, 0]  # a tie goes to the list that joined first
+    shares.left(scans[1])  # type: ignore[arg-type]
+    shares.left(scans[0])  # type: ignore[arg-type]
+    depths = [shares.depth(scan, 7) for scan in scans[2:]]  # type: ignore[arg-type]
+    assert depths == [1, 1, 0, 1]  # 7 = 4 x 1 + 3: the three longest have one ahead
+    assert shares.depth(scans[0], 7) == 6  # a scan not sharing (ended) may have them all
 
 
 class _Bucket:

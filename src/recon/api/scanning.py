@@ -20,6 +20,7 @@ from urllib.parse import quote
 from recon.api.config import ClientConfig, check_id, check_payment_status, check_skip
 from recon.api.sender import Op, Params, Sender
 from recon.errors import AuthError, ConfigError, ReconError, TransportError
+from recon.paging.ahead import Shares
 from recon.paging.idscan import IdScan
 from recon.paging.narrow import narrow, narrowable
 from recon.paging.paginators import NextOffsetPaginator, record_id
@@ -70,7 +71,7 @@ class _Ahead:
         self._send = send
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
-        self._scans = 0  # lists being read right now, each with pages ahead of it
+        self.shares = Shares()  # the lists read right now share the requests in flight
 
     def submit(self, fn: Callable[[], T]) -> Future[T]:
         with self._lock:
@@ -78,17 +79,6 @@ class _Ahead:
                 workers = self._send.gate.cap
                 self._pool = ThreadPoolExecutor(workers, thread_name_prefix="recon-ahead")
             return self._pool.submit(fn)
-
-    def depth(self) -> int:
-        # The lists read at once share the gate: each keeps its fair share of the limit in
-        # flight (its own page and the rest ahead), so that together they still fill it. A
-        # list's pages ahead are sent blind past its end on a first night; six lists each
-        # with the whole limit ahead sent ~40 pages past their ends at 100k (3.7% of
-        # requests against a paced provider), their shares ~2 each.
-        with self._lock:
-            scans = max(1, self._scans)
-        share = -(-self.in_flight_wanted() // scans)
-        return max(0, share - 1)
 
     def in_flight_wanted(self) -> int:
         """The requests the lists may have in flight together: the gate's limit, and no
@@ -110,14 +100,6 @@ class _Ahead:
 
     def clock(self) -> float:
         return self._send.clock()
-
-    def joined(self) -> None:
-        with self._lock:
-            self._scans += 1
-
-    def left(self) -> None:
-        with self._lock:
-            self._scans -= 1
 
     def close(self) -> None:
         with self._lock:
