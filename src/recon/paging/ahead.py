@@ -4,10 +4,10 @@
 request already in flight or sent now; before waiting it tops up the pages in flight at
 the predicted offsets (s + step, s + 2·step, …; `BasePaginator.predict`) up to the
 list's part of the requests the client's lists may have in flight together (`Shares`),
-and drops those no longer predicted (a short page, an anchor found
-elsewhere, a step back, a `nextOffset` other than predicted). The scan still takes every
-page in order and verifies it as in sequential paging: a wrong prediction costs requests,
-never a record, and the scan simply goes on sequentially from its last verified page.
+and drops those no longer predicted (a short page, an anchor found elsewhere, a step back,
+a `nextOffset` other than predicted). The scan still takes every page in order and
+verifies it as in sequential paging: a wrong prediction costs requests, never a record,
+and the scan simply goes on sequentially from its last verified page.
 
 When the provider answers about as fast as the client handles a page (its wait, request
 sent to answer's headers, below 1.5 times the client's own work on the page: reading and
@@ -103,9 +103,9 @@ class Shares:
     page, and the rest ahead), and what the rounding leaves goes to the lists that have
     read the most pages, so that together they still keep the budget in flight. Rounded
     up (⌈budget / lists⌉ each, as before), six lists sharing 7 in flight each had a page
-    ahead, four or five ended with it sent past their end: with the provider's rate learnt
-    (`AdaptiveLimit.rate_seen`), 15-19 pages past the ends of 1,123-1,129 requests against
-    8-16 of 1,118-1,124 rounded down (100k payments, 50 ms, 100 a second, 4 runs each).
+    ahead: with the provider's rate learnt (`AdaptiveLimit.rate_seen`), 15-19 pages past
+    the ends of 1,123-1,129 requests, against 8-16 of 1,118-1,124 rounded down (100k
+    payments, 50 ms, 100 a second, 4 interleaved runs each).
     """
 
     def __init__(self) -> None:
