@@ -11,6 +11,7 @@ import itertools
 import threading
 
 import httpx
+import pytest
 from pydantic import SecretStr
 
 from recon.api import ApiClient, ClientConfig
@@ -135,3 +136,73 @@ def test_a_429_from_the_server_cuts_the_client_limit() -> None:
         assert client.gate.drops == 1
         assert client.gate.trajectory[:2] == [2, 1]
         assert client.limiter.pauses == 1  # Retry-After still pauses everybody
+
+
+def _answers(gate: AdaptiveLimit, clock: FakeClock, n: int, seconds: float) -> None:
+    """`n` answers spread over `seconds`."""
+    for _ in range(n):
+        clock.now += seconds / n
+        gate.acquire()
+        gate.release(0.05)
+
+
+def _shed(gate: AdaptiveLimit, k: int = 1) -> None:
+    for _ in range(k):
+        gate.acquire()
+        gate.release(0.05, dropped=True)
+
+
+def test_the_providers_rate_is_learnt_from_the_answers_between_two_429s() -> None:
+    """A token bucket that answers 429 is empty: what it took between two of its 429s is
+    its rate times the time between them."""
+    clock = FakeClock()
+    gate = AdaptiveLimit(cap=16, clock=clock.clock)
+    _answers(gate, clock, 80, 0.5)
+    assert gate.rate_seen is None  # no 429 yet: the provider may not limit at all
+    _shed(gate, 3)  # a burst of 429s from one round: one empty bucket (too soon to measure)
+    assert gate.rate_seen is None
+    _answers(gate, clock, 150, 1.5)
+    _shed(gate, 2)
+    assert gate.rate_seen == pytest.approx(100.0)  # 150 answers in 1.5 s
+    clock.now += 12.0  # the lists idled: the bucket filled up, the stretch says little
+    _answers(gate, clock, 10, 0.1)
+    _shed(gate)
+    assert gate.rate_seen == pytest.approx(100.0)
+
+
+def test_the_first_429_measures_the_rate_from_the_first_answer() -> None:
+    """The bucket was full at the start: an estimate above the rate (by its burst over the
+    time), which the next 429 corrects."""
+    clock = FakeClock()
+    gate = AdaptiveLimit(cap=16, clock=clock.clock)
+    _answers(gate, clock, 300, 2.0)
+    _shed(gate)
+    assert gate.rate_seen is not None
+    assert 140 < gate.rate_seen < 160
+    _answers(gate, clock, 200, 2.0)
+    _shed(gate)
+    assert gate.rate_seen == pytest.approx(100.0)
+
+
+def test_a_storm_of_429s_says_nothing_of_the_rate() -> None:
+    clock = FakeClock()
+    gate = AdaptiveLimit(cap=16, clock=clock.clock)
+    for _ in range(5):  # the provider pausing everybody: 429s a second apart, few answers
+        _answers(gate, clock, 3, 1.0)
+        _shed(gate, 4)
+    assert gate.rate_seen is None
+
+
+def test_a_calm_stretch_raises_too_low_an_estimate() -> None:
+    """Capped at the rate it measured, the client could never find a higher one if 429s
+    alone moved it: a stretch without 429s raises it to the pace of its answers."""
+    clock = FakeClock()
+    gate = AdaptiveLimit(cap=16, clock=clock.clock)
+    _answers(gate, clock, 60, 1.0)
+    _shed(gate)
+    _answers(gate, clock, 60, 1.5)
+    _shed(gate)
+    assert gate.rate_seen == pytest.approx(40.0)
+    _answers(gate, clock, 600, 6.0)  # 100 a second, no 429
+    assert gate.rate_seen is not None
+    assert gate.rate_seen > 90

@@ -21,17 +21,44 @@ limit in the manner of TCP congestion control, with the latency signal of Netfli
   `SharedRateLimiter` (everybody pauses).
 
 Every change is appended to `trajectory` (the limit after it), which tests assert on.
+
+The gate also learns the provider's rate when it does not publish one (`rate_seen`): a
+token bucket that answers 429 is empty, so the requests it took between two of its 429s
+are its rate times the time between them, give or take one (the sandbox at 100 a second:
+97.7-101.8 measured). At the first 429 the stretch since the first answer gives an
+estimate above the rate (the bucket was full at the start: 118-145 measured), which the
+next 429 corrects. Before the first 429 nothing is known (None: the provider may not limit
+at all). The pages a paced provider needs in flight are that rate times the latency
+(`recon.api.scanning`); a client capped there could never find a higher rate if only 429s
+moved the estimate, so a stretch of `_CALM_S` without a 429 raises it to that stretch's
+answers a second (too low an estimate, e.g. tokens lost while the bucket sat full during
+a long `Retry-After`, grows back until the provider pushes back again).
 """
 
 from __future__ import annotations
 
 import math
 import threading
+import time
+from collections.abc import Callable
 
 __all__ = ["AdaptiveLimit"]
 
 #: The weight of each new answer in the moving average of latency (`AdaptiveLimit.latency`).
 _SMOOTH = 0.2
+#: Two 429s at least this far apart measure the provider's rate (a burst of 429s from one
+#: round is one bucket found empty); further apart than `_RATE_WINDOW_MAX_S`, the stretch
+#: between them says little (the lists may have idled, the bucket full) and only restarts
+#: the count.
+_RATE_WINDOW_S = 1.0
+_RATE_WINDOW_MAX_S = 10.0
+#: Fewer answers than this between two 429s is a storm (the provider pausing everybody),
+#: not the pace it keeps: no estimate.
+_RATE_MIN_ANSWERS = 10
+#: A stretch this long without a 429 raises the estimate to its answers per second. Long,
+#: because a stretch that starts with the bucket refilled (after a `Retry-After`) can take
+#: up to its burst more than the rate: over 2 s the sandbox's 100 a second read as 118.
+_CALM_S = 5.0
 
 
 class AdaptiveLimit:
@@ -45,6 +72,7 @@ class AdaptiveLimit:
         cap: int = 16,
         tolerance: float = 2.0,
         probe_rounds: int = 50,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.cap = max(1, cap)
         self.adaptive = fixed is None
@@ -70,6 +98,13 @@ class AdaptiveLimit:
         # the pages a paced provider needs in flight are its rate times this
         # (`recon.api.scanning`). None until the first answer.
         self.latency: float | None = None
+        # The provider's rate as its 429s show it (requests a second; None until known).
+        self.rate_seen: float | None = None
+        self._clock = clock
+        self._answered = 0  # answers other than 429s, ever
+        self._shed_mark: tuple[float, int] | None = None  # (when, answered) at a 429
+        self._calm_mark: tuple[float, int] | None = None  # (when, answered) since a 429
+        self._first_answer: tuple[float, int] | None = None  # (when, 0) at the first answer
 
     def __repr__(self) -> str:
         kind = "adaptive" if self.adaptive else "fixed"
@@ -91,6 +126,10 @@ class AdaptiveLimit:
             if latency_s is not None and not dropped:
                 last = self.latency
                 self.latency = latency_s if last is None else last + (latency_s - last) * _SMOOTH
+            if dropped:
+                self._shed()
+            elif latency_s is not None:
+                self._answer()
             if self.adaptive:
                 self._learn(latency_s, dropped)
             self._cond.notify_all()
@@ -100,6 +139,35 @@ class AdaptiveLimit:
         with self._cond:
             self.in_flight -= 1
             self._cond.notify_all()
+
+    # ------------------------------------------------------------------ the provider's rate
+
+    def _shed(self) -> None:
+        """A 429: the provider's bucket is empty now. The answers since the last 429 (or,
+        at the first, since the first answer) over the time between measure its rate."""
+        now, answered = self._clock(), self._answered
+        self._calm_mark = (now, answered)
+        last = self._shed_mark
+        if last is not None and now - last[0] < _RATE_WINDOW_S:
+            return  # the same bucket found empty again: the mark stays
+        since = last or self._first_answer
+        if since is not None and now - since[0] <= _RATE_WINDOW_MAX_S:
+            taken = answered - since[1]
+            if taken >= _RATE_MIN_ANSWERS and now - since[0] >= _RATE_WINDOW_S:
+                self.rate_seen = taken / (now - since[0])
+        self._shed_mark = (now, answered)
+
+    def _answer(self) -> None:
+        """An answer other than a 429: counted, and a calm stretch raises the estimate."""
+        now = self._clock()
+        if self._first_answer is None:
+            self._first_answer = (now, self._answered)
+        self._answered += 1
+        calm = self._calm_mark
+        if calm is None or self.rate_seen is None or now - calm[0] < _CALM_S:
+            return
+        self.rate_seen = max(self.rate_seen, (self._answered - calm[1]) / (now - calm[0]))
+        self._calm_mark = (now, self._answered)
 
     # ------------------------------------------------------------------ the rules
 

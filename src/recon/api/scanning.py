@@ -20,6 +20,7 @@ from urllib.parse import quote
 from recon.api.config import ClientConfig, check_id, check_payment_status, check_skip
 from recon.api.sender import Op, Params, Sender
 from recon.errors import AuthError, ConfigError, ReconError, TransportError
+from recon.paging.ahead import Shares
 from recon.paging.idscan import IdScan
 from recon.paging.narrow import narrow, narrowable
 from recon.paging.paginators import NextOffsetPaginator, record_id
@@ -70,7 +71,7 @@ class _Ahead:
         self._send = send
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
-        self._scans = 0  # lists being read right now, each with pages ahead of it
+        self.shares = Shares()  # the lists read right now share the requests in flight
 
     def submit(self, fn: Callable[[], T]) -> Future[T]:
         with self._lock:
@@ -79,17 +80,6 @@ class _Ahead:
                 self._pool = ThreadPoolExecutor(workers, thread_name_prefix="recon-ahead")
             return self._pool.submit(fn)
 
-    def depth(self) -> int:
-        # The lists read at once share the gate: each keeps its fair share of the limit in
-        # flight (its own page and the rest ahead), so that together they still fill it. A
-        # list's pages ahead are sent blind past its end on a first night; six lists each
-        # with the whole limit ahead sent ~40 pages past their ends at 100k (3.7% of
-        # requests against a paced provider), their shares ~2 each.
-        with self._lock:
-            scans = max(1, self._scans)
-        share = -(-self.in_flight_wanted() // scans)
-        return max(0, share - 1)
-
     def in_flight_wanted(self) -> int:
         """The requests the lists may have in flight together: the gate's limit, and no
         more than a paced provider's rate needs (its rate times the latency, plus one).
@@ -97,26 +87,19 @@ class _Ahead:
         The adaptive limit climbs while the latency stays flat, to 7-12 against 100 req/s
         at 50 ms where ~5 in flight keep the pace: the rest only waited for the rate's
         slots, and a list alone at its end sent them all past it on a first night (12 of
-        its 24 pages past the ends at 100k). With no rate (none published, or unlimited)
-        the limit alone bounds it.
+        its 24 pages past the ends at 100k). The rate is the one configured
+        (`RECON_RATE_LIMIT`), else the one the provider's 429s show (`AdaptiveLimit.rate_seen`);
+        with neither (no 429 yet, or a provider that does not limit) the limit alone bounds it.
         """
         send = self._send
         limit = send.gate.limit
-        rate, latency = send.limiter.rate, send.gate.latency
+        rate, latency = send.limiter.rate or send.gate.rate_seen, send.gate.latency
         if rate is None or latency is None:
             return limit
         return max(1, min(limit, math.ceil(rate * latency) + _RATE_MARGIN))
 
     def clock(self) -> float:
         return self._send.clock()
-
-    def joined(self) -> None:
-        with self._lock:
-            self._scans += 1
-
-    def left(self) -> None:
-        with self._lock:
-            self._scans -= 1
 
     def close(self) -> None:
         with self._lock:

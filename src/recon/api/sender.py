@@ -140,7 +140,7 @@ class Sender:
             clock=clock, sleep=sleep, min_interval_s=interval
         )
         self.gate = gate or AdaptiveLimit(
-            fixed=config.concurrency, cap=config.max_in_flight, initial=2
+            fixed=config.concurrency, cap=config.max_in_flight, initial=2, clock=clock
         )
         self._in_flight: dict[str, int] = {}  # per resource, for the progress display
         # The client's headers merged with a call's (`Prepared.of`), per set of the call's

@@ -3,10 +3,11 @@
 `Ahead.get(params)` is what a `Scan` calls instead of fetching: the page it needs, from a
 request already in flight or sent now; before waiting it tops up the pages in flight at
 the predicted offsets (s + step, s + 2·step, …; `BasePaginator.predict`) up to the
-`Lookahead`'s depth, and drops those no longer predicted (a short page, an anchor found
-elsewhere, a step back, a `nextOffset` other than predicted). The scan still takes every
-page in order and verifies it as in sequential paging: a wrong prediction costs requests,
-never a record, and the scan simply goes on sequentially from its last verified page.
+list's part of the requests the client's lists may have in flight together (`Shares`),
+and drops those no longer predicted (a short page, an anchor found elsewhere, a step back,
+a `nextOffset` other than predicted). The scan still takes every page in order and
+verifies it as in sequential paging: a wrong prediction costs requests, never a record,
+and the scan simply goes on sequentially from its last verified page.
 
 When the provider answers about as fast as the client handles a page (its wait, request
 sent to answer's headers, below 1.5 times the client's own work on the page: reading and
@@ -43,6 +44,7 @@ __all__ = [
     "DroppedError",
     "Job",
     "Lookahead",
+    "Shares",
 ]
 
 #: A scan fetches its pages on its own thread once the provider's wait is below this many
@@ -81,21 +83,56 @@ class Lookahead(Protocol):
         """Run `fn` soon, on another thread."""
         ...
 
-    def depth(self) -> int:
-        """How many pages a list may have in flight ahead of its scan right now."""
-        ...
+    shares: Shares  # the pages in flight the client's scans share
 
-    def joined(self) -> None:
-        """A scan started fetching ahead (it shares the depth with the others)."""
-        ...
-
-    def left(self) -> None:
-        """A scan that joined ended."""
+    def in_flight_wanted(self) -> int:
+        """The requests the lists read at once may have in flight together right now."""
         ...
 
     def clock(self) -> float:
         """Now, on the clock the latency is measured on (seconds)."""
         ...
+
+
+class Shares:
+    """The requests in flight that the lists read at once share: one budget (thread-safe).
+
+    A list's pages ahead are sent blind past its end on a first night, so each list that
+    ends while others are still read wastes what it had ahead; only the last one needs
+    the whole budget. Each list gets an equal part of the budget rounded down (its own
+    page, and the rest ahead), and what the rounding leaves goes to the lists that have
+    read the most pages, so that together they still keep the budget in flight. Rounded
+    up (⌈budget / lists⌉ each, as before), six lists sharing 7 in flight each had a page
+    ahead: with the provider's rate learnt (`AdaptiveLimit.rate_seen`), 15-19 pages past
+    the ends of 1,123-1,129 requests, against 8-16 of 1,118-1,124 rounded down (100k
+    payments, 50 ms, 100 a second, 4 interleaved runs each).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._scans: list[Ahead] = []  # in the order they joined (the first wins a tie)
+
+    def joined(self, scan: Ahead) -> None:
+        with self._lock:
+            self._scans.append(scan)
+
+    def left(self, scan: Ahead) -> None:
+        with self._lock:
+            self._scans.remove(scan)
+
+    def depth(self, scan: Ahead, wanted: int) -> int:
+        """The pages `scan` may have in flight ahead of the one it reads, of `wanted` in
+        flight for every list together."""
+        with self._lock:
+            scans = list(self._scans)
+        if scan not in scans:
+            return max(0, wanted - 1)
+        part, left_over = divmod(wanted, len(scans))
+        if left_over:
+            longest = sorted(scans, key=lambda s: -s.pages_read)[:left_over]
+            if scan in longest:
+                part += 1
+        return max(0, part - 1)
 
 
 class Ahead:
@@ -126,7 +163,7 @@ class Ahead:
         """The page `params` asks for; raises its failure as a direct fetch would."""
         if not self._joined:
             self._joined = True
-            self._lookahead.joined()
+            self._lookahead.shares.joined(self)
         if self._returned_at is not None:  # the scan's own work on the page before
             self._own.append(self._lookahead.clock() - self._returned_at)
             self._returned_at = None
@@ -146,6 +183,11 @@ class Ahead:
             self._measured(fetched)
         self._returned_at = self._lookahead.clock()
         return fetched
+
+    @property
+    def pages_read(self) -> int:
+        """The pages the scan has read so far (read from other threads: an int, no lock)."""
+        return self._report.pages
 
     def _measured(self, fetched: FetchedPage) -> None:
         self._wait.append(fetched.wait_s)
@@ -179,7 +221,7 @@ class Ahead:
         self._dropped.clear()
         if self._joined:
             self._joined = False
-            self._lookahead.left()
+            self._lookahead.shares.left(self)
 
     def _drop(self, entry: tuple[Future[Job], threading.Event]) -> None:
         job, dropped = entry
@@ -206,7 +248,13 @@ class Ahead:
             self._failed_seen = len(report.failed_pages)
             self._pages_at_failure = report.pages
         pages = report.pages - self._pages_at_failure
-        depth = min(self._lookahead.depth(), 1 << min(pages, 6)) if pages else 0
+        if pages:
+            lookahead = self._lookahead
+            depth = min(
+                lookahead.shares.depth(self, lookahead.in_flight_wanted()), 1 << min(pages, 6)
+            )
+        else:
+            depth = 0
         if depth and self.fetch_here():
             depth = 0  # the next page is fetched on this thread, when the scan asks for it
         # Pages already in flight stay as long as they are still on the predicted path,
