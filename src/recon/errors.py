@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = [
+    "SECRET_QUERY_KEYS",
     "ApiError",
     "AuthError",
     "CheckDefinitionError",
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 # Query parameters whose values are never shown, whatever their case.
-_SECRET_QUERY_KEYS = frozenset(
+SECRET_QUERY_KEYS = frozenset(
     {"api_key", "apikey", "key", "token", "access_token", "client_token", "secret", "password"}
 )
 
@@ -107,7 +108,7 @@ def redact_url(url: str) -> str:
     query = parts.query
     if query:
         pairs = [
-            (k, "***" if k.lower().replace("-", "_") in _SECRET_QUERY_KEYS else v)
+            (k, "***" if k.lower().replace("-", "_") in SECRET_QUERY_KEYS else v)
             for k, v in parse_qsl(query, keep_blank_values=True)
         ]
         query = urlencode(pairs, safe="*")

@@ -19,8 +19,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from recon.errors import _SECRET_QUERY_KEYS as SECRET_QUERY_KEYS
-from recon.errors import redact_url
+from recon.errors import SECRET_QUERY_KEYS, redact_url
 
 __all__ = ["Cookies", "Prepared", "TooLarge", "logged_query", "query_string", "read_body"]
 
