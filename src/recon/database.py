@@ -52,15 +52,15 @@ def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
 
 @contextlib.contextmanager
 def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """A transaction of its own on `con`, committed when the block ends, rolled back if it
-    raises (`rollback`)."""
+    """A transaction of its own on `con`, committed when the block ends, rolled back if the
+    block or its COMMIT raises (`rollback`)."""
     con.execute("BEGIN TRANSACTION")
     try:
         yield
+        con.execute("COMMIT")
     except BaseException:
         rollback(con)
         raise
-    con.execute("COMMIT")
 
 
 def rollback(con: duckdb.DuckDBPyConnection) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import duckdb
 
-from recon.database import rollback
+from recon.database import transaction
 from recon.errors import WarehouseError, disk_full
 from recon.fields import FieldMap, load_parameters, presence_parameters
 from recon.memory import parse_size
@@ -176,36 +176,31 @@ def _load_transaction(
     transaction holds the rest, and a retry loads only the rest again."""
     run_id = landing.run_id
     per_resource: dict[str, dict[str, Any]] = dict(begun or {})
-    con.execute("BEGIN TRANSACTION")
     try:
-        if begun is None:
-            start = {
-                "run_id": run_id,
-                "started_at": meta["started_at"],
-                "base_url": meta.get("base_url"),
-                "trigger": meta.get("trigger"),
-            }
-            for stmt in sql_statements(read_sql("load/run_start.sql")):
-                con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
-        for resource, state in states.items():
-            if resource not in per_resource:
-                per_resource[resource] = load_resource(con, landing, resource, state, fields)
-        per_resource = {r: per_resource[r] for r in states if r in per_resource}  # as listed
-        con.execute(
-            read_sql("load/run_merged.sql"), {"status": status, "reason": reason, "run_id": run_id}
-        )
-        con.execute("COMMIT")
+        with transaction(con):
+            if begun is None:
+                start = {
+                    "run_id": run_id,
+                    "started_at": meta["started_at"],
+                    "base_url": meta.get("base_url"),
+                    "trigger": meta.get("trigger"),
+                }
+                for stmt in sql_statements(read_sql("load/run_start.sql")):
+                    con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
+            for resource, state in states.items():
+                if resource not in per_resource:
+                    per_resource[resource] = load_resource(con, landing, resource, state, fields)
+            per_resource = {r: per_resource[r] for r in states if r in per_resource}  # as listed
+            con.execute(
+                read_sql("load/run_merged.sql"),
+                {"status": status, "reason": reason, "run_id": run_id},
+            )
     except duckdb.OutOfMemoryException:
-        rollback(con)
         raise  # load_run tries once more under twice the limit (then says it in one line)
     except duckdb.Error as exc:
-        rollback(con)
         if disk_full(exc):
             raise  # Warehouse.session names the disk that filled up
         raise load_failure(exc, landing) from None
-    except BaseException:
-        rollback(con)
-        raise
     return per_resource
 
 
