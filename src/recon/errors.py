@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = [
-    "SECRET_QUERY_KEYS",
     "ApiError",
     "AuthError",
     "CheckDefinitionError",
@@ -48,10 +47,11 @@ __all__ = [
     "redact_url",
     "remember_secret",
     "scrub",
+    "secret_query_key",
 ]
 
 # Query parameters whose values are never shown, whatever their case.
-SECRET_QUERY_KEYS = frozenset(
+_SECRET_QUERY_KEYS = frozenset(
     {"api_key", "apikey", "key", "token", "access_token", "client_token", "secret", "password"}
 )
 
@@ -99,6 +99,11 @@ def disk_full(exc: BaseException) -> bool:
     return "no space left" in text or "disk quota" in text or "file too large" in text
 
 
+def secret_query_key(name: str) -> bool:
+    """Whether a query parameter's value is never shown (`redact_url`), whatever its case."""
+    return name.lower().replace("-", "_") in _SECRET_QUERY_KEYS
+
+
 def redact_url(url: str) -> str:
     """Return `url` with any userinfo and secret-looking query values masked."""
     parts = urlsplit(url)
@@ -108,7 +113,7 @@ def redact_url(url: str) -> str:
     query = parts.query
     if query:
         pairs = [
-            (k, "***" if k.lower().replace("-", "_") in SECRET_QUERY_KEYS else v)
+            (k, "***" if secret_query_key(k) else v)
             for k, v in parse_qsl(query, keep_blank_values=True)
         ]
         query = urlencode(pairs, safe="*")

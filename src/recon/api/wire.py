@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from recon.errors import SECRET_QUERY_KEYS, redact_url
+from recon.errors import redact_url, secret_query_key
 
 __all__ = ["Cookies", "Prepared", "TooLarge", "logged_query", "query_string", "read_body"]
 
@@ -127,7 +127,7 @@ def logged_query(url: httpx.URL) -> str:
             and name
             and _PLAIN.fullmatch(name)
             and _PLAIN.fullmatch(value)
-            and name.lower().replace("-", "_") not in SECRET_QUERY_KEYS
+            and not secret_query_key(name)
         ):
             return redact_url("http://h/?" + query).split("?", 1)[1]
     return query
