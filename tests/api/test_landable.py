@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from recon.api.classify import _loads
-from recon.api.sender import query_string
+from recon.api.wire import query_string
 from recon.night.landing import ResourceLanding
 from recon.paging import NextOffsetPaginator, Scan
 from recon.paging.pages import FetchedPage

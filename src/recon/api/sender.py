@@ -15,7 +15,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
@@ -49,7 +49,6 @@ __all__ = [
     "Params",
     "Sender",
     "default_random",
-    "query_string",
     "utcnow",
 ]
 
@@ -299,18 +298,26 @@ class Sender:
         except httpx.HTTPError as exc:
             return transport_failure(exc, request, self._secrets)
         answered_at = self.clock()
+        try:
+            got = self._answered(streamed, request, op, deadline)
+        finally:
+            streamed.close()
+        got.answered_at = answered_at
+        return got
+
+    def _answered(
+        self, streamed: httpx.Response, request: httpx.Request, op: Op, deadline: float | None
+    ) -> Attempt:
+        """The attempt an answer whose headers came makes: its body read, then classified."""
         request_id = streamed.headers.get("x-request-id") or streamed.headers.get("request-id")
         try:
             content = read_body(
                 streamed, request, cap=self._max_body_bytes, deadline=deadline, clock=self.clock
             )
         except TooLarge:
-            return replace(self._too_large(streamed, request, request_id), answered_at=answered_at)
+            return self._too_large(streamed, request, request_id)
         except httpx.HTTPError as exc:
-            failed = transport_failure(exc, request, self._secrets, request_id=request_id)
-            return replace(failed, answered_at=answered_at)
-        finally:
-            streamed.close()
+            return transport_failure(exc, request, self._secrets, request_id=request_id)
 
         def whole() -> httpx.Response:
             """The decoded body as a plain response (headers kept, minus the transfer ones)."""
@@ -327,9 +334,7 @@ class Sender:
 
         status = streamed.status_code
         if 200 <= status < 300:
-            got = classify_success(status, content, op.expect, request_id, self._secrets, whole)
-            got.answered_at = answered_at
-            return got
+            return classify_success(status, content, op.expect, request_id, self._secrets, whole)
         response = whole()
         retry_after = parse_retry_after(response.headers.get("retry-after"), self._wall_clock())
         error = ApiError.from_response(
@@ -346,7 +351,6 @@ class Sender:
             message=error.message,
             retry_after_s=retry_after,
             error=error,
-            answered_at=answered_at,
         )
 
     def _too_large(
