@@ -11,7 +11,8 @@ import orjson
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.findings.acks import GENESIS, AckLog, acks_path, line_hash, load_acks
+from recon.findings.acks import GENESIS, AckLog, acks_path, line_hash
+from recon.findings.trail_table import load_acks
 from recon.findings.verify import verify_trail
 from tests.ledger.support import warehouse
 

@@ -14,7 +14,8 @@ import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.findings.acks import acks_path, load_acks
+from recon.findings.acks import acks_path
+from recon.findings.trail_table import load_acks
 from recon.night.published import prepare_for_readers
 from recon.report import render_report
 from tests.ledger.support import warehouse

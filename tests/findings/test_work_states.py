@@ -12,8 +12,9 @@ import orjson
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.findings.acks import acks_path, load_acks
+from recon.findings.acks import acks_path
 from recon.findings.listing import list_findings
+from recon.findings.trail_table import load_acks
 from tests.ledger.support import warehouse
 
 from .conftest import KEY_A, KEY_B, KEY_C, KEY_D, R0, R1, add_findings

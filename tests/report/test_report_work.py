@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from recon.findings.acks import AckLog, Amounts, load_acks
+from recon.findings.acks import AckLog, Amounts
+from recon.findings.trail_table import load_acks
 from recon.report import render_report
 
 from .synthetic_warehouse import LAST, build

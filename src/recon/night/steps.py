@@ -17,7 +17,8 @@ from typing import Any, TypeAlias
 
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
-from recon.findings.acks import acks_path, load_acks, refresh_acks
+from recon.findings.acks import acks_path
+from recon.findings.trail_table import load_acks, refresh_acks
 from recon.fx import load_rates
 from recon.ledger.loading import load_books, validate_books
 from recon.night import early, reach
