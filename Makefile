@@ -75,7 +75,7 @@ bench: setup ## Benchmarks: ceiling vs recon vs dlt, the night, matching 1M x 1M
 	$(UV) sync --locked --inexact --group bench
 	$(BIN)/python -m benchmarks.run
 	$(BIN)/python -m benchmarks.matching_bench
-	$(BIN)/python -m benchmarks.accounts
+	$(BIN)/python -m benchmarks.accounts --repeat 3
 
 clean: ## Remove the venv, caches and local run output
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache data reports/*/ reports/index.html reports/latest
