@@ -14,7 +14,9 @@ process runs the whole night of every account in a `recon.toml` (`recon.group.
 run_group_local`: extract, land, load, check, publish, report per account, on threads or
 each in a process of its own as recon chooses for the machine unless told, then the
 consolidated warehouse and the group page — `recon nightly` without Prefect's fixed
-start-up), first with account 1 alone, then with all N. Printed: wall time of each, the
+start-up; the accounts' fork server is started and its imports done before the clock
+starts, as `recon nightly` starts it before Prefect's start-up), first with account 1
+alone, then with all N. Printed: wall time of each, the
 ratio (target: N side by side <= 1.3x one alone), recon's CPU seconds (its process and
 every process it started, from /proc), CPU seconds per 1M records, the sandboxes' CPU
 seconds over the night (they share the cores), peak RSS (largest process, and all
