@@ -16,11 +16,11 @@ each in a process of its own as recon chooses for the machine unless told, then 
 consolidated warehouse and the group page — `recon nightly` without Prefect's fixed
 start-up; the accounts' fork server is started and its imports done before the clock
 starts, as `recon nightly` starts it before Prefect's start-up), first with account 1
-alone, then with all N. Printed: wall time of each, the
-ratio (target: N side by side <= 1.3x one alone), recon's CPU seconds (its process and
-every process it started, from /proc), CPU seconds per 1M records, the sandboxes' CPU
-seconds over the night (they share the cores), peak RSS (largest process, and all
-processes' peaks added up), and the load average before and after.
+alone, then with all N. Printed: wall time of each, the ratio (target: N side by side
+<= 1.3x one alone), recon's CPU seconds (its process and every process it started, from
+/proc), CPU seconds per 1M records, the sandboxes' CPU seconds over the night (they share
+the cores), peak RSS (largest process, and all processes' peaks added up), and the load
+average before and after.
 
 One pair moves by ±0.04 from run to run on two cores (docs/performance.md, issue 24's sixth
 pass): `--repeat N` runs N pairs, alone then together, on the same sandboxes, and reports

@@ -68,6 +68,15 @@ def test_a_fork_server_starts_for_several_accounts_and_the_night_uses_it() -> No
     assert after_night == after_three  # AccountProcesses forks from the server started early
 
 
+def test_where_there_is_no_fork_server_none_is_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    from recon.group import processes
+
+    monkeypatch.setattr(processes, "cores", lambda: 4)
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setattr(processes, "_context", lambda: pytest.fail("nothing to start"))
+    assert processes.start_fork_server(3) is False
+
+
 class _Stop(Exception):
     pass
 

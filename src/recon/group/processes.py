@@ -100,8 +100,10 @@ def start_fork_server(accounts: int) -> bool:
     (`worth_processes`); True if it was. Its imports (~0.6 s on a core of its own) then run
     beside what this process does before the first account starts (its own imports,
     Prefect's start-up) instead of before every account's first request: the accounts'
-    processes fork from it at once. Called as soon as a night knows its accounts."""
-    if not worth_processes(accounts):
+    processes fork from it at once. Called as soon as a night knows its accounts. Where
+    there is no fork server (`spawn`), nothing is started: False."""
+    forks = "forkserver" in multiprocessing.get_all_start_methods()
+    if not forks or not worth_processes(accounts):
         return False
     _context()
     return True
