@@ -77,16 +77,16 @@ def run_group_night(
             "--resume", "with [accounts] every account resumes its newest run: give no RUN_ID"
         )
     names = group_preflight(overrides)  # every account, before Prefect and any request
-    if task_runner != "dask":  # the accounts' fork server: its imports beside Prefect's start
-        from recon.group.processes import start_fork_server
-
-        start_fork_server(len(names))
     if accepting:
         _accept(overrides, accepting, note)
     if task_runner == "dask":
         config = Path(os.environ.get("RECON_CONFIG", "recon.toml"))
         if config.is_file():  # workers are other processes: they read the same file
             os.environ["RECON_CONFIG"] = str(config.resolve())
+    else:  # the accounts' fork server: its imports beside Prefect's start-up
+        from recon.group.processes import start_fork_server
+
+        start_fork_server(len(names))
     options = NightlyOptions(
         trigger="cli",
         resume="latest" if resume else None,

@@ -102,15 +102,18 @@ def start_fork_server(accounts: int) -> bool:
     Prefect's start-up) instead of before every account's first request: the accounts'
     processes fork from it at once. Called as soon as a night knows its accounts. Where
     there is no fork server (`spawn`), nothing is started: False."""
-    forks = "forkserver" in multiprocessing.get_all_start_methods()
-    if not forks or not worth_processes(accounts):
+    if not _has_fork_server() or not worth_processes(accounts):
         return False
     _context()
     return True
 
 
+def _has_fork_server() -> bool:
+    return "forkserver" in multiprocessing.get_all_start_methods()
+
+
 def _context() -> Any:
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    if _has_fork_server():
         from multiprocessing import forkserver
 
         ctx = multiprocessing.get_context("forkserver")
