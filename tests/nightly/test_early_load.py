@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import duckdb
 import pytest
 
 from recon.memory import duckdb_config, parse_size
-from recon.night import early
+from recon.night import early, published
 from recon.night import nightly as steps
 from recon.night.extract import StoppedError
 
@@ -138,6 +139,35 @@ def test_a_short_list_is_loaded_while_payments_are_still_paged(
     whole = parse_size(duckdb_config(None)["memory_limit"])  # type: ignore[arg-type]
     assert limits[before[0]] == int(whole * early.EARLY_MEMORY_SHARE) // 2**20 * 2**20
     assert limits[seen[-1][0]] == whole
+
+
+def test_a_first_night_makes_the_readers_objects_while_extracting_not_in_its_checks(
+    tmp_path: Path, loaders: list[early.EarlyLoad], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The views the checks read are made by the early load, beside the paging; the checks
+    find them current and make nothing; the publish makes them again (DuckDB 1.1)."""
+    made: list[str] = []  # the thread that made them, each time
+    real = published.create_views
+
+    def counted(con: duckdb.DuckDBPyConnection) -> None:
+        made.append(threading.current_thread().name)
+        real(con)
+
+    monkeypatch.setattr(published, "create_views", counted)
+    ran_checks: list[str] = []
+    real_checks = steps.LocalSteps.check
+
+    def check(self: steps.LocalSteps, *args: Any, **kwargs: Any) -> Any:
+        ran_checks.append(f"after {len(made)}")
+        return real_checks(self, *args, **kwargs)
+
+    monkeypatch.setattr(steps.LocalSteps, "check", check)
+    with sandbox(seed=8, payments=2000) as url:
+        summary = steps.run_local(overrides_for(tmp_path, url))
+    assert summary.status == "complete"
+    assert loaders[0].failed is None
+    assert ran_checks == ["after 1"]  # made once before the checks: by the early load
+    assert made == ["recon-early-load", threading.current_thread().name]  # then the publish
 
 
 def test_a_duckdb_error_while_loading_early_falls_back_to_the_whole_load(

@@ -140,8 +140,8 @@ def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None
     warehouse schema (`sql/migrations/`) in place. With recon's own `sql/` these are made
     with everything else a publish makes for readers, and only when not current
     (`recon.night.published.refresh_reader_objects`: a working copy of a current publish
-    makes nothing; a first night makes them here once, and its publish then finds them
-    current)."""
+    has them; a first night's load begun while extracting made them beside the paging,
+    recon.night.early; any other working copy without them makes them here)."""
     if sql_dir is None:
         refresh_reader_objects(con)
         return

@@ -3,7 +3,8 @@ and each resource is loaded as soon as its landing is final.
 
 When the extract step runs in this process (`extract_step(load_early=True)`: `recon nightly`'s
 local steps and its flow's one extract task), an `EarlyLoad` thread takes the warehouse lock,
-opens a fresh working copy, writes the run's row (`sql/load/run_start.sql`) and loads each
+opens a fresh working copy, makes the readers' objects the checks read if it has none (a
+first night), writes the run's row (`sql/load/run_start.sql`) and loads each
 resource with `recon.night.load.load_resource` in the order their extraction ends, each in a
 transaction of its own, so that DuckDB writes and checkpoints those rows while the other
 lists are still fetched. The working copy is private until it is published, and a night
@@ -37,6 +38,7 @@ from recon.fields import FieldMap
 from recon.memory import parse_size, release
 from recon.night.landing import ResourceLanding, RunLanding
 from recon.night.load import define_load_macros, load_resource
+from recon.night.published import refresh_reader_objects
 from recon.sql import read_sql, sql_statements
 
 __all__ = ["EarlyLoad", "abandon", "adopt", "enabled", "start"]
@@ -123,6 +125,11 @@ class EarlyLoad:
         if row is not None:  # loaded (or begun) before: load_run knows what to do with it
             raise RuntimeError(f"run {run_id} is in the warehouse already")
         define_load_macros(con)
+        # The readers' objects the checks read (`live_records`, `refund_payments`, …): a first
+        # night has none, and made here they cost the cores idle while the provider paces the
+        # lists instead of the checks' share of them after the last call (~0.16 CPU-s; later
+        # nights' working copies carry them, current, and this only checks the fingerprint).
+        refresh_reader_objects(con)
         con.execute("SET preserve_insertion_order = false")  # as load_run
         row = con.execute("SELECT current_setting('memory_limit')").fetchone()
         limit = parse_size(str(row[0] if row else ""))
