@@ -6,10 +6,11 @@ rename, so the file analysts open
 - carries the reference tables and macros (`currencies`, `money()`, `aging_bucket()`, …,
   `sql/reference/`), what the catalogue generates (`live_records`, `status_values`, the
   resources' `*_major` views: recon.catalogue_views) and the analysts' views (`sql/views/`:
-  the other `*_major`, `open_invoices`, `findings_current`, `night_over_night`), refreshed
-  made again on every publish (`make_reader_objects`), with the fingerprint of what makes
-  them and of the catalog they stand on in `reader_objects`, so that the checks make them on
-  the working copy only when it changed (`refresh_reader_objects`);
+  the other `*_major`, `open_invoices`, `findings_current`, `night_over_night`), made
+  again on every publish (`make_reader_objects`), with the fingerprint of what makes them
+  and of the catalog they stand on in `reader_objects`, so that a working copy makes them
+  only when it changed (`refresh_reader_objects`: the early load as it opens the copy,
+  recon.night.early, else the checks);
 - is written in DuckDB's v1.0.0 storage format (`STORAGE_VERSION`), which every DuckDB
   from 1.1.0 on reads (tests/analyst/test_published.py), e.g. DBeaver's driver or an older
   notebook; 1.0.0 reads the format but not a newer DuckDB's catalog entries. DuckDB's own
