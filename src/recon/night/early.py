@@ -126,9 +126,9 @@ class EarlyLoad:
             raise RuntimeError(f"run {run_id} is in the warehouse already")
         define_load_macros(con)
         # The readers' objects the checks read (`live_records`, `refund_payments`, …): a first
-        # night has none, and made here they cost the cores idle while the provider paces the
-        # lists instead of the checks' share of them after the last call (~0.16 CPU-s; later
-        # nights' working copies carry them, current, and this only checks the fingerprint).
+        # night has none. Made here, they take a core left idle while the provider paces the
+        # lists, not ~0.16 CPU-s of the checks after the last call; a later night's working
+        # copy carries them, current, and this only checks their fingerprint.
         refresh_reader_objects(con)
         con.execute("SET preserve_insertion_order = false")  # as load_run
         row = con.execute("SELECT current_setting('memory_limit')").fetchone()
