@@ -144,8 +144,9 @@ def test_a_short_list_is_loaded_while_payments_are_still_paged(
 def test_a_first_night_makes_the_readers_objects_while_extracting_not_in_its_checks(
     tmp_path: Path, loaders: list[early.EarlyLoad], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The views the checks read are made by the early load, beside the paging; the checks
-    find them current and make nothing; the publish makes them again (DuckDB 1.1)."""
+    """The views the checks read are made by the early load once a list is loaded and none
+    waits, beside the paging; the checks find them current and make nothing; the publish
+    makes them again (DuckDB 1.1)."""
     made: list[str] = []  # the thread that made them, each time
     real = published.create_views
 
@@ -162,10 +163,11 @@ def test_a_first_night_makes_the_readers_objects_while_extracting_not_in_its_che
         return real_checks(self, *args, **kwargs)
 
     monkeypatch.setattr(steps.LocalSteps, "check", check)
-    with sandbox(seed=8, payments=2000) as url:
+    with sandbox(seed=8, payments=20_000, latency_ms=25) as url:  # the loader waits on payments
         summary = steps.run_local(overrides_for(tmp_path, url))
     assert summary.status == "complete"
     assert loaders[0].failed is None
+    assert loaders[0].order[-1] == "payments"
     assert ran_checks == ["after 1"]  # made once before the checks: by the early load
     assert made == ["recon-early-load", threading.current_thread().name]  # then the publish
 

@@ -548,8 +548,11 @@ def test_an_empty_list_is_not_staged_or_merged_and_still_marks_records_gone(
 
     db = tmp_path / "wh.duckdb"
 
+    runs: list[str] = []  # in the order they ran (two in one second sort by their suffix)
+
     def night(payments: list[dict], status: str = "complete") -> tuple[list[str], dict]:
         landing = RunLanding(tmp_path / "landing", new_run_id())
+        runs.append(landing.run_id)
         landing.create({"started_at": datetime.now(UTC).isoformat(), "trigger": "test"})
         rl = landing.resource("payments")
         rl.add_page(offset=0, next_offset=None, records=payments, request_id="r")
@@ -583,8 +586,8 @@ def test_an_empty_list_is_not_staged_or_merged_and_still_marks_records_gone(
         "SELECT change, count(*) FROM record_versions GROUP BY change ORDER BY 1"
     ).fetchall() == [("gone", 2), ("new", 2)]
     assert con.execute(
-        "SELECT records, present FROM field_presence WHERE field = 'created_at' "
-        "ORDER BY run_id DESC LIMIT 1"
+        "SELECT records, present FROM field_presence WHERE field = 'created_at' AND run_id = ?",
+        [runs[-1]],
     ).fetchone() == (0, 0)
 
 

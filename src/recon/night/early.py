@@ -3,15 +3,15 @@ and each resource is loaded as soon as its landing is final.
 
 When the extract step runs in this process (`extract_step(load_early=True)`: `recon nightly`'s
 local steps and its flow's one extract task), an `EarlyLoad` thread takes the warehouse lock,
-opens a fresh working copy, makes the readers' objects the checks read if it has none (a
-first night), writes the run's row (`sql/load/run_start.sql`) and loads each
+opens a fresh working copy, writes the run's row (`sql/load/run_start.sql`) and loads each
 resource with `recon.night.load.load_resource` in the order their extraction ends, each in a
 transaction of its own, so that DuckDB writes and checkpoints those rows while the other
-lists are still fetched. The working copy is private until it is published, and a night
-that fails drops it: readers still see a night whole or not at all. The load step then
-adopts the connection (`adopt`), loads what is left in one transaction, and goes on as it
-always did (`recon.night.load.load_run(begun=...)`): the warehouse ends as a sequential load
-leaves it, row for row.
+lists are still fetched; once a list is loaded and none waits, it makes the readers' objects
+the checks read if the copy has none (a first night). The working copy is private until it
+is published, and a night that fails drops it: readers still see a night whole or not at
+all. The load step then adopts the connection (`adopt`), loads what is left in one
+transaction, and goes on as it always did (`recon.night.load.load_run(begun=...)`): the
+warehouse ends as a sequential load leaves it, row for row.
 
 Anything unusual is today's load: a resumed run (the landing held states before the
 extraction), an extraction that raised or was refused (fatal), a distributed extraction
@@ -78,6 +78,7 @@ class EarlyLoad:
         self.expected = expected  # resources extracted: the last one loads under the whole limit
         self._limit: str | None = None  # the night's memory limit, while a share of it is set
         self._signalled = 0
+        self._reader_objects_made = False  # the readers' objects, made while nothing is queued
         self.loaded: dict[str, dict[str, Any]] = {}  # per resource, as load_resource returns
         self.order: list[str] = []  # the resources in the order they were loaded
         self.con: duckdb.DuckDBPyConnection | None = None
@@ -101,6 +102,8 @@ class EarlyLoad:
         try:
             self._open()
             while not self._stop.is_set():
+                if self.order and not self._reader_objects_made and self._queue.empty():
+                    self._make_reader_objects()
                 resource = self._queue.get()
                 if resource is None or self._stop.is_set():
                     break
@@ -125,11 +128,6 @@ class EarlyLoad:
         if row is not None:  # loaded (or begun) before: load_run knows what to do with it
             raise RuntimeError(f"run {run_id} is in the warehouse already")
         define_load_macros(con)
-        # The readers' objects the checks read (`live_records`, `refund_payments`, …): a first
-        # night has none. Made here, they take a core left idle while the provider paces the
-        # lists, not ~0.16 CPU-s of the checks after the last call; a later night's working
-        # copy carries them, current, and this only checks their fingerprint.
-        refresh_reader_objects(con)
         con.execute("SET preserve_insertion_order = false")  # as load_run
         row = con.execute("SELECT current_setting('memory_limit')").fetchone()
         limit = parse_size(str(row[0] if row else ""))
@@ -146,6 +144,18 @@ class EarlyLoad:
         with transaction(con):
             for stmt in sql_statements(read_sql("load/run_start.sql")):
                 con.execute(stmt, {k: v for k, v in start.items() if f"${k}" in stmt})
+
+    def _make_reader_objects(self) -> None:
+        """The readers' objects the checks read (`live_records`, `refund_payments`, …), made
+        when a list is loaded and nothing else is queued: a first night has none, and made
+        here they take a core left idle while the provider paces the lists, not ~0.16 CPU-s
+        of the checks after the last call (a later night's working copy carries them,
+        current: only their fingerprint is checked). Never before the first list's load, nor
+        while a list waits: with a provider that answers at once the lists end together, and
+        the checks make them as before."""
+        assert self.con is not None
+        refresh_reader_objects(self.con)
+        self._reader_objects_made = True
 
     def _whole_limit(self) -> None:
         if self._limit is not None and self.con is not None:
