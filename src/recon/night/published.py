@@ -9,8 +9,8 @@ rename, so the file analysts open
   the other `*_major`, `open_invoices`, `findings_current`, `night_over_night`), made
   again on every publish (`make_reader_objects`), with the fingerprint of what makes them
   and of the catalog they stand on in `reader_objects`, so that a working copy makes them
-  only when it changed (`refresh_reader_objects`: the early load as it opens the copy,
-  recon.night.early, else the checks);
+  only when it changed (`refresh_reader_objects`: the early load once a list is loaded and
+  none waits, recon.night.early, else the checks);
 - is written in DuckDB's v1.0.0 storage format (`STORAGE_VERSION`), which every DuckDB
   from 1.1.0 on reads (tests/analyst/test_published.py), e.g. DBeaver's driver or an older
   notebook; 1.0.0 reads the format but not a newer DuckDB's catalog entries. DuckDB's own
