@@ -84,9 +84,9 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
-#: Accounts get processes of their own from this many cores. On two quiet cores, four
-#: accounts of 100k payments took 1.38-1.41x one alone in processes and 1.95-2.10x on
-#: threads, which also cost more CPU (README, "How many accounts one machine holds").
+#: Accounts get processes of their own from this many cores. On two cores, four
+#: accounts of 100k payments took 1.29-1.40x one alone in processes and 1.68x on threads,
+#: which also cost more CPU (README, "How many accounts one machine holds").
 MIN_CORES = 2
 
 
