@@ -74,3 +74,47 @@ def test_migration_files_are_numbered_once(tmp_path: Path) -> None:
     (tmp_path / "4_c.sql").write_text("SELECT 1;\n")
     with pytest.raises(WarehouseError, match="not named NNNN"):
         migrations(tmp_path)
+
+
+def test_hashes_of_text_recon_did_not_write_canonically_are_made_canonical(
+    tmp_path: Path,
+) -> None:
+    """Migration 0400: the load hashes md5(json(raw)) now; a stored record whose text is not
+    canonical (and its latest version) takes that hash, a canonical one keeps its own, and
+    an earlier version's hash is of its own text."""
+    con = duckdb.connect()
+    for migration in migrations():  # the warehouse as it was before 0400
+        if migration.version < 400:
+            (tmp_path / migration.path.name).write_bytes(migration.path.read_bytes())
+    apply_migrations(con, tmp_path)
+    spaced, canonical = '{"id": "pay_1", "n": 1.50}', '{"id":"pay_2","n":2}'
+    older = '{"id":"pay_1"}'
+    con.execute(
+        "INSERT INTO payments (id, raw, content_hash, first_seen_run, last_seen_run) VALUES "
+        "('pay_1', $1, md5($1), 'r1', 'r2'), ('pay_2', $2, md5($2), 'r1', 'r2')",
+        [spaced, canonical],
+    )
+    con.execute(
+        "INSERT INTO record_versions (entity, id, version, run_id, change, content_hash, raw) "
+        "VALUES ('payments', 'pay_1', 1, 'r1', 'new', md5($3 || ' '), $3 || ' '), "
+        "('payments', 'pay_1', 2, 'r2', 'changed', md5($1), NULL), "
+        "('payments', 'pay_2', 1, 'r1', 'new', md5($2), NULL)",
+        [spaced, canonical, older],
+    )
+    assert apply_migrations(con) == ["0400_canonical_content_hash.sql"]
+    hashes = dict(con.execute("SELECT id, content_hash FROM payments").fetchall())
+    versions = con.execute(
+        "SELECT id, version, content_hash FROM record_versions ORDER BY id, version"
+    ).fetchall()
+    md5 = {
+        text: con.execute("SELECT md5($1)", [text]).fetchone()[0]  # type: ignore[index]
+        for text in ('{"id":"pay_1","n":1.5}', canonical, older)
+    }
+    assert hashes == {"pay_1": md5['{"id":"pay_1","n":1.5}'], "pay_2": md5[canonical]}
+    assert versions == [
+        ("pay_1", 1, md5[older]),
+        ("pay_1", 2, md5['{"id":"pay_1","n":1.5}']),
+        ("pay_2", 1, md5[canonical]),
+    ]
+    stage = (Path(__file__).parents[2] / "sql" / "load" / "stage.sql").read_text()
+    assert "md5(json(raw))" in stage  # the hash the load makes, which this one must equal
