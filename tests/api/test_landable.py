@@ -12,13 +12,13 @@ import orjson
 import pyarrow.parquet as pq
 import pytest
 
-from recon.api.classify import _loads
 from recon.api.wire import query_string
 from recon.night.landing import ResourceLanding
 from recon.paging import NextOffsetPaginator, Scan
 from recon.paging.pages import FetchedPage
 from recon.paging.paginators import Params, record_id
 from recon.paging.records import landable
+from recon.paging.records import loads_json as _loads
 
 from .conftest import Harness
 

@@ -10,6 +10,7 @@ import pytest
 
 from recon.night.landing import RunLanding
 from recon.night.warehouse import LoadResult, Warehouse, load_run
+from recon.paging.records import RawRecords
 from recon.runid import new_run_id
 
 LandNight = Callable[..., tuple[str, LoadResult]]
@@ -31,7 +32,8 @@ def land_night(tmp_path: Path) -> LandNight:
         landing.create({"started_at": "2026-11-21T02:00:00+00:00", "trigger": "test"})
         for resource, recs in records.items():
             rl = landing.resource(resource)
-            rl.add_page(offset=0, next_offset=None, records=list(recs), request_id="req_page")
+            page = recs if isinstance(recs, RawRecords) else list(recs)  # as sent, or parsed
+            rl.add_page(offset=0, next_offset=None, records=page, request_id="req_page")
             rl.finish(
                 status=(status or {}).get(resource, "complete"),
                 reason=None,

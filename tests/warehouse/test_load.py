@@ -10,6 +10,7 @@ import pytest
 
 from recon.night.landing import RunLanding
 from recon.night.warehouse import Warehouse, load_run
+from recon.paging.records import read_list
 
 PAY = {
     "id": "pay_1",
@@ -664,3 +665,22 @@ def test_rows_are_marked_seen_in_slices_larger_than_the_inserts(
     assert seen.SEEN_SCALE > 1
     assert len(marks) == 16 // (2 * seen.SEEN_SCALE)  # the second night's 8 batches
     assert set(_seen(db).values()) == {(runs[0], runs[1], None)}
+
+
+def test_a_record_as_sent_and_as_written_back_is_one_version(tmp_path: Path, land_night) -> None:
+    """A list page lands each record's text as the provider sent it (spaces, escapes, 1.50);
+    a record fetched by id lands as recon writes it back. The load hashes the canonical text,
+    so the second is not a change; a changed value still is."""
+    sent = read_list(
+        b'{"data": [ {"id": "pay_1", "amountMinor": 1000, "currency": "EUR", '
+        b'"note": "caf\\u00e9", "rate": 1.50} ]}'
+    )
+    assert sent is not None
+    land_night({"payments": sent["data"]})
+    land_night({"payments": [dict(sent["data"][0])]})  # written back: {"id":"pay_1",...}
+    land_night({"payments": [{**sent["data"][0], "amountMinor": 999}]})
+    con = _db(tmp_path)
+    assert con.execute(
+        "SELECT version, change, amount_minor FROM record_versions ORDER BY version"
+    ).fetchall() == [(1, "new", 1000), (2, "changed", 999)]
+    assert con.execute("SELECT raw->>'$.note' FROM payments").fetchone() == ("café",)

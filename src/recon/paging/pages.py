@@ -7,7 +7,7 @@ without importing one another.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -47,7 +47,7 @@ class Page:
     resource: str
     offset: int
     next_offset: int | None
-    records: list[dict[str, Any]]
+    records: Sequence[Any]  # a list page's: `RawRecords` (recon.paging.records)
     request_id: str | None
     raw_count: int
     seq: int = 0

@@ -1,23 +1,48 @@
 """A page's records as landing takes them: each record's id and its JSON text, end to end.
 
-Built by the thread that parsed the page, right after the parse (`landable`), while the
-page's records are still in that core's cache: written back to JSON there, the records cost
-a fraction of what they cost later on the scan's thread, where landing used to do it (issue
-24: the re-serialising and the id checks were ~40% of extraction's CPU at 1M payments).
-The scan then deduplicates on the ids alone and landing copies the text as it is.
+A list body is read without building its records (`read_list`, issue 24): msgspec finds
+each record's JSON text in the body as sent and reads only its `id`, and the records stay
+text (`RawRecords`) until something asks for one. Making every record a dict and writing it
+back to JSON, then freeing it, was ~10% of an account-night's CPU. A body that cannot be
+read that way (not valid UTF-8, records that are not objects, …) is parsed whole as before,
+and its records written back to JSON where the page was parsed (`landable`), while they are
+still in that core's cache. The scan then deduplicates on the ids alone and landing copies
+the text as it is. The load hashes each record's text made canonical (`json(raw)` in
+`sql/load/stage.sql`), so the same record as sent and as written back is the same version.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from itertools import accumulate
+from typing import Any, cast, overload
 
+import msgspec
 import orjson
 
-__all__ = ["Landable", "json_text", "landable"]
+__all__ = ["Landable", "RawRecords", "json_text", "landable", "loads_json", "read_list"]
+
+#: A JSON number of 19 digits or more (outside a string, mostly; or the whole value): orjson
+#: reads an integer beyond 64 bits as a float (2**70 -> 1.18e21), a value the API never sent.
+_LONG_NUMBER = re.compile(rb"(?:^|[:,\[])\s*-?[0-9]{19,}")
+
+
+#: Every ASCII digit to "0", every other byte to " ": a run of 19 "0"s is where a long
+#: number may be. `bytes.translate` and `in` read a page ~7x faster than the regex (which
+#: took longer than orjson's parse): the regex is asked only where such a run is.
+_DIGITS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+_RUN = b"0" * 19
+
+
+def loads_json(content: bytes) -> Any:
+    """The JSON value, every integer exactly as sent (the stdlib reads the rare long ones)."""
+    if _RUN not in content.translate(_DIGITS) or _LONG_NUMBER.search(content) is None:
+        return orjson.loads(content)
+    return json.loads(content)
 
 
 def json_text(record: Any) -> bytes:
@@ -73,14 +98,29 @@ class Landable:
 
 
 def landable(records: Sequence[Any]) -> Landable:
-    """`records` (a page's parsed `data`) as ids and JSON text; one flat loop, the hot path."""
-    ids: list[str | None] = []
+    """`records` (a page's `data`) as ids and JSON text: a `RawRecords`' own, else each
+    parsed record written back to JSON (one flat loop, the hot path of a parsed page)."""
+    if isinstance(records, RawRecords):
+        return records.landable
     raw = bytearray()
     ends = array("i", [0])
-    dumps, add_id, add_end = orjson.dumps, ids.append, ends.append
-    unkeyed = blank = 0
+    dumps, add_end = orjson.dumps, ends.append
     for rec in records:
-        rid = rec.get("id") if type(rec) is dict else None
+        try:
+            raw += dumps(rec)
+        except TypeError:  # an integer beyond 64 bits: the stdlib can write it
+            raw += json_text(rec)
+        add_end(len(raw))
+    ids = (rec.get("id") if type(rec) is dict else None for rec in records)
+    return _keyed(ids, bytes(raw), ends)
+
+
+def _keyed(values: Iterable[Any], raw: bytes, ends: array[int]) -> Landable:
+    """A page's `Landable` from its records' `id` values, in order, and their text."""
+    ids: list[str | None] = []
+    add_id = ids.append
+    unkeyed = blank = 0
+    for rid in values:
         if type(rid) is str and rid:
             add_id(rid)
             if rid.isspace():
@@ -88,14 +128,93 @@ def landable(records: Sequence[Any]) -> Landable:
         else:
             add_id(None)
             unkeyed += 1
-        try:
-            raw += dumps(rec)
-        except TypeError:  # an integer beyond 64 bits: the stdlib can write it
-            raw += json_text(rec)
-        add_end(len(raw))
     id_set = None
     if not unkeyed:
         id_set = frozenset(cast("list[str]", ids))
         if len(id_set) != len(ids):  # an id twice on the page
             id_set = None
-    return Landable(ids, bytes(raw), ends, unkeyed, blank, id_set)
+    return Landable(ids, raw, ends, unkeyed, blank, id_set)
+
+
+class RawRecords(Sequence[Any]):
+    """A list page's records as the provider sent them (`landable`: their ids and text).
+
+    A record is parsed when it is asked for, each time (the scan asks for one or two a
+    page; landing for none). Equal to a list of the same records."""
+
+    __slots__ = ("landable",)
+
+    def __init__(self, records: Landable) -> None:
+        self.landable = records
+
+    def __len__(self) -> int:
+        return len(self.landable)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> RawRecords: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        at = range(len(self.landable))[index]  # negative indexes, IndexError, steps
+        if isinstance(at, range):
+            return self.select(at)
+        text = self.landable.text(at)
+        try:
+            return loads_json(text)
+        except orjson.JSONDecodeError:  # a number beyond a double (1e999): JSON all the same
+            return json.loads(text)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self.landable)))
+
+    def select(self, keep: Sequence[int]) -> RawRecords:
+        """The records at positions `keep` (increasing)."""
+        return RawRecords(self.landable.select(keep))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RawRecords | list | tuple):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RawRecords({list(self)!r})"
+
+
+class _Keyed(msgspec.Struct):
+    """A record's `id` alone: its other fields are skipped, never made into objects."""
+
+    id: Any = None
+
+
+_ENVELOPE = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_TEXTS = msgspec.json.Decoder(list[msgspec.Raw])
+_IDS = msgspec.json.Decoder(list[_Keyed])
+
+
+def read_list(content: bytes) -> dict[str, Any] | None:
+    """A list body, `{"data": [...], ...}`, its `data` left as sent (`RawRecords`), the
+    envelope's other values parsed. None when it cannot be read so (not UTF-8, not JSON, no
+    `data` array, a record that is not an object): the caller parses the body whole, as
+    before, and says what is wrong with it."""
+    if not content.isascii():
+        try:
+            content.decode()  # msgspec does not look inside the strings it skips
+        except UnicodeDecodeError:
+            return None
+    try:
+        envelope = _ENVELOPE.decode(content)
+        data = envelope.pop("data", None)
+        if data is None:
+            return None
+        texts = _TEXTS.decode(data)
+        keyed = _IDS.decode(data)
+        body: dict[str, Any] = {key: loads_json(bytes(value)) for key, value in envelope.items()}
+    except (msgspec.DecodeError, orjson.JSONDecodeError, ValueError, RecursionError):
+        return None
+    ends = array("i", accumulate(map(len, texts), initial=0))
+    body["data"] = RawRecords(_keyed((k.id for k in keyed), b"".join(texts), ends))
+    return body

@@ -10,7 +10,7 @@ Records stay plain dicts (parsed once per page). The strategies are in `paginato
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from recon.errors import ApiError, AuthError, ConfigError, PagingError, ReconError, TransportError
@@ -19,7 +19,7 @@ from recon.paging.narrow import narrow, narrowable
 from recon.paging.pages import FailedPage, Fetch, FetchedPage, Page, ScanReport
 from recon.paging.paginators import BasePaginator, Params, record_id
 from recon.paging.recent import RecentIds
-from recon.paging.records import Landable
+from recon.paging.records import Landable, RawRecords
 
 __all__ = [
     "FailedPage",
@@ -43,6 +43,9 @@ def _subset(
     data: list[Any], landable: Landable | None, keep: list[int]
 ) -> tuple[list[Any], Landable | None]:
     """The records at the positions `keep` (increasing), and their `Landable`."""
+    if isinstance(data, RawRecords):  # records as sent: their text is their `Landable`
+        part = data.select(keep)
+        return part, part.landable
     if keep and keep[-1] - keep[0] + 1 == len(keep):  # one run (a page after its overlap)
         new = data[keep[0] : keep[-1] + 1]
     else:
@@ -348,7 +351,7 @@ class Scan:
         self,
         offset: int,
         next_offset: int | None,
-        records: list[dict[str, Any]],
+        records: Sequence[Any],
         fetched: FetchedPage,
         seq: int,
         landable: Landable | None = None,
@@ -420,7 +423,7 @@ def list_page(
     resource: str,
     offset: int,
     next_offset: int | None,
-    records: list[dict[str, Any]],
+    records: Sequence[Any],
     fetched: FetchedPage,
     seq: int,
     customer_id: str | None = None,
