@@ -36,7 +36,7 @@ class FetchedPage:
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """One fetched page: its new (not yet seen) records, as dicts straight from the JSON.
+    """One fetched page: its new (not yet seen) records (a list page's as sent, `RawRecords`).
 
     `offset` is the skip it was fetched at; `next_offset` where the scan goes next (None at
     the end). `raw_count` counts the records the server sent, duplicates included. `seq`

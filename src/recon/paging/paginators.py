@@ -22,16 +22,18 @@ reads the next one in `update_state`.
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 from typing import Any
 
 from recon.errors import PagingError
+from recon.paging.records import RawRecords
 
 __all__ = [
     "BasePaginator",
     "NextOffsetPaginator",
     "OffsetPaginator",
     "Params",
+    "ids_of",
     "record_id",
 ]
 
@@ -45,6 +47,14 @@ def record_id(record: Any) -> str | None:
         if isinstance(rid, str) and rid:
             return rid
     return None
+
+
+def ids_of(data: Sequence[Any]) -> Sequence[str | None]:
+    """`record_id` of each of a page's records, in order: a list page's own (`RawRecords`
+    read them with its text), without parsing a record."""
+    if isinstance(data, RawRecords):
+        return data.landable.ids
+    return [record_id(record) for record in data]
 
 
 class BasePaginator:
@@ -185,16 +195,17 @@ class OffsetPaginator(BasePaginator):
         """
         if not self.expects_anchor:
             return False
-        index = _index_of(data, self._anchor)
+        index = _index_of(ids_of(data), self._anchor)
         self._drift = self._drift + index if index is not None else 0
         return index == 0 and len(data) == 1 and self._longest >= 2
 
     def _advance(self, offset: int, data: list[Any]) -> None:
         """Next offset: overlap on the last keyed record, plus the drift seen lately."""
-        last = _last_keyed(data)
+        ids = ids_of(data)
+        last = _last_keyed(ids)
         if last is not None and last > 0:
             self.offset = offset + last + self._drift
-            self._anchor = record_id(data[last])
+            self._anchor = ids[last]
             self.expects_anchor = True
         else:  # one record, or nothing to anchor on: no overlap
             self.offset = offset + len(data) + self._drift
@@ -311,17 +322,17 @@ class NextOffsetPaginator(OffsetPaginator):
         super().update_state(offset, data, body, first_known)
 
 
-def _last_keyed(data: list[Any]) -> int | None:
-    for i in range(len(data) - 1, -1, -1):
-        if record_id(data[i]) is not None:
+def _last_keyed(ids: Sequence[str | None]) -> int | None:
+    for i in range(len(ids) - 1, -1, -1):
+        if ids[i] is not None:
             return i
     return None
 
 
-def _index_of(data: list[Any], rid: str | None) -> int | None:
+def _index_of(ids: Sequence[str | None], rid: str | None) -> int | None:
     if rid is None:
         return None
-    for i, record in enumerate(data):
-        if record_id(record) == rid:
+    for i, key in enumerate(ids):
+        if key == rid:
             return i
     return None

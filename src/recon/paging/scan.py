@@ -5,7 +5,8 @@ across the whole scan (inserts while paging shift records onto the next page), c
 the duplicates; a page that fails for good is recorded as a `FailedPage` (offset, request
 ids, error) and paging goes on with the next offset, the scan then being `incomplete`. A
 list that answers 404/405 on its first page is `unavailable`, never an empty success.
-Records stay plain dicts (parsed once per page). The strategies are in `paginators.py`.
+Records stay as the answer gave them (a list page's as sent: `RawRecords`, parsed when asked
+for). The strategies are in `paginators.py`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from recon.errors import ApiError, AuthError, ConfigError, PagingError, ReconErr
 from recon.paging.ahead import Ahead, Lookahead
 from recon.paging.narrow import narrow, narrowable
 from recon.paging.pages import FailedPage, Fetch, FetchedPage, Page, ScanReport
-from recon.paging.paginators import BasePaginator, Params, record_id
+from recon.paging.paginators import BasePaginator, Params, ids_of
 from recon.paging.recent import RecentIds
 from recon.paging.records import Landable, RawRecords
 
@@ -57,7 +58,8 @@ def _shape(data: list[Any]) -> tuple[int, str | None, str | None]:
     """A page's length and its first and last ids (enough to tell one page from another)."""
     if len(data) < 2:  # an empty or one-record page is the end of a list, not a repeat
         return (len(data), None, None)
-    return (len(data), record_id(data[0]), record_id(data[-1]))
+    ids = ids_of(data)
+    return (len(ids), ids[0], ids[-1])
 
 
 #: Ids a scan remembers (two generations: 25,000-50,000, i.e. 125-250 pages of 200): far
@@ -296,7 +298,7 @@ class Scan:
             keys = landable.ids
         else:
             landable = None
-            keys = [record_id(record) for record in data]
+            keys = list(ids_of(data))
         page: frozenset[str] | set[str] | None = None
         if landable is not None:
             page = landable.id_set
@@ -372,7 +374,7 @@ class Scan:
         data: list[Any] = fetched.body["data"]
         pag = self.paginator
         overlap_expected = pag.expects_anchor
-        first_id = record_id(data[0]) if data else None
+        first_id = ids_of(data)[0] if data else None
         first_known = first_id is not None and first_id in self._verified
         new, ids, duplicates, unkeyed, landable = self._dedupe(data, fetched.landable)
         if overlap_expected and first_known:
