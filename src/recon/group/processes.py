@@ -85,7 +85,7 @@ def cores() -> int:
 
 
 #: Accounts get processes of their own from this many cores. On two cores, four
-#: accounts of 100k payments took 1.29-1.40x one alone in processes and 1.68x on threads,
+#: accounts of 100k payments took 1.27-1.31x one alone in processes and 1.68x on threads,
 #: which also cost more CPU (README, "How many accounts one machine holds").
 MIN_CORES = 2
 
