@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from recon.errors import ApiError, AuthError, ConfigError, ReconError, TransportError
-from recon.paging.paginators import ids_of
+from recon.paging.paginators import id_at
 
 if TYPE_CHECKING:
     from recon.paging.pages import FetchedPage
@@ -180,8 +180,7 @@ def _neighbours(out: Narrowed) -> None:
     for piece in out.pieces:
         if not piece.data:
             continue
-        ids = ids_of(piece.data)
-        first, last = ids[0], ids[-1]
+        first, last = id_at(piece.data, 0), id_at(piece.data, -1)
         if first is not None:
             by_start[piece.offset] = first
         if last is not None:

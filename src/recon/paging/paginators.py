@@ -33,6 +33,7 @@ __all__ = [
     "NextOffsetPaginator",
     "OffsetPaginator",
     "Params",
+    "id_at",
     "ids_of",
     "record_id",
 ]
@@ -55,6 +56,13 @@ def ids_of(data: Sequence[Any]) -> Sequence[str | None]:
     if isinstance(data, RawRecords):
         return data.landable.ids
     return [record_id(record) for record in data]
+
+
+def id_at(data: Sequence[Any], index: int) -> str | None:
+    """`record_id` of `data[index]`, without parsing a list page's record."""
+    if isinstance(data, RawRecords):
+        return data.landable.ids[index]
+    return record_id(data[index])
 
 
 class BasePaginator:

@@ -139,8 +139,8 @@ def _keyed(values: Iterable[Any], raw: bytes, ends: array[int]) -> Landable:
 class RawRecords(Sequence[Any]):
     """A list page's records as the provider sent them (`landable`: their ids and text).
 
-    A record is parsed when it is asked for, each time (the scan asks for one or two a
-    page; landing for none). Equal to a list of the same records."""
+    A record is parsed when it is asked for, each time (the scan and landing read the ids
+    and text instead, and ask for none). Equal to a list of the same records."""
 
     __slots__ = ("landable",)
 

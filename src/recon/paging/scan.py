@@ -18,7 +18,7 @@ from recon.errors import ApiError, AuthError, ConfigError, PagingError, ReconErr
 from recon.paging.ahead import Ahead, Lookahead
 from recon.paging.narrow import narrow, narrowable
 from recon.paging.pages import FailedPage, Fetch, FetchedPage, Page, ScanReport
-from recon.paging.paginators import BasePaginator, Params, ids_of
+from recon.paging.paginators import BasePaginator, Params, id_at, record_id
 from recon.paging.recent import RecentIds
 from recon.paging.records import Landable, RawRecords
 
@@ -58,8 +58,7 @@ def _shape(data: list[Any]) -> tuple[int, str | None, str | None]:
     """A page's length and its first and last ids (enough to tell one page from another)."""
     if len(data) < 2:  # an empty or one-record page is the end of a list, not a repeat
         return (len(data), None, None)
-    ids = ids_of(data)
-    return (len(ids), ids[0], ids[-1])
+    return (len(data), id_at(data, 0), id_at(data, -1))
 
 
 #: Ids a scan remembers (two generations: 25,000-50,000, i.e. 125-250 pages of 200): far
@@ -298,7 +297,7 @@ class Scan:
             keys = landable.ids
         else:
             landable = None
-            keys = list(ids_of(data))
+            keys = [record_id(record) for record in data]
         page: frozenset[str] | set[str] | None = None
         if landable is not None:
             page = landable.id_set
@@ -374,7 +373,7 @@ class Scan:
         data: list[Any] = fetched.body["data"]
         pag = self.paginator
         overlap_expected = pag.expects_anchor
-        first_id = ids_of(data)[0] if data else None
+        first_id = id_at(data, 0) if data else None
         first_known = first_id is not None and first_id in self._verified
         new, ids, duplicates, unkeyed, landable = self._dedupe(data, fetched.landable)
         if overlap_expected and first_known:
