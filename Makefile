@@ -12,7 +12,7 @@ export UV_COMPILE_BYTECODE := 1
 export PREFECT_SERVER_ANALYTICS_ENABLED := false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS := 90
 
-.PHONY: help setup demo test test-fast test-scale test-deps lint format bench bench-dlt clean
+.PHONY: help setup demo screenshot test test-fast test-scale test-deps lint format bench bench-dlt clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -30,6 +30,23 @@ setup: $(STAMP) ## Create .venv from uv.lock (installs uv with pip if missing; i
 
 demo: setup ## Run the nightly job against the bundled sandbox API and show where the results are
 	$(BIN)/recon nightly --sandbox
+
+# The README's picture: the first screen (1280 x 1400) of the newest report, by headless Chromium.
+SCREENSHOT := docs/report.png
+REPORT_HTML := reports/latest/report.html
+CHROMIUM := $(shell command -v chromium || command -v chromium-browser || command -v google-chrome 2>/dev/null)
+
+screenshot: ## Regenerate docs/report.png from reports/latest/report.html (headless Chromium; `make demo` first if no report)
+	@if [ -z "$(CHROMIUM)" ]; then \
+		echo "screenshot: Chromium is not installed (no chromium, chromium-browser or google-chrome on PATH):"; \
+		echo "  install it with \`make test-deps\` (apt-get, as root) or \`apt-get install -y chromium\`, then run \`make screenshot\` again"; \
+		exit 1; fi
+	@[ -f $(REPORT_HTML) ] || $(MAKE) --no-print-directory demo
+	@# --no-sandbox: Chromium refuses to start as root without it; the page is a local file
+	@"$(CHROMIUM)" --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1 \
+		--window-size=1280,1400 --screenshot="$(abspath $(SCREENSHOT))" "file://$$(readlink -f $(REPORT_HTML))" \
+		>/dev/null 2>&1 || { echo "screenshot: Chromium failed on $(REPORT_HTML)"; exit 1; }
+	@echo "screenshot: $(SCREENSHOT) ($$(du -k $(SCREENSHOT) | cut -f1) KB) from $$(readlink -f $(REPORT_HTML))"
 
 # What the browser and PostgreSQL tests need from the system, by Debian package name.
 TEST_DEPS_PACKAGES := chromium postgresql

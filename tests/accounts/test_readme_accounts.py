@@ -1,4 +1,5 @@
-"""README "Several merchant accounts", followed as written: its recon.toml (base URLs pointed
+"""docs/accounts.md (the README's former "Several merchant accounts"), followed as written: its
+recon.toml (base URLs pointed
 at three sandboxes), the variables it names, one night, then every query line it shows."""
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from recon.sandbox.ledger.books import make_books
 from recon.sandbox.ledger.files import write_books
 from recon.sandbox.server import serve_in_thread
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "accounts.md"
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def _section() -> str:
     text = README.read_text()
-    start = text.index("## Several merchant accounts")
+    start = text.index("# Several merchant accounts")
     return text[start : text.index("\n## ", start + 3)]
 
 

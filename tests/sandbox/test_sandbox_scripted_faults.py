@@ -404,11 +404,13 @@ def test_text_forms_reach_the_config_from_json_too() -> None:
 
 
 def test_the_readme_sandbox_commands_are_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every `recon sandbox serve` line of the README builds its sandbox (not served here)."""
-    readme = Path(__file__).resolve().parents[2] / "README.md"
+    """Every `recon sandbox serve` line of the docs the README's sandbox and accounts sections
+    moved to builds its sandbox (not served here)."""
+    docs = Path(__file__).resolve().parents[2] / "docs"
     lines = [
         line.strip()
-        for line in readme.read_text().splitlines()
+        for doc in ("accounts.md", "sandbox.md")
+        for line in (docs / doc).read_text().splitlines()
         if line.strip().startswith(".venv/bin/recon sandbox serve")
     ]
     assert len(lines) >= 3
