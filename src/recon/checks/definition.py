@@ -1,4 +1,5 @@
-"""Check files: parse the `--` YAML header and validate the one SELECT below it.
+"""Check files: read the `--` YAML header (recon.sql.read_header, as the matching rules'
+headers are read) and validate the one SELECT below it.
 
 A check file (`sql/checks/<name>.sql`)::
 
@@ -34,15 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import yaml
 
 from recon.errors import CheckDefinitionError
 from recon.resources import CATALOGUE, TRAITS, resources_with
 from recon.settings import DEFAULT_FIELDS
-
-# libyaml's safe loader when PyYAML has it (the same documents, ~10x faster than the pure
-# Python one: the headers of ~40 checks are read every night).
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from recon.sql import HeaderError, read_header
 
 __all__ = [
     "KNOWN_PARAMETERS",
@@ -151,19 +148,11 @@ def parse_check(path: Path) -> CheckDefinition:
 def parse_check_text(text: str, *, name: str, path: Path | None = None) -> CheckDefinition:
     """Validate the text of a check named `name` (the file stem)."""
     where = path.name if path is not None else name
-    header_lines: list[str] = []
-    lines = text.splitlines()
-    index = 0
-    for index, line in enumerate(lines):  # noqa: B007 - index is used after the loop
-        stripped = line.strip()
-        if stripped.startswith("--"):
-            header_lines.append(stripped[2:].removeprefix(" "))
-        elif stripped:
-            break
-    else:
-        index = len(lines)
-    body = "\n".join(lines[index:]).strip()
-    header = _parse_header(header_lines, where)
+    try:
+        header, body = read_header(text)
+    except HeaderError as exc:
+        raise CheckDefinitionError(f"{where}: {exc}") from exc
+    _check_keys(header, where)
     if header.get("name") != name:
         raise CheckDefinitionError(
             f"{where}: header name {header.get('name')!r} must equal the file stem {name!r}"
@@ -231,22 +220,13 @@ def parse_check_text(text: str, *, name: str, path: Path | None = None) -> Check
     )
 
 
-def _parse_header(lines: list[str], where: str) -> dict[str, Any]:
-    if not lines:
-        raise CheckDefinitionError(f"{where}: no `--` YAML header at the top of the file")
-    try:
-        header = yaml.load("\n".join(lines), Loader=_LOADER)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
-        raise CheckDefinitionError(f"{where}: header is not valid YAML: {exc}") from exc
-    if not isinstance(header, dict):
-        raise CheckDefinitionError(f"{where}: header must be a YAML mapping (key: value lines)")
+def _check_keys(header: dict[str, Any], where: str) -> None:
     missing = _REQUIRED_KEYS - header.keys()
     if missing:
         raise CheckDefinitionError(f"{where}: header lacks {', '.join(sorted(missing))}")
     extra = header.keys() - _REQUIRED_KEYS - _OPTIONAL_KEYS
     if extra:
         raise CheckDefinitionError(f"{where}: unknown header key(s) {', '.join(sorted(extra))}")
-    return header
 
 
 def _resource_list(header: dict[str, Any], key: str, where: str) -> tuple[str, ...]:

@@ -1,6 +1,7 @@
 """The matching rules: one SQL file each under `sql/matching/`, applied in priority order.
 
-A rule file starts with a header like a check's::
+A rule file starts with a header read as a check's is (recon.sql.read_header; its
+name, description, cardinality and claims are plain text)::
 
     -- name: exact_reference          (the file stem)
     -- description: What it matches, in a sentence.
@@ -26,23 +27,22 @@ classifies orders by their links.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import yaml
 
 from recon.errors import ConfigError
-from recon.sql import read_sql, sql_dir, sql_statements
+from recon.sql import HeaderError, read_header, read_sql, sql_dir, sql_statements
 
 __all__ = ["CARDINALITIES", "MatchRule", "apply_rules", "load_rules"]
 
 CARDINALITIES = ("1:1", "1:N", "N:1")
 _CLAIMS = ("unmatched", "linked", "proposes")
-_HEADER = re.compile(r"^--\s?(.*)$")
+# Taken as written, not as YAML (`1:1` would be a base-60 number; a sentence holds colons).
+_PLAIN = frozenset({"name", "description", "cardinality", "claims"})
 
 
 @dataclass(frozen=True)
@@ -60,28 +60,11 @@ class MatchRule:
 
 def parse_rule(path: Path) -> MatchRule:
     """Parse `path`; a malformed header is a ConfigError naming the file."""
-    text = path.read_text(encoding="utf-8")
-    header: list[str] = []
-    body: list[str] = []
-    for line in text.splitlines():
-        m = _HEADER.match(line)
-        if m and not body:
-            header.append(m.group(1))
-        else:
-            body.append(line)
     where = f"sql/matching/{path.name}"
-    meta: dict[str, Any] = {}
-    for line in header:
-        key, sep, value = line.partition(":")
-        if not sep:
-            continue
-        key = key.strip()
-        meta[key] = value.strip()
-        if key in ("priority", "parameters"):  # a number, a list; the rest is plain text
-            try:
-                meta[key] = yaml.safe_load(value)
-            except yaml.YAMLError:
-                raise ConfigError(where, f"{key} is not a YAML value") from None
+    try:
+        meta, body = read_header(path.read_text(encoding="utf-8"), plain=_PLAIN)
+    except HeaderError as exc:
+        raise ConfigError(where, str(exc)) from None
     if meta.get("name") != path.stem:
         raise ConfigError(where, "header must start with `-- name: <the file's stem>`")
     if meta.get("cardinality") not in CARDINALITIES:
@@ -97,7 +80,7 @@ def parse_rule(path: Path) -> MatchRule:
         cardinality=str(meta["cardinality"]),
         claims=str(meta.get("claims", "unmatched")),
         parameters=tuple(meta.get("parameters") or ()),
-        sql="\n".join(body).strip().rstrip(";"),
+        sql=body.rstrip(";"),
     )
 
 
