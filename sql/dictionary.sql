@@ -5,6 +5,8 @@
 -- column adds its lines here (tests/analyst/test_dictionary.py fails on one without).
 -- A `<table>_major` view's column that means what the table's column means is not repeated:
 -- it takes the table's words (recon.dictionary); only its own columns are written here.
+-- The list resources' tables (payments, refunds, disputes, …) take their words from their
+-- catalogue entries (recon.resources: Resource.words, Column.words; recon.catalogue_tables).
 
 -- api_calls
 COMMENT ON TABLE api_calls IS 'Every HTTP attempt of every run (secrets never stored: no headers, redacted query).';
@@ -45,25 +47,6 @@ COMMENT ON TABLE currencies IS 'ISO 4217 currencies and their exponents (JPY 0, 
 COMMENT ON COLUMN currencies.code IS 'ISO 4217 code.';
 COMMENT ON COLUMN currencies.exponent IS 'Digits after the decimal point (NULL: no minor unit, e.g. XAU).';
 COMMENT ON COLUMN currencies.name IS 'The currency''s name.';
-
--- disputes
-COMMENT ON TABLE disputes IS 'Disputes (chargebacks) as the provider lists them now: one row per dispute id.';
-COMMENT ON COLUMN disputes.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN disputes.payment_id IS 'The disputed payment (undocumented paymentId; field name set by RECON_FIELDS).';
-COMMENT ON COLUMN disputes.amount_minor IS 'Disputed amount in minor units (undocumented amount.amountMinor).';
-COMMENT ON COLUMN disputes.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN disputes.status IS 'The provider''s status (lower case).';
-COMMENT ON COLUMN disputes.reason IS 'The dispute''s reason as sent.';
-COMMENT ON COLUMN disputes.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN disputes.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
-COMMENT ON COLUMN disputes.content_hash IS 'Hash of raw written canonically (md5 of json(raw)): a change makes a new version in record_versions.';
-COMMENT ON COLUMN disputes.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN disputes.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN disputes.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
-
--- disputes_major
-COMMENT ON VIEW disputes_major IS 'disputes with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN disputes_major.amount IS 'amount_minor in major units (money()).';
 
 -- failed_calls
 COMMENT ON VIEW failed_calls IS 'The calls that failed for good (after their retries), one row per logical call, with every request id to quote to the provider.';
@@ -199,26 +182,6 @@ COMMENT ON VIEW findings_major IS 'findings with the amounts in major units besi
 COMMENT ON COLUMN findings_major.amount IS 'amount_minor in major units (money()).';
 COMMENT ON COLUMN findings_major.reopen_count IS 'How many times the finding came back after it was resolved.';
 COMMENT ON COLUMN findings_major.item_at IS 'The business date of the item it is about.';
-
--- invoices
-COMMENT ON TABLE invoices IS 'Invoices as the provider lists (or serves one by one) now: one row per invoice id.';
-COMMENT ON COLUMN invoices.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN invoices.customer_id IS 'The provider''s customer id.';
-COMMENT ON COLUMN invoices.subscription_id IS 'The subscription billed (undocumented subscriptionId).';
-COMMENT ON COLUMN invoices.status IS 'The provider''s status: open, paid, void, …';
-COMMENT ON COLUMN invoices.amount_due_minor IS 'Amount still due in minor units of currency.';
-COMMENT ON COLUMN invoices.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN invoices.due_date IS 'When it is due (undocumented dueDate; NULL when absent).';
-COMMENT ON COLUMN invoices.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN invoices.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
-COMMENT ON COLUMN invoices.content_hash IS 'Hash of raw written canonically (md5 of json(raw)): a change makes a new version in record_versions.';
-COMMENT ON COLUMN invoices.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN invoices.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN invoices.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
-
--- invoices_major
-COMMENT ON VIEW invoices_major IS 'invoices with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN invoices_major.amount_due IS 'amount_due_minor in major units (money()).';
 
 -- ledger_invoices
 COMMENT ON TABLE ledger_invoices IS 'The merchant''s books, invoices expected: the latest snapshot.';
@@ -428,53 +391,6 @@ COMMENT ON COLUMN open_invoices.days_overdue IS 'Days past the due date at as_of
 COMMENT ON COLUMN open_invoices.aging_bucket IS 'not yet due | 0-30 | 31-60 | 61-90 | 90+.';
 COMMENT ON COLUMN open_invoices.as_of IS 'The latest run''s start.';
 
--- payment_intents
-COMMENT ON TABLE payment_intents IS 'Payment intents as the provider lists them now: one row per intent id.';
-COMMENT ON COLUMN payment_intents.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN payment_intents.status IS 'The provider''s status (lower case).';
-COMMENT ON COLUMN payment_intents.capture_method IS 'automatic or manual (captureMethod).';
-COMMENT ON COLUMN payment_intents.amount_minor IS 'The intent''s amount in minor units (must be >= 0).';
-COMMENT ON COLUMN payment_intents.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN payment_intents.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN payment_intents.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
-COMMENT ON COLUMN payment_intents.content_hash IS 'Hash of raw written canonically (md5 of json(raw)): a change makes a new version in record_versions.';
-COMMENT ON COLUMN payment_intents.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN payment_intents.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN payment_intents.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
-
--- payment_intents_major
-COMMENT ON VIEW payment_intents_major IS 'payment_intents with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN payment_intents_major.amount IS 'amount_minor in major units (money()).';
-
--- payment_methods
-COMMENT ON TABLE payment_methods IS 'Customers'' payment methods (only with --payment-methods): one row per id; card details are personal data in raw.';
-COMMENT ON COLUMN payment_methods.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN payment_methods.customer_id IS 'The provider''s customer id.';
-COMMENT ON COLUMN payment_methods.type IS 'card, sepa_debit, …';
-COMMENT ON COLUMN payment_methods.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
-COMMENT ON COLUMN payment_methods.content_hash IS 'Hash of raw written canonically (md5 of json(raw)): a change makes a new version in record_versions.';
-COMMENT ON COLUMN payment_methods.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN payment_methods.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN payment_methods.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
-
--- payments
-COMMENT ON TABLE payments IS 'Payments as the provider lists them now: one row per payment id, with every field in raw.';
-COMMENT ON COLUMN payments.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN payments.amount_minor IS 'Amount in minor units of currency (BIGINT, never a float).';
-COMMENT ON COLUMN payments.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN payments.status IS 'The provider''s status: confirmed, refunded, partially_refunded, pending, failed, …';
-COMMENT ON COLUMN payments.reference IS 'The merchant''s reference the payment was made under (matches the books'' orders).';
-COMMENT ON COLUMN payments.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN payments.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
-COMMENT ON COLUMN payments.content_hash IS 'Hash of raw written canonically (md5 of json(raw)): a change makes a new version in record_versions.';
-COMMENT ON COLUMN payments.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN payments.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN payments.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
-
--- payments_major
-COMMENT ON VIEW payments_major IS 'payments with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN payments_major.amount IS 'amount_minor in major units: money(amount_minor, currency), exact DECIMAL(38,4); NULL without a minor unit.';
-
 -- record_versions
 COMMENT ON TABLE record_versions IS 'Every version of every record: a new row when its content changes, first appears, goes or returns. ''When did this payment become refunded'' is a query here.';
 COMMENT ON COLUMN record_versions.entity IS 'The table the record lives in: payments, refunds, …';
@@ -504,24 +420,6 @@ COMMENT ON COLUMN refund_payments.live_payment_id IS 'The payment''s id when it 
 COMMENT ON COLUMN refund_payments.payment_status IS 'The payment''s status.';
 COMMENT ON COLUMN refund_payments.payment_currency IS 'The payment''s currency.';
 COMMENT ON COLUMN refund_payments.payment_amount_minor IS 'The payment''s amount in minor units.';
-
--- refunds
-COMMENT ON TABLE refunds IS 'Refunds as the provider lists them now: one row per refund id.';
-COMMENT ON COLUMN refunds.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN refunds.payment_id IS 'The payment refunded.';
-COMMENT ON COLUMN refunds.amount_minor IS 'Refunded amount in minor units of currency.';
-COMMENT ON COLUMN refunds.currency IS 'ISO 4217 code of the amount (upper case).';
-COMMENT ON COLUMN refunds.status IS 'The provider''s status: succeeded, pending, failed, … (failure statuses do not count toward a payment''s refunded total).';
-COMMENT ON COLUMN refunds.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN refunds.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
-COMMENT ON COLUMN refunds.content_hash IS 'Hash of raw written canonically (md5 of json(raw)): a change makes a new version in record_versions.';
-COMMENT ON COLUMN refunds.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN refunds.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN refunds.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
-
--- refunds_major
-COMMENT ON VIEW refunds_major IS 'refunds with the amounts in major units beside the minor ones, without raw.';
-COMMENT ON COLUMN refunds_major.amount IS 'amount_minor in major units (money()).';
 
 -- rejects
 COMMENT ON TABLE rejects IS 'Records that could not be loaded, kept whole with the reason.';
@@ -589,19 +487,6 @@ COMMENT ON TABLE status_values IS 'The statuses recon knows per resource, and wh
 COMMENT ON COLUMN status_values.entity IS 'The resource.';
 COMMENT ON COLUMN status_values.status IS 'A status.';
 COMMENT ON COLUMN status_values.is_final IS 'True when a record in it does not change any more.';
-
--- subscriptions
-COMMENT ON TABLE subscriptions IS 'Subscriptions as the provider lists them now: one row per subscription id.';
-COMMENT ON COLUMN subscriptions.id IS 'The provider''s id of the record (one row per id).';
-COMMENT ON COLUMN subscriptions.customer_id IS 'The provider''s customer id.';
-COMMENT ON COLUMN subscriptions.price_id IS 'The price subscribed to.';
-COMMENT ON COLUMN subscriptions.status IS 'The provider''s status (lower case).';
-COMMENT ON COLUMN subscriptions.created_at IS 'When the provider created it (createdAt; NULL when the record has none).';
-COMMENT ON COLUMN subscriptions.raw IS 'The record as the API sent it (JSON), undocumented fields and personal data included.';
-COMMENT ON COLUMN subscriptions.content_hash IS 'Hash of raw written canonically (md5 of json(raw)): a change makes a new version in record_versions.';
-COMMENT ON COLUMN subscriptions.first_seen_run IS 'The run that first listed this id.';
-COMMENT ON COLUMN subscriptions.last_seen_run IS 'The latest run that listed this id.';
-COMMENT ON COLUMN subscriptions.gone_in_run IS 'The complete run that no longer listed the id (NULL while the provider still lists it).';
 
 -- macros analysts call (the ledger_* and recon_* ones are recon's own helpers)
 COMMENT ON MACRO money IS 'money(amount_minor, currency): the exact amount in major units, DECIMAL(38,4), scaled by the ISO 4217 exponent; NULL without a minor unit. money(1234, ''EUR'') = 12.3400.';

@@ -1,4 +1,5 @@
-"""The data dictionary's words, `sql/dictionary.sql`, put into a warehouse: `COMMENT ON`
+"""The data dictionary's words, `sql/dictionary.sql` and the list resources' own (their
+catalogue entries: recon.catalogue_tables), put into a warehouse: `COMMENT ON`
 every table, view, column and macro. The night applies them after new migrations and at
 publish after the views (recreating a view drops its comments); `recon describe` and
 docs/dictionary.md read them back (`recon.analyst.dictionary`)."""
@@ -9,6 +10,7 @@ import re
 
 import duckdb
 
+from recon.catalogue_tables import dictionary_statements
 from recon.database import transaction
 from recon.errors import WarehouseError
 from recon.sql import read_sql, sql_statements
@@ -41,7 +43,7 @@ def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) ->
         said[("COLUMN", table, column)] = comment
     run: list[str] = []
     skipped: list[str] = []
-    for stmt in _with_major_columns(sql_statements(read_sql("dictionary.sql")), columns):
+    for stmt in _with_major_columns(_statements(), columns):
         target = _TARGET.match(stmt)
         if target is None:
             raise WarehouseError(f"sql/dictionary.sql: not a COMMENT ON statement: {stmt[:60]}")
@@ -59,6 +61,12 @@ def apply_dictionary(con: duckdb.DuckDBPyConnection, *, strict: bool = False) ->
         for stmt in run:
             con.execute(stmt)
     return skipped
+
+
+def _statements() -> list[str]:
+    """The list resources' words (their catalogue entries, recon.catalogue_tables), then
+    `sql/dictionary.sql`'s."""
+    return dictionary_statements() + sql_statements(read_sql("dictionary.sql"))
 
 
 def _literal(text: str) -> str | None:

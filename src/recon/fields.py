@@ -2,7 +2,7 @@
 
 `Settings.fields` (defaults in `recon.settings.DEFAULT_FIELDS`) names, per resource, the
 record field recon reads for each of its columns whose name the spec leaves open. The load
-selects (`sql/load/<resource>.sql`) read those fields through bound JSON paths, never
+selects (recon.catalogue_tables.load_select) read those fields through bound JSON paths, never
 formatted in:
 
     load_parameters("disputes", fields)
@@ -43,7 +43,7 @@ def _mapping(resource: str, fields: FieldMap | None) -> Mapping[str, str]:
 
 
 def load_parameters(resource: str, fields: FieldMap | None = None) -> dict[str, str]:
-    """The `$path_<column>` parameters `sql/load/<resource>.sql` binds (empty for payment
+    """The `$path_<column>` parameters the load select binds (empty for payment
     methods, whose fields are all read at fixed names)."""
     out: dict[str, str] = {}
     for field, name in _mapping(resource, fields).items():

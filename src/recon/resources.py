@@ -2,12 +2,13 @@
 
 The client pages a resource from its entry (path, or the setting that gives it; the paging
 strategy; how to fetch one record by id), extraction walks the entries a nightly run reads,
-in order, the warehouse loads each into its table with its SQL, and a check file may
-require any name below. Adding a resource is adding one entry.
+in order, the warehouse makes each one's table, load SQL and dictionary words from its
+declared columns (recon.catalogue_tables), and a check file may require any name below.
+Adding a list resource is adding one entry here and its model (recon.models).
 
     payments = CATALOGUE["payments"]
     payments.api.paginator      # NextOffsetPaginator: follows hasMore / nextOffset
-    payments.load_sql           # 'load/payments.sql'
+    payments.columns            # (Column('amount_minor', 'BIGINT', 'amountMinor', …), …)
 
 Inputs that do not come from the API (the merchant's books) are entries without `api`:
 their own loader fills their table, and checks may require them like any list.
@@ -46,6 +47,7 @@ __all__ = [
     "TRAITS",
     "ApiList",
     "Auth",
+    "Column",
     "Records",
     "Resource",
     "Status",
@@ -131,6 +133,39 @@ class Records:
         return any(s.final is not None for s in self.statuses)
 
 
+Read = Literal["text", "minor", "upper", "lower", "date", "timestamp"]
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One typed column of a resource's table, and where it sits in the landed record.
+
+    `at` is a documented path into the record (`amount.amountMinor`, read with one
+    `json_transform` per record), or `{field}` for a field the spec does not show, which
+    `Settings.fields` maps (bound as `$path_<field>`, recon.fields; `{field}.amountMinor` and
+    `{field}.currency` reach into a mapped Money object), or `@scope` for the customer a
+    per-customer list was paged for. `read` says how the value becomes the column: `minor`
+    (integer minor units, NULL for any other JSON type), `upper`/`lower` (codes normalised;
+    raw keeps the value as sent), `date`/`timestamp` (NULL when unreadable), `text`.
+    `words` are its data-dictionary entry (`recon describe`). From these the load SQL, the
+    table (when no migration made it) and the dictionary's column entries are made
+    (recon.catalogue_tables).
+    """
+
+    name: str
+    type: str  # DuckDB type: VARCHAR, BIGINT, DATE, TIMESTAMPTZ
+    at: str
+    words: str
+    read: Read = "text"
+    required: bool = False  # NOT NULL (a per-customer list's scope)
+
+
+_ISO = "ISO 4217 code of the amount (upper case)."
+_CREATED_WORDS = "When the provider created it (createdAt; NULL when the record has none)."
+_CREATED_COLUMN = Column("created_at", "TIMESTAMPTZ", "{created_at}", _CREATED_WORDS, "timestamp")
+_CUSTOMER = "The provider's customer id."
+
+
 # What a check's `per_resource: every resource with <trait>` selects.
 TRAITS = ("statuses", "final_statuses", "amount", "created_at")
 
@@ -150,6 +185,10 @@ class Resource:
     # JSON paths in `raw` whose values are personal data (dots between keys): `recon export`
     # leaves out a column a query reads from one of them, or from an object holding one.
     personal: tuple[str, ...] = ()
+    # The table's typed columns, in order, between `id` and the bookkeeping columns (`raw`,
+    # `content_hash`, the runs that saw it): every API resource declares them (Column).
+    columns: tuple[Column, ...] = ()
+    words: str = ""  # the table's data-dictionary entry
 
     @property
     def table(self) -> str:
@@ -175,11 +214,6 @@ class Resource:
         if rec is None or trait not in TRAITS:
             return False
         return bool(getattr(rec, trait))
-
-    @property
-    def load_sql(self) -> str:
-        """The `sql/` file that turns landed records into the table's typed columns."""
-        return f"load/{self.name}.sql"
 
 
 _PAYMENT = Records(
@@ -344,6 +378,34 @@ CATALOGUE: Mapping[str, Resource] = {
             ),
             records=_PAYMENT,
             fields=_CREATED,
+            words="Payments as the provider lists them now: one row per payment id, "
+            "with every field in raw.",
+            columns=(
+                Column(
+                    "amount_minor",
+                    "BIGINT",
+                    "amountMinor",
+                    "Amount in minor units of currency (BIGINT, never a float).",
+                    "minor",
+                ),
+                Column("currency", "VARCHAR", "currency", _ISO, "upper"),
+                Column(
+                    "status",
+                    "VARCHAR",
+                    "status",
+                    "The provider's status: confirmed, refunded, partially_refunded, "
+                    "pending, failed, …",
+                    "lower",
+                ),
+                Column(
+                    "reference",
+                    "VARCHAR",
+                    "reference",
+                    "The merchant's reference the payment was made under "
+                    "(matches the books' orders).",
+                ),
+                _CREATED_COLUMN,
+            ),
             personal=(
                 "customer.email",
                 "customer.name",
@@ -360,6 +422,27 @@ CATALOGUE: Mapping[str, Resource] = {
             ApiList("/refunds", OffsetPaginator, Refund, path_setting="refunds_path"),
             records=_REFUND,
             fields=_CREATED,
+            words="Refunds as the provider lists them now: one row per refund id.",
+            columns=(
+                Column("payment_id", "VARCHAR", "paymentId", "The payment refunded."),
+                Column(
+                    "amount_minor",
+                    "BIGINT",
+                    "amount.amountMinor",
+                    "Refunded amount in minor units of currency.",
+                    "minor",
+                ),
+                Column("currency", "VARCHAR", "amount.currency", _ISO, "upper"),
+                Column(
+                    "status",
+                    "VARCHAR",
+                    "status",
+                    "The provider's status: succeeded, pending, failed, … (failure statuses "
+                    "do not count toward a payment's refunded total).",
+                    "lower",
+                ),
+                _CREATED_COLUMN,
+            ),
         ),
         Resource(
             "disputes",
@@ -373,12 +456,44 @@ CATALOGUE: Mapping[str, Resource] = {
                 "reason": "reason",
                 "created_at": "createdAt",
             },
+            words="Disputes (chargebacks) as the provider lists them now: one row per dispute id.",
+            columns=(
+                Column(
+                    "payment_id",
+                    "VARCHAR",
+                    "{payment_id}",
+                    "The disputed payment (undocumented paymentId; field name set by "
+                    "RECON_FIELDS).",
+                ),
+                Column(
+                    "amount_minor",
+                    "BIGINT",
+                    "{amount}.amountMinor",
+                    "Disputed amount in minor units (undocumented amount.amountMinor).",
+                    "minor",
+                ),
+                Column("currency", "VARCHAR", "{amount}.currency", _ISO, "upper"),
+                Column(
+                    "status", "VARCHAR", "{status}", "The provider's status (lower case).", "lower"
+                ),
+                Column("reason", "VARCHAR", "{reason}", "The dispute's reason as sent."),
+                _CREATED_COLUMN,
+            ),
         ),
         Resource(
             "subscriptions",
             ApiList("/subscriptions", OffsetPaginator, Subscription, by_id="/subscriptions/{id}"),
             records=_SUBSCRIPTION,
             fields=_CREATED,
+            words="Subscriptions as the provider lists them now: one row per subscription id.",
+            columns=(
+                Column("customer_id", "VARCHAR", "customerId", _CUSTOMER),
+                Column("price_id", "VARCHAR", "priceId", "The price subscribed to."),
+                Column(
+                    "status", "VARCHAR", "status", "The provider's status (lower case).", "lower"
+                ),
+                _CREATED_COLUMN,
+            ),
         ),
         Resource(
             "invoices",
@@ -394,6 +509,40 @@ CATALOGUE: Mapping[str, Resource] = {
             ),
             records=_INVOICE,
             fields={"subscription_id": "subscriptionId", "due_date": "dueDate", **_CREATED},
+            words="Invoices as the provider lists (or serves one by one) now: "
+            "one row per invoice id.",
+            columns=(
+                Column("customer_id", "VARCHAR", "customerId", _CUSTOMER),
+                Column(
+                    "subscription_id",
+                    "VARCHAR",
+                    "{subscription_id}",
+                    "The subscription billed (undocumented subscriptionId).",
+                ),
+                Column(
+                    "status",
+                    "VARCHAR",
+                    "status",
+                    "The provider's status: open, paid, void, …",
+                    "lower",
+                ),
+                Column(
+                    "amount_due_minor",
+                    "BIGINT",
+                    "amountDue.amountMinor",
+                    "Amount still due in minor units of currency.",
+                    "minor",
+                ),
+                Column("currency", "VARCHAR", "amountDue.currency", _ISO, "upper"),
+                Column(
+                    "due_date",
+                    "DATE",
+                    "{due_date}",
+                    "When it is due (undocumented dueDate; NULL when absent).",
+                    "date",
+                ),
+                _CREATED_COLUMN,
+            ),
         ),
         Resource(
             "payment_intents",
@@ -406,6 +555,28 @@ CATALOGUE: Mapping[str, Resource] = {
                 "capture_method": "captureMethod",
                 **_CREATED,
             },
+            words="Payment intents as the provider lists them now: one row per intent id.",
+            columns=(
+                Column(
+                    "status", "VARCHAR", "status", "The provider's status (lower case).", "lower"
+                ),
+                Column(
+                    "capture_method",
+                    "VARCHAR",
+                    "{capture_method}",
+                    "automatic or manual (captureMethod).",
+                    "lower",
+                ),
+                Column(
+                    "amount_minor",
+                    "BIGINT",
+                    "{amount}",
+                    "The intent's amount in minor units (must be >= 0).",
+                    "minor",
+                ),
+                Column("currency", "VARCHAR", "{currency}", _ISO, "upper"),
+                _CREATED_COLUMN,
+            ),
         ),
         Resource(
             "payment_methods",
@@ -417,6 +588,12 @@ CATALOGUE: Mapping[str, Resource] = {
             ),
             nightly=False,
             records=_PAYMENT_METHOD,
+            words="Customers' payment methods (only with --payment-methods): one row per id; "
+            "card details are personal data in raw.",
+            columns=(
+                Column("customer_id", "VARCHAR", "@scope", _CUSTOMER, required=True),
+                Column("type", "VARCHAR", "type", "card, sepa_debit, …"),
+            ),
             personal=(
                 "card.last4",
                 "card.expMonth",

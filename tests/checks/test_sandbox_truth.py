@@ -1,7 +1,7 @@
 """The checks against the sandbox's ground truth: precision and recall 100% (checks 2-17, 21).
 
 The generated records are landed as Parquet pages and typed by the loader's own staging
-SQL (`sql/load/<resource>.sql`), then the checks run and their findings must equal the
+SQL (recon.catalogue_tables), then the checks run and their findings must equal the
 oracle's (`recon.sandbox.truth`) exactly.
 """
 

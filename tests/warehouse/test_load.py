@@ -239,16 +239,16 @@ def test_loading_the_same_run_twice_is_a_no_op(tmp_path: Path, land_night) -> No
 
 
 def test_every_api_resource_of_the_catalogue_has_a_table_and_load_sql() -> None:
+    from recon.catalogue_tables import load_select
     from recon.night.migrations import apply_migrations
     from recon.resources import api_resources
-    from recon.sql import read_sql
 
     con = duckdb.connect()
     apply_migrations(con)
     tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
     for entry in api_resources():
         assert entry.table in tables, entry.name
-        assert "read_parquet($files)" in read_sql(entry.load_sql), entry.name
+        assert "read_parquet($files)" in load_select(entry), entry.name
 
 
 def test_an_id_landed_twice_loads_once_and_is_counted_as_a_duplicate(tmp_path: Path) -> None:
@@ -333,10 +333,11 @@ def test_integer_money_is_one_macro_used_by_every_stage_file() -> None:
         text = path.read_text(encoding="utf-8")
         if path.name != "macros.sql":
             assert "UBIGINT" not in text, path.name
-    from recon.resources import resources_with
+    from recon.catalogue_tables import load_select
+    from recon.resources import resource, resources_with
 
     for name in resources_with("amount"):  # every resource with money (the catalogue's)
-        assert "json_minor_units(" in read_sql(f"load/{name}.sql"), name
+        assert "json_minor_units(" in load_select(resource(name)), name
 
 
 def test_every_resource_loads_through_its_stage_file_and_changes_make_versions(

@@ -11,6 +11,7 @@ from typing import Any
 
 import duckdb
 
+from recon.catalogue_tables import load_select
 from recon.database import transaction
 from recon.errors import WarehouseError, disk_full
 from recon.fields import FieldMap, load_parameters, presence_parameters
@@ -309,7 +310,7 @@ def _merge(
     rendered = read_sql("load/merge.sql").format(
         table=entry.table,
         lcols=", ".join(f"l.{c}" for c in ["id", *cols]),
-        select=_without_comments(read_sql(entry.load_sql)),
+        select=load_select(entry),
         v_status=v_status,
         v_amount=v_amount,
         v_currency=v_currency,
@@ -353,8 +354,3 @@ def _gone(con: duckdb.DuckDBPyConnection, entry: Resource) -> int:
         for stmt in rest:
             con.execute(stmt)
     return gone
-
-
-def _without_comments(sql: str) -> str:
-    """A SELECT file without its comment lines (it is embedded in a `;`-split script)."""
-    return "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))

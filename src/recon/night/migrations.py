@@ -9,7 +9,9 @@ statement scans a table twice.
 Migration 0001 is the schema as it stood before migrations were numbered, written with
 `IF NOT EXISTS` throughout, so a warehouse made then takes it harmlessly and is upgraded
 in place by the files after it. A migration file is never edited once released: a change
-is a new file with the next free number.
+is a new file with the next free number. After the files, the table of a list resource no
+file made is made from its catalogue entry (recon.catalogue_tables): adding a resource needs
+no migration.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import duckdb
 
+from recon.catalogue_tables import create_resource_tables
 from recon.database import transaction
 from recon.errors import WarehouseError
 from recon.sql import read_sql, sql_dir, sql_statements
@@ -80,4 +83,6 @@ def apply_migrations(con: duckdb.DuckDBPyConnection, folder: Path | None = None)
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot apply migration {migration.name}: {exc}") from None
         done.append(migration.name)
+    with transaction(con):
+        create_resource_tables(con)  # a resource no migration made (recon.catalogue_tables)
     return done

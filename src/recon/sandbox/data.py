@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
+from recon.resources import nightly_resources
 from recon.sandbox.records.anomalies import AnomalyPlan
 from recon.sandbox.records.clock import default_anchor, iso_ms
 from recon.sandbox.records.customers import Customers
@@ -43,8 +44,9 @@ __all__ = [
     "iso_ms",
 ]
 
-#: Resources served as lists, in the order recon extracts them.
-LIST_RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+#: Resources served as lists, in the order recon extracts them: the catalogue's nightly lists
+#: (each needs a record maker below: `Dataset._records`, or payments' and refunds' own).
+LIST_RESOURCES = tuple(r.name for r in nightly_resources())
 
 
 class Dataset:

@@ -109,7 +109,9 @@ class SandboxState:
                 cache_records=cache,
             ),
         }
-        for res in ("disputes", "subscriptions", "invoices", "payment_intents"):
+        for res in LIST_RESOURCES:
+            if res in lists:
+                continue
             lists[res] = ListView(
                 res,
                 (lambda r: lambda: ds.count(r))(res),

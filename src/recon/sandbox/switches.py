@@ -20,10 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from recon.resources import nightly_resources
+
 __all__ = ["LISTS", "Delay", "FaultSwitches", "Poison", "Shift", "list_resource"]
 
 #: The list resources faults can name (``payment-intents`` is accepted for ``payment_intents``).
-LISTS = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+LISTS = tuple(r.name for r in nightly_resources())  # the catalogue's nightly lists
 
 
 def list_resource(name: str) -> str:

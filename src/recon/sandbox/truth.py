@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from iso4217 import Currency
 
-from recon.sandbox.data import DISPUTE_STATUSES, PAYMENT_STATUSES, Dataset
+from recon.sandbox.data import DISPUTE_STATUSES, LIST_RESOURCES, PAYMENT_STATUSES, Dataset
 from recon.sandbox.ledger import make_books, truth_part
 
 __all__ = [
@@ -324,7 +324,7 @@ def truth(dataset: Dataset) -> dict[str, Any]:
     }
 
 
-_RESOURCES = ("payments", "refunds", "disputes", "subscriptions", "invoices", "payment_intents")
+_RESOURCES = LIST_RESOURCES
 
 
 def truth_json(dataset: Dataset) -> bytes:
