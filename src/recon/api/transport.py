@@ -24,7 +24,7 @@ import ipaddress
 import os
 import ssl
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -34,7 +34,14 @@ import httpx
 
 from recon.errors import ConfigError
 
-__all__ = ["LOOPBACK", "Transport", "attempt_deadline", "client_transports"]
+__all__ = [
+    "LOOPBACK",
+    "Transport",
+    "attempt_deadline",
+    "client_transports",
+    "environment_proxies",
+    "keep_loopback_direct",
+]
 
 #: Hosts never reached through a proxy.
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -149,23 +156,47 @@ def client_transports(
     """The client's transport and its mounts: a transport per proxy the environment names,
     none (direct) for loopback and the `NO_PROXY` hosts. A proxy URL that cannot be used is
     a `ConfigError` naming its variable."""
+    mounts: dict[str, httpx.BaseTransport | None] = {
+        pattern: None if proxy is None else Transport(proxy=proxy)
+        for pattern, proxy in environment_proxies(environ).items()
+    }
+    return Transport(), mounts
+
+
+def environment_proxies(environ: Mapping[str, str] | None = None) -> dict[str, httpx.Proxy | None]:
+    """The proxies the environment names, by httpx URL pattern (`https://`, `all://`, …;
+    None: reached directly), read as httpx reads them, loopback always direct. Empty when
+    no proxy is named. A proxy URL that cannot be used is a `ConfigError` naming its
+    variable (before any request: `recon.cli` checks it first)."""
     env = os.environ if environ is None else environ
-    mounts: dict[str, httpx.BaseTransport | None] = {}
+    proxies: dict[str, httpx.Proxy | None] = {}
     for scheme in ("http", "https", "all"):
         found = _variable(env, f"{scheme}_proxy")
-        if found is None:
-            continue
-        name, value = found
-        mounts[f"{scheme}://"] = Transport(proxy=_proxy(name, value))
-    if not mounts:
-        return Transport(), {}
+        if found is not None:
+            proxies[f"{scheme}://"] = _proxy(*found)
+    if not proxies:
+        return {}
     for host in _no_proxy_hosts(env):
         if host == "*":  # no proxy for anything
-            return Transport(), {}
-        mounts[host if "://" in host else f"all://{_pattern_host(host)}"] = None
+            return {}
+        proxies[host if "://" in host else f"all://{_pattern_host(host)}"] = None
     for host in LOOPBACK:
-        mounts[f"all://{host}"] = None
-    return Transport(), mounts
+        proxies[f"all://{host}"] = None
+    return proxies
+
+
+def keep_loopback_direct(environ: MutableMapping[str, str] | None = None) -> None:
+    """Add 127.0.0.1, localhost and ::1 to `NO_PROXY` (and `no_proxy`) when a proxy is
+    named: every other HTTP client of the process (Prefect's, the sandbox's health check)
+    then reaches the local servers directly, as recon's own client does."""
+    env = os.environ if environ is None else environ
+    if not any(_variable(env, f"{scheme}_proxy") for scheme in ("http", "https", "all")):
+        return
+    hosts = _no_proxy_hosts(env)
+    if "*" in hosts:
+        return
+    hosts += [host for host in ("127.0.0.1", "localhost", "::1") if host not in hosts]
+    env["NO_PROXY"] = env["no_proxy"] = ",".join(hosts)
 
 
 def _variable(env: Mapping[str, str], lower: str) -> tuple[str, str] | None:

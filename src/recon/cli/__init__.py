@@ -37,7 +37,30 @@ def _normalise_resume(argv: list[str]) -> list[str]:
     return fixed
 
 
+#: The commands that make HTTP requests (to the API, the sandbox, Prefect, a webhook): a
+#: proxy setting that cannot be used stops them before they start.
+_REQUESTING = frozenset({"nightly", "extract", "schedule", "sandbox", "report"})
+
+
+def _check_proxies(argv: list[str]) -> None:
+    """Loopback never through a proxy, for every HTTP client of the process; a proxy URL
+    that cannot be used is one line naming its variable, exit 2."""
+    from recon.api.transport import environment_proxies, keep_loopback_direct
+    from recon.cli.common import fail
+    from recon.errors import ConfigError
+
+    keep_loopback_direct()
+    if not _REQUESTING.intersection(argv[:1]):
+        return
+    try:
+        environment_proxies()
+    except ConfigError as exc:
+        fail(2, f"bad setting {exc}")
+        sys.exit(2)
+
+
 def main() -> None:
     """Entry point of the `recon` console script."""
     sys.argv[1:] = _normalise_resume(sys.argv[1:])
+    _check_proxies(sys.argv[1:])
     app()
