@@ -427,3 +427,71 @@ def test_a_socks_proxy_is_mounted() -> None:
     assert mounts["all://*internal.example.test"] is None
     assert mounts["all://10.0.0.1"] is None
     assert client_transports({"ALL_PROXY": "socks5://127.0.0.1:1080", "NO_PROXY": "*"})[1] == {}
+
+
+@contextmanager
+def socks5_proxy(upstream_port: int) -> Iterator[tuple[int, list[bytes]]]:
+    """A SOCKS5 proxy on 127.0.0.1 (no auth, CONNECT only) that sends every connection to
+    `upstream_port` on 127.0.0.1, whatever host it is asked for; yields its port and the
+    hosts asked for."""
+    asked: list[bytes] = []
+
+    def relay(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+    def handle(client: socket.socket) -> None:
+        with client, contextlib.suppress(OSError):
+            greeting = client.recv(2)
+            client.recv(greeting[1])  # the methods offered
+            client.sendall(b"\x05\x00")  # no authentication
+            head = client.recv(4)  # VER CMD RSV ATYP
+            if head[:2] != b"\x05\x01" or head[3] != 3:  # CONNECT to a domain name only
+                return
+            asked.append(client.recv(client.recv(1)[0]))
+            client.recv(2)  # the port
+            with socket.create_connection(("127.0.0.1", upstream_port)) as upstream:
+                client.sendall(b"\x05\x00\x00\x01" + bytes(4) + b"\x00\x00")
+                back = threading.Thread(target=relay, args=(upstream, client), daemon=True)
+                back.start()
+                relay(client, upstream)
+                back.join(5)
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn, _ = listener.accept()
+                threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield listener.getsockname()[1], asked
+    finally:
+        listener.close()
+
+
+def test_a_socks5_proxy_carries_the_api_traffic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ALL_PROXY=socks5h://…` (httpx's socks extra): the API's host name is resolved by the
+    proxy, the answer comes back through it, with the attempt's deadline all the same."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    with (
+        raw_server(lambda request: answer()) as server,
+        socks5_proxy(server.port) as (proxy_port, asked),
+    ):
+        monkeypatch.setenv("ALL_PROXY", f"socks5h://127.0.0.1:{proxy_port}")
+        config = ClientConfig.for_base_url(
+            "http://payments.example.test",
+            api_key=SecretStr("k"),
+            allow_insecure_http=True,
+            max_attempts=1,
+        )
+        with ApiClient(config) as client:
+            assert client.list_disputes().data == []
+    assert asked == [b"payments.example.test"]
+    assert server.requests[0].startswith(b"GET /api/v1/disputes?")
