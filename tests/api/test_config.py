@@ -119,13 +119,13 @@ def test_tls_verification_is_always_on() -> None:
     import ssl
 
     from recon.api import ApiClient
-    from recon.api.transport import PooledTransport
+    from recon.api.transport import Transport
 
     names = {f.name for f in dataclasses.fields(ClientConfig)}
     assert not any("verify" in n or "insecure_tls" in n for n in names)
     with ApiClient(ClientConfig.for_base_url("https://h")) as client:
         transport = client.sender.http._transport
-        assert isinstance(transport, PooledTransport)
+        assert isinstance(transport, Transport)
         context = transport.ssl_context()
         assert context.verify_mode == ssl.CERT_REQUIRED
         assert context.check_hostname

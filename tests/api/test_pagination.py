@@ -443,3 +443,38 @@ def test_a_resumed_scan_counts_its_overlap_as_neither_duplicate_nor_gap(
     assert report.duplicates == 0
     assert report.rewinds == 0
     assert server.requests[before][0] == committed
+
+
+@pytest.mark.parametrize("resource", ["disputes", "payments"])
+@pytest.mark.parametrize(
+    ("again", "status"),
+    [({"id": "r3", "n": 999}, "incomplete"), ({"id": "r3", "n": 3}, "complete")],
+    ids=["other-content", "same-content"],
+)
+def test_the_same_id_with_other_content_on_a_later_page_is_never_a_silent_complete(
+    harness: Harness, resource: str, again: dict[str, Any], status: str
+) -> None:
+    """Issue 38: r3 answered again two pages later. The very same record is a duplicate
+    (counted, complete); the same id with other content makes the list incomplete, naming
+    the id — the first version is kept, nothing else is lost."""
+    records: list[dict[str, Any]] = [{"id": f"r{i}", "n": i} for i in range(30)]
+    records.insert(25, again)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        skip = int(request.url.params["skip"])
+        size = int(request.url.params["max-records"])
+        data = records[skip : skip + size]
+        more = skip + len(data) < len(records)
+        body = {"data": data, "hasMore": more, "nextOffset": skip + len(data) if more else None}
+        return httpx.Response(200, json=body, headers={"X-Request-Id": f"req_{skip}"})
+
+    with harness.client(handler, page_size=10, concurrency=1) as client:
+        pages, report = _collect(client, resource)
+    assert sorted(_returned(pages), key=lambda r: int(r[1:])) == _ids(30)
+    assert [r for p in pages for r in p.records if r["id"] == "r3"] == [{"id": "r3", "n": 3}]
+    assert report.duplicates == 1
+    assert report.status == status
+    if status == "incomplete":
+        assert report.changed == 1
+        assert report.reason is not None
+        assert "r3" in report.reason

@@ -85,7 +85,7 @@ def test_a_number_beyond_a_double_is_kept_as_sent() -> None:
 @pytest.mark.parametrize(
     "content",
     [
-        b'{"data":[{"id":"a","name":"\xff"}]}',  # not UTF-8: orjson says so
+        b'{"data":[{"id":"a"}],"note":"\xff"}',  # not UTF-8 outside the records: orjson says so
         b'{"data":[{"id":"a"},[1,2]]}',  # a record that is not an object
         b'{"data":[{"id":"a"},"text"]}',
         b'{"data":{"id":"a"}}',  # no array
@@ -112,3 +112,27 @@ def test_the_usual_page_is_the_text_orjson_writes() -> None:
     body = read_list(content)
     assert body is not None
     assert body["data"].landable.raw == landable(records).raw
+
+
+def test_a_record_that_is_not_utf8_is_lost_alone_not_its_page() -> None:
+    """Issue 38: one bad byte inside one record (here in the second's name, and in the
+    fourth's id): those records are unkeyed with their reason (landing keeps them as
+    rejects), every other record of the page is read as sent."""
+    records = [b'{"id":"a","n":1}', b'{"id":"b","name":"Zo\xeb"}', b'{"id":"c","n":3}']
+    records.append(b'{"id":"d\xff"}')
+    content = b'{"data":[' + b",".join(records) + b'],"hasMore":false,"nextOffset":null}'
+    body = read_list(content)
+    assert body is not None
+    assert body["hasMore"] is False
+    data = body["data"]
+    land = data.landable
+    assert land.ids == ["a", None, "c", None]
+    assert land.unkeyed == 2
+    assert land.problems is not None
+    assert set(land.problems) == {1, 3}
+    assert "not valid UTF-8 (byte 0xeb" in land.problems[1]
+    assert land.text(0) == records[0]
+    assert land.text(2) == records[2]
+    assert data[1] == {"id": "b", "name": "Zo\ufffd"}  # readable, the byte marked
+    kept = land.select([1, 2])  # the reason follows the record
+    assert kept.problems == {0: land.problems[1]}

@@ -13,7 +13,14 @@ badly on purpose, per `mode`:
 - `huge`: a 200 OK whose body is `huge_mb` MB of JSON (the record list padded with a long
   string), counted in `huge_served`;
 - `delay_s`: any mode, each payments page answered that much later;
-- `records`: the payments are `records` (hostile amounts, dates, control characters…).
+- `records`: the payments are `records` (hostile amounts, dates, control characters…);
+- `changed`: `changed_id` is answered again on a later page (at `skip >= jump_at`), with
+  other content than the first time (issue 38);
+- `bad_utf8`: one byte of `bad_utf8_id`'s record (inside a string) is not UTF-8;
+- `encodings`: any mode, each payments answer gzipped once per name listed, its
+  `Content-Encoding` saying so (`["gzip", "gzip"]`: a body encoded twice);
+- `trickle_headers`: any mode, each payments answer's headers sent a byte every 0.05 s,
+  with a header that never ends (until the client hangs up).
 
 Records default to `count` plain payments (`pay_000000`…). Every request is counted in
 `requests` (path, query). `hostile_api(...)` is the context manager; the fixture
@@ -23,6 +30,7 @@ arguments) or the defaults.
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 import time
@@ -61,6 +69,10 @@ class Hostile:
     records: list[Any] | None = None
     raw_body: bytes | None = None  # `records` mode: the page body as bytes, sent as is
     delay_s: float = 0.0  # every payments page answered this much later (a slow night)
+    changed_id: str = "pay_000150"
+    bad_utf8_id: str = "pay_000042"
+    encodings: list[str] = field(default_factory=list)
+    trickle_headers: bool = False
     url: str = ""
     requests: list[tuple[str, str]] = field(default_factory=list)
     huge_served: int = 0
@@ -98,6 +110,13 @@ class Hostile:
         nxt: int | None = skip + len(data) if more else None
         if self.mode == "jump" and skip >= self.jump_at and more:
             nxt = 10**12
+        if self.mode == "changed" and skip >= self.jump_at and data:
+            again = next(r for r in records if r["id"] == self.changed_id)
+            data = [data[0], {**again, "amountMinor": again["amountMinor"] + 1}, *data[1:]]
+        if self.mode == "bad_utf8":
+            body = _json({"data": data, "hasMore": more, "nextOffset": nxt})
+            marker = f'"reference": "ORD-{self.bad_utf8_id[4:]}"'.encode()
+            return 200, body.replace(marker, marker[:-1] + b"\xff" + marker[-1:])
         if self.mode == "huge":
             with self.lock:
                 self.huge_served += 1
@@ -126,9 +145,18 @@ def hostile_api(**config: Any) -> Iterator[Hostile]:
                 status, body = 200, b"ok"
             else:
                 status, body = state.answer(parts.path, parse_qs(parts.query))
+            payments = parts.path.endswith("/payments")
+            if payments and state.trickle_headers:
+                self.trickle()
+                return
+            if payments and state.encodings:
+                for _ in state.encodings:
+                    body = gzip.compress(body)
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(body)))
+            if payments and state.encodings:
+                self.send_header("content-encoding", ", ".join(state.encodings))
             self.send_header("x-request-id", f"req_hostile_{len(state.requests)}")
             self.end_headers()
             try:
@@ -136,9 +164,24 @@ def hostile_api(**config: Any) -> Iterator[Hostile]:
             except OSError:  # the client stopped reading (a capped body): fine
                 return
 
+        def trickle(self) -> None:
+            """Headers a byte every 0.05 s, each in time for any read timeout, never ending."""
+            self.close_connection = True
+            head = b"HTTP/1.1 200 OK\r\nx-request-id: req_trickle\r\nx-pad: "
+            try:
+                for i in range(len(head)):
+                    self.wfile.write(head[i : i + 1])
+                    self.wfile.flush()
+                while not stopped.wait(0.05):
+                    self.wfile.write(b"a")
+                    self.wfile.flush()
+            except OSError:  # the client hung up: what a deadline does
+                return
+
         def log_message(self, *args: Any) -> None:
             return None
 
+    stopped = threading.Event()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -147,5 +190,6 @@ def hostile_api(**config: Any) -> Iterator[Hostile]:
     try:
         yield state
     finally:
+        stopped.set()
         server.shutdown()
         server.server_close()

@@ -35,8 +35,8 @@ from recon.api.retry import (
     is_retryable_status,
     parse_retry_after,
 )
-from recon.api.transport import for_client
-from recon.api.wire import Cookies, Prepared, TooLarge, query_string, read_body
+from recon.api.transport import attempt_deadline, client_transports
+from recon.api.wire import BadEncoding, Cookies, Prepared, TooLarge, query_string, read_body
 from recon.errors import ApiError, ConfigError, RetryAfterTooLongError
 from recon.models import ApiModel, CallRecord
 from recon.paging.ahead import DROPPED, DroppedError
@@ -146,8 +146,13 @@ class Sender:
         self._merged: dict[tuple[tuple[str, str], ...], httpx.Headers] = {}
         self._count_lock = threading.Lock()
         # TLS verification is always on: no setting turns it off (nor in `recon.api.transport`).
+        # Proxies come from the environment through `client_transports` (loopback never
+        # through one), also when `transport` is a test's.
+        own, mounts = client_transports() if transport is None else (transport, {})
         self.http = httpx.Client(
-            transport=transport if transport is not None else for_client(),
+            transport=own,
+            mounts=mounts,
+            trust_env=False,
             timeout=config.timeout_s,
             verify=True,
             follow_redirects=False,
@@ -234,7 +239,8 @@ class Sender:
             t0 = self.clock()
             got: Attempt | None = None
             try:
-                got = self._attempt(request, op, deadline=t0 + timeout)
+                with attempt_deadline(timeout):  # every socket read too (recon.api.transport)
+                    got = self._attempt(request, op, deadline=t0 + timeout)
             finally:
                 t1 = self.clock()
                 latency_s = t1 - t0
@@ -315,7 +321,12 @@ class Sender:
                 streamed, request, cap=self._max_body_bytes, deadline=deadline, clock=self.clock
             )
         except TooLarge:
-            return self._too_large(streamed, request, request_id)
+            mb = self._max_body_bytes / 1024 / 1024
+            message = f"answer larger than RECON_MAX_BODY_MB ({mb:g} MB): read no further"
+            return self._refused(streamed, request, request_id, "body_too_large", message)
+        except BadEncoding as exc:
+            message = f"answer encoded more than once (Content-Encoding: {exc}): not decoded"
+            return self._refused(streamed, request, request_id, "bad_encoding", message)
         except httpx.HTTPError as exc:
             return transport_failure(exc, request, self._secrets, request_id=request_id)
 
@@ -353,12 +364,17 @@ class Sender:
             error=error,
         )
 
-    def _too_large(
-        self, streamed: httpx.Response, request: httpx.Request, request_id: str | None
+    def _refused(
+        self,
+        streamed: httpx.Response,
+        request: httpx.Request,
+        request_id: str | None,
+        code: str,
+        message: str,
     ) -> Attempt:
-        """An answer over RECON_MAX_BODY_MB: a failed call (never retried: it would be as
-        large again), with its request id; the page narrows like a 500 (recon.paging.narrow)."""
-        mb = self._max_body_bytes / 1024 / 1024
+        """An answer whose body is refused — over RECON_MAX_BODY_MB (`body_too_large`), or
+        encoded in layers (`bad_encoding`): a failed call (never retried: it would be the
+        same again), with its request id; the page narrows like a 500 (recon.paging.narrow)."""
         error = ApiError.from_response(
             httpx.Response(
                 streamed.status_code,
@@ -366,15 +382,15 @@ class Sender:
                 request=request,
             ),
             retryable=False,
-            code="body_too_large",
-            message=f"answer larger than RECON_MAX_BODY_MB ({mb:g} MB): read no further",
+            code=code,
+            message=message,
             secrets=self._secrets,
         )
         return Attempt(
             Outcome.FATAL,
             status=streamed.status_code,
             request_id=error.request_id or request_id,
-            error_code="body_too_large",
+            error_code=code,
             message=error.message,
             error=error,
         )

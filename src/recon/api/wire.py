@@ -13,6 +13,7 @@ from it.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -21,7 +22,16 @@ import httpx
 
 from recon.errors import redact_url, secret_query_key
 
-__all__ = ["Cookies", "Prepared", "TooLarge", "logged_query", "query_string", "read_body"]
+__all__ = [
+    "BadEncoding",
+    "Cookies",
+    "Prepared",
+    "TooLarge",
+    "content_encoding",
+    "logged_query",
+    "query_string",
+    "read_body",
+]
 
 #: What `urlencode` (`quote_plus`) writes as it is: a key or value of these alone needs no
 #: quoting (`max-records=200`, `skip=4000`), the rest goes through `urlencode`.
@@ -137,6 +147,54 @@ class TooLarge(Exception):
     """The answer is larger than the cap: it was read no further."""
 
 
+class BadEncoding(Exception):
+    """The answer's `Content-Encoding` is refused (more than one layer): never decoded."""
+
+
+#: The encodings httpx asks for (`Accept-Encoding: gzip, deflate`) and how zlib reads them.
+_WBITS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+
+
+class _Inflate:
+    """One layer of gzip or deflate, decoded no further than asked: a small body that
+    inflates a thousandfold (a gzip bomb) never grows past the cap in memory."""
+
+    def __init__(self, encoding: str) -> None:
+        self._encoding = encoding
+        self._zlib = zlib.decompressobj(_WBITS[encoding])
+        self._started = False
+
+    def decode(self, data: bytes, limit: int) -> bytes:
+        """`data` decoded, at most `limit` bytes of it (more pending: `limit` returned)."""
+        try:
+            out = self._zlib.decompress(data, limit)
+        except zlib.error:
+            if self._encoding != "deflate" or self._started:
+                raise
+            # "deflate" is sent with the zlib wrapper or without it (raw), as httpx reads it
+            self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+            out = self._zlib.decompress(data, limit)
+        self._started = True
+        return out
+
+    def flush(self, limit: int) -> bytes:
+        """What is left once the body has all arrived, at most `limit` bytes of it."""
+        return self._zlib.flush(limit)
+
+
+def content_encoding(headers: httpx.Headers) -> str | None:
+    """The one encoding to undo (`gzip`, `deflate`), None for none (or one httpx does not
+    ask for, read as is, as httpx reads it); more than one layer is `BadEncoding`."""
+    layers = [
+        value.strip().lower()
+        for value in headers.get_list("content-encoding", split_commas=True)
+        if value.strip() and value.strip().lower() != "identity"
+    ]
+    if len(layers) > 1:
+        raise BadEncoding(", ".join(layers))
+    return layers[0] if layers and layers[0] in _WBITS else None
+
+
 def read_body(
     streamed: httpx.Response,
     request: httpx.Request,
@@ -147,21 +205,43 @@ def read_body(
 ) -> bytes:
     """The decoded body of a streamed answer, read chunk by chunk against `deadline` (on
     `clock`): httpx's timeouts are per socket read, so an answer trickling in a byte at a
-    time would otherwise never end (`httpx.ReadTimeout`). Over `cap` bytes, declared or
-    read, it stops there (`TooLarge`): the rest is never held."""
+    time would otherwise never end (`httpx.ReadTimeout`; the transport also keeps every
+    socket read to the attempt's deadline, `recon.api.transport`). Over `cap` bytes,
+    declared, received or decoded, it stops there (`TooLarge`): the rest is never held.
+    One `Content-Encoding` layer at most (gzip or deflate), decoded here, never past the
+    cap; more is `BadEncoding`, before a byte of the body is read."""
     declared = streamed.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
         raise TooLarge
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in streamed.iter_bytes():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > cap:
+    encoding = content_encoding(streamed.headers)
+    if streamed.is_stream_consumed:  # built whole (`httpx.MockTransport`): httpx decoded it
+        if len(streamed.content) > cap:
             raise TooLarge
-        if deadline is not None and clock() > deadline:
-            raise httpx.ReadTimeout(
-                "the answer did not arrive in full within the attempt's time",
-                request=request,
-            )
+        return streamed.content
+    inflate = _Inflate(encoding) if encoding is not None else None
+    chunks: list[bytes] = []
+    size = received = 0
+    try:
+        for raw in streamed.iter_raw():
+            received += len(raw)
+            if received > cap:
+                raise TooLarge
+            chunk = raw if inflate is None else inflate.decode(raw, cap - size + 1)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > cap:
+                raise TooLarge
+            if deadline is not None and clock() > deadline:
+                raise httpx.ReadTimeout(
+                    "the answer did not arrive in full within the attempt's time",
+                    request=request,
+                )
+        if inflate is not None:
+            rest = inflate.flush(cap - size + 1)
+            chunks.append(rest)
+            if size + len(rest) > cap:
+                raise TooLarge
+    except zlib.error as exc:  # as httpx says it of a body that is not what it claims
+        message = f"{encoding} body cannot be decoded: {exc}"
+        raise httpx.DecodingError(message, request=request) from exc
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -10,6 +10,7 @@ recon.cli.close      close (a period's close pack)
 
 from __future__ import annotations
 
+import os
 import sys
 
 from recon.cli import (  # noqa: F401  (importing them registers their commands)
@@ -37,7 +38,37 @@ def _normalise_resume(argv: list[str]) -> list[str]:
     return fixed
 
 
+#: The commands that make HTTP requests (to the API, the sandbox, Prefect, a webhook): a
+#: proxy setting that cannot be used stops them before they start.
+_REQUESTING = frozenset({"nightly", "extract", "schedule", "sandbox", "report"})
+
+
+#: The variables that name a proxy (httpx reads them, lower case first).
+_PROXIES = tuple(n for s in ("http", "https", "all") for n in (f"{s}_proxy", f"{s.upper()}_PROXY"))
+
+
+def _check_proxies(argv: list[str]) -> None:
+    """Loopback never through a proxy, for every HTTP client of the process; a proxy URL
+    that cannot be used is one line naming its variable, exit 2. (httpx is imported only
+    when a proxy is named: most commands make no request.)"""
+    if not any(os.environ.get(name, "").strip() for name in _PROXIES):
+        return
+    from recon.api.transport import environment_proxies, keep_loopback_direct
+    from recon.cli.common import fail
+    from recon.errors import ConfigError
+
+    keep_loopback_direct()
+    if not _REQUESTING.intersection(argv[:1]):
+        return
+    try:
+        environment_proxies()
+    except ConfigError as exc:
+        fail(2, f"bad setting {exc}")
+        sys.exit(2)
+
+
 def main() -> None:
     """Entry point of the `recon` console script."""
     sys.argv[1:] = _normalise_resume(sys.argv[1:])
+    _check_proxies(sys.argv[1:])
     app()

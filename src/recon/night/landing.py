@@ -335,7 +335,7 @@ class ResourceLanding:
                 self._raw_ends.append(len(self._raw))
                 self._ids.append(rid)
             else:
-                reason = _reject_reason(records[i])
+                reason = (landable.problems or {}).get(i) or _reject_reason(records[i])
                 self._rejects.append((landable.text(i).decode(), reason, offset, request_id))
 
     def record_failed_page(self, failure: Mapping[str, Any]) -> None:

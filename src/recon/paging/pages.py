@@ -93,6 +93,10 @@ class ScanReport:
     narrow_requests: int = 0  # extra requests spent narrowing failed pages (issue 13)
     speculative: int = 0  # pages fetched ahead of the scan
     wasted: int = 0  # of those, pages not used (the prediction was wrong)
+    # Ids answered again with other content than the first time (the first is kept): the
+    # list is then `incomplete`, naming the first few (`changed_ids`)
+    changed: int = 0
+    changed_ids: list[str] = field(default_factory=list)
 
 
 #: Fetch one page: the query parameters (the paginator wrote its own into them) and a list

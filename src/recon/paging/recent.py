@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from typing import cast
 
 __all__ = ["RecentIds"]
 
@@ -56,3 +57,29 @@ class RecentIds:
         if len(self.current) >= self.window:
             self.previous = self.current
             self.current = set()
+
+
+class RecentPrints:
+    """The fingerprint (a hash of the JSON text as sent) of each id seen lately, in two
+    generations of `window` ids like `RecentIds`: an id answered again with other content is
+    told from the very same record answered twice (the overlap, inserts ahead)."""
+
+    __slots__ = ("current", "previous", "window")
+
+    def __init__(self, window: int = 100_000) -> None:
+        self.window = max(1, window)
+        self.current: dict[str, int] = {}
+        self.previous: dict[str, int] = {}
+
+    def get(self, ident: str) -> int | None:
+        found = self.current.get(ident)
+        return self.previous.get(ident) if found is None else found
+
+    def update(self, idents: Sequence[str | None], prints: Sequence[int]) -> None:
+        """Remember each id's print (the newest wins); None ids are skipped."""
+        current = cast("dict[str | None, int]", self.current)
+        current.update(zip(idents, prints, strict=True))
+        current.pop(None, None)
+        if len(self.current) >= self.window:
+            self.previous = self.current
+            self.current = {}

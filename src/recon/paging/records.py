@@ -4,11 +4,13 @@ A list body is read without building its records (`read_list`, issue 24): msgspe
 each record's JSON text in the body as sent and reads only its `id`, and the records stay
 text (`RawRecords`) until something asks for one. Making every record a dict and writing it
 back to JSON, then freeing it, was ~10% of an account-night's CPU. A body that cannot be
-read that way (not valid UTF-8, records that are not objects, …) is parsed whole as before,
+read that way (records that are not objects, …) is parsed whole as before,
 and its records written back to JSON where the page was parsed (`landable`), while they are
 still in that core's cache. The scan then deduplicates on the ids alone and landing copies
-the text as it is. The load hashes each record's text made canonical (`json(raw)` in
-`sql/load/stage.sql`), so the same record as sent and as written back is the same version.
+the text as it is. A body whose bad UTF-8 sits inside records loses those records alone
+(unkeyed, landed as rejects with the reason, issue 38), not its page. The load hashes each
+record's text made canonical (`json(raw)` in `sql/load/stage.sql`), so the same record as
+sent and as written back is the same version.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from typing import Any, cast, overload
 
 import msgspec
@@ -66,6 +68,9 @@ class Landable:
     # The ids as a set when every record is keyed and no id is there twice, else None (the
     # usual page: a scan dedupes it with set operations, on a set made here)
     id_set: frozenset[str] | None = None
+    # Why a record cannot be read, by position (not valid UTF-8): unkeyed, landed as a reject
+    # with this reason, its text kept with U+FFFD where the bytes were
+    problems: dict[int, str] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -73,6 +78,11 @@ class Landable:
     def text(self, i: int) -> bytes:
         """Record i's JSON text."""
         return self.raw[self.ends[i] : self.ends[i + 1]]
+
+    def prints(self) -> list[int]:
+        """Each record's fingerprint: the hash of its JSON text (one C call a record)."""
+        raw, ends = self.raw, self.ends
+        return [hash(raw[start:end]) for start, end in pairwise(ends)]
 
     def select(self, keep: Sequence[int]) -> Landable:
         """The records at positions `keep` (increasing)."""
@@ -94,7 +104,11 @@ class Landable:
         if not (self.unkeyed or self.blank):
             return Landable(ids, raw, ends, 0, 0)
         blank = sum(1 for rid in ids if rid is not None and rid.isspace())
-        return Landable(ids, raw, ends, ids.count(None), blank)
+        problems = None
+        if self.problems:
+            at = self.problems
+            problems = {new: at[old] for new, old in enumerate(keep) if old in at} or None
+        return Landable(ids, raw, ends, ids.count(None), blank, problems=problems)
 
 
 def landable(records: Sequence[Any]) -> Landable:
@@ -115,7 +129,12 @@ def landable(records: Sequence[Any]) -> Landable:
     return _keyed(ids, bytes(raw), ends)
 
 
-def _keyed(values: Iterable[Any], raw: bytes, ends: array[int]) -> Landable:
+def _keyed(
+    values: Iterable[Any],
+    raw: bytes,
+    ends: array[int],
+    problems: dict[int, str] | None = None,
+) -> Landable:
     """A page's `Landable` from its records' `id` values, in order, and their text."""
     ids: list[str | None] = []
     add_id = ids.append
@@ -133,7 +152,7 @@ def _keyed(values: Iterable[Any], raw: bytes, ends: array[int]) -> Landable:
         id_set = frozenset(cast("list[str]", ids))
         if len(id_set) != len(ids):  # an id twice on the page
             id_set = None
-    return Landable(ids, raw, ends, unkeyed, blank, id_set)
+    return Landable(ids, raw, ends, unkeyed, blank, id_set, problems)
 
 
 class RawRecords(Sequence[Any]):
@@ -193,18 +212,20 @@ class _Keyed(msgspec.Struct):
 _ENVELOPE = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _TEXTS = msgspec.json.Decoder(list[msgspec.Raw])
 _IDS = msgspec.json.Decoder(list[_Keyed])
+_ID = msgspec.json.Decoder(_Keyed)
 
 
 def read_list(content: bytes) -> dict[str, Any] | None:
     """A list body, `{"data": [...], ...}`, its `data` left as sent (`RawRecords`), the
-    envelope's other values parsed. None when it cannot be read so (not UTF-8, not JSON, no
-    `data` array, a record that is not an object): the caller parses the body whole, as
-    before, and says what is wrong with it."""
+    envelope's other values parsed (a record that is not valid UTF-8 unkeyed, with its
+    reason: `_read_mended`). None when it cannot be read so (not JSON, no `data` array, a
+    record that is not an object, an envelope that is not UTF-8): the caller parses the body
+    whole, as before, and says what is wrong with it."""
     if not content.isascii():
         try:
             content.decode()  # msgspec does not look inside the strings it skips
         except UnicodeDecodeError:
-            return None
+            return _read_mended(content)
     try:
         envelope = _ENVELOPE.decode(content)
         data = envelope.pop("data", None)
@@ -217,4 +238,42 @@ def read_list(content: bytes) -> dict[str, Any] | None:
         return None
     ends = array("i", accumulate(map(len, texts), initial=0))
     body["data"] = RawRecords(_keyed((k.id for k in keyed), b"".join(texts), ends))
+    return body
+
+
+def _read_mended(content: bytes) -> dict[str, Any] | None:
+    """A list body that is not valid UTF-8: where the bad bytes sit inside records, those
+    records alone cannot be read (unkeyed, each with its reason, landed as rejects; their
+    text with U+FFFD in place of the bytes), the rest of the page is read as usual. None when
+    the envelope itself is not UTF-8 or not a list body (parsed whole, an unusable body)."""
+    try:
+        envelope = _ENVELOPE.decode(content)
+        data = envelope.pop("data", None)
+        if data is None:
+            return None
+        body: dict[str, Any] = {key: loads_json(bytes(value)) for key, value in envelope.items()}
+        texts = [bytes(text) for text in _TEXTS.decode(data)]
+    except (msgspec.DecodeError, orjson.JSONDecodeError, ValueError, RecursionError):
+        return None
+    ids: list[Any] = []
+    problems: dict[int, str] = {}
+    for i, text in enumerate(texts):
+        try:
+            text.decode()
+        except UnicodeDecodeError as exc:
+            byte = text[exc.start : exc.start + 1].hex()
+            problems[i] = (
+                f"record is not valid UTF-8 (byte 0x{byte} at {exc.start} of its "
+                f"{len(text)}); kept with U+FFFD in its place"
+            )
+            texts[i] = text.decode("utf-8", "replace").encode()
+            ids.append(None)
+            continue
+        try:
+            keyed = _ID.decode(text)
+        except msgspec.DecodeError:  # not an object: the whole parse says so, as before
+            return None
+        ids.append(keyed.id)
+    ends = array("i", accumulate(map(len, texts), initial=0))
+    body["data"] = RawRecords(_keyed(ids, b"".join(texts), ends, problems))
     return body

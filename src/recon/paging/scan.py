@@ -19,8 +19,8 @@ from recon.paging.ahead import Ahead, Lookahead
 from recon.paging.narrow import narrow, narrowable
 from recon.paging.pages import FailedPage, Fetch, FetchedPage, Page, ScanReport
 from recon.paging.paginators import BasePaginator, Params, id_at, record_id
-from recon.paging.recent import RecentIds
-from recon.paging.records import Landable, RawRecords
+from recon.paging.recent import RecentIds, RecentPrints
+from recon.paging.records import Landable, RawRecords, json_text
 
 __all__ = [
     "FailedPage",
@@ -96,6 +96,9 @@ class Scan:
         self.paginator = paginator
         self._params = dict(params or {})  # the list's own query (e.g. a status filter)
         self._seen = RecentIds(window, seen_ids)
+        # What each id recently seen looked like: the same id answered again with other
+        # content is never deduplicated away in silence (issue 38)
+        self._prints = RecentPrints(window)
         # Ids read on pages that continued known ground without a gap: a page whose first
         # record is among them cannot have skipped anything (see OffsetPaginator).
         self._verified = RecentIds(window)
@@ -217,13 +220,17 @@ class Scan:
                 return
             pag.on_failure(offset)
         report.rewinds = pag.rewinds
+        reasons = []
         if report.failed_pages:
-            report.status = "incomplete"
             unread = sum(f.limit or pag.page_size for f in report.failed_pages)
-            report.reason = (
+            reasons.append(
                 f"{len(report.failed_pages)} page(s) failed for good "
                 f"(up to {unread} record(s) unread)"
             )
+        if report.changed:
+            reasons.append(_changed_reason(report.changed, report.changed_ids))
+        if reasons:
+            report.status, report.reason = "incomplete", "; ".join(reasons)
         else:
             report.status, report.reason = "complete", None
 
@@ -311,6 +318,11 @@ class Scan:
                     known |= page & previous
                 current |= page - known if known else page
                 seen.rotate()
+                prints = _prints(data, landable)
+                if prints is not None:
+                    if known:
+                        self._compare(known, keyed, prints)
+                    self._prints.update(keyed, prints)
                 if not known:  # nothing seen before
                     return data, keyed, 0, 0, landable
                 # usually the one record of overlap the page was asked to start with
@@ -324,6 +336,7 @@ class Scan:
         ids: list[str] = []
         duplicates = 0
         unkeyed = 0
+        prints = _prints(data, landable)
         for i, rid in enumerate(keys):  # the hot loop of a scan: kept flat on purpose
             if rid is None:
                 unkeyed += 1
@@ -332,14 +345,36 @@ class Scan:
             ids.append(rid)
             if rid in current or rid in previous:
                 duplicates += 1
+                if prints is not None:
+                    self._compare((rid,), keys, prints, at=i)
             else:
                 current.add(rid)
                 new_at.append(i)
+            if prints is not None:
+                self._prints.update((rid,), (prints[i],))
         seen.rotate()
         if len(new_at) == len(data):
             return data, ids, duplicates, unkeyed, landable
         new, landable = _subset(data, landable, new_at)
         return new, ids, duplicates, unkeyed, landable
+
+    def _compare(
+        self,
+        known: Iterable[str],
+        keys: Sequence[str | None],
+        prints: Sequence[int],
+        *,
+        at: int | None = None,
+    ) -> None:
+        """Note each of the `known` ids (read before) whose record on this page (`keys`,
+        `prints`; at `at` when given) is not what it was: the first version is kept."""
+        for rid in known:
+            before = self._prints.get(rid)
+            now = prints[keys.index(rid) if at is None else at]
+            if before is not None and before != now:
+                self.report.changed += 1
+                if len(self.report.changed_ids) < _CHANGED_NAMED:
+                    self.report.changed_ids.append(rid)
 
     def _count(self, new: list[dict[str, Any]], duplicates: int, unkeyed: int) -> None:
         report = self.report
@@ -418,6 +453,31 @@ class Scan:
                 after_id=after_id,
             )
         )
+
+
+#: Ids named in the reason of a list whose records changed while it was read.
+_CHANGED_NAMED = 5
+
+
+def _changed_reason(count: int, ids: Sequence[str]) -> str:
+    named = ", ".join(ids) + (f" and {count - len(ids)} more" if count > len(ids) else "")
+    return (
+        f"{count} record(s) answered twice with different content ({named}): the list "
+        "changed while it was read, or the provider is inconsistent; the first version "
+        "was kept — run the night again for a consistent read"
+    )
+
+
+def _prints(data: Sequence[Any], landable: Landable | None) -> list[int] | None:
+    """Each record's fingerprint: the hash of its JSON text as sent (`RawRecords`), or of
+    the record written to JSON (a plain list, as tests give). None for a page that was
+    parsed whole and written back (a body `read_list` could not read): its text is not
+    what the provider sent, so it is compared with nothing."""
+    if isinstance(data, RawRecords):
+        return data.landable.prints()
+    if landable is None:
+        return [hash(json_text(record)) for record in data]
+    return None
 
 
 def list_page(
