@@ -97,7 +97,7 @@ class PrefectOrchestrator:
             params = dict(overrides)
             if options.task_runner == "dask":
                 flow = flow.with_options(task_runner=_dask_runner(params, options.dask_address))
-            summary: RunSummary = flow(
+            state = flow(
                 overrides=params,
                 resume=options.resume,
                 trigger=options.trigger,
@@ -105,7 +105,11 @@ class PrefectOrchestrator:
                 payment_methods=options.payment_methods,
                 distributed=options.task_runner == "dask",
                 retry_failed=options.retry_failed,
+                return_state=True,
             )
+        from pipelines.states import summary_of
+
+        summary: RunSummary = summary_of(state)
         return summary
 
     def run_group(
@@ -124,7 +128,7 @@ class PrefectOrchestrator:
                 threads = max(1, -(-len(accounts) // 2))
                 runner = _dask_runner(params, options.dask_address, threads_per_worker=threads)
                 flow = flow.with_options(task_runner=runner)
-            summary: GroupSummary = flow(
+            state = flow(
                 overrides=params,
                 accounts=list(accounts),
                 night_id=night_id,
@@ -133,7 +137,11 @@ class PrefectOrchestrator:
                 fail_on=options.fail_on,
                 payment_methods=options.payment_methods,
                 retry_failed=options.retry_failed is not None,
+                return_state=True,
             )
+        from pipelines.states import summary_of
+
+        summary: GroupSummary = summary_of(state)
         return summary
 
     def serve_schedule(self, plan: Plan, say: Say) -> None:
