@@ -11,10 +11,10 @@ from prefect import State, flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
-from pipelines.states import night_state
+from pipelines.states import night_state, stopped_state
 from recon.night import nightly as steps
 from recon.night import progress
-from recon.night.extract import ResourceOutcome, resources_for
+from recon.night.extract import ResourceOutcome, StoppedError, resources_for
 from recon.night.warehouse import LoadResult
 
 Overrides = steps.Overrides  # non-secret settings only (Prefect stores parameters)
@@ -145,17 +145,20 @@ def nightly(
     The final state says what the night was (`pipelines.states`); its result is the summary.
     """
     tasks = FlowSteps(distributed=distributed)
-    if retry_failed:
-        summary = steps.retry_night(tasks, overrides, retry_failed, fail_on=fail_on)
-    else:
-        summary = steps.run_night(
-            tasks,
-            overrides,
-            resume=resume,
-            trigger=trigger,
-            fail_on=fail_on,
-            payment_methods=payment_methods,
-        )
+    try:
+        if retry_failed:
+            summary = steps.retry_night(tasks, overrides, retry_failed, fail_on=fail_on)
+        else:
+            summary = steps.run_night(
+                tasks,
+                overrides,
+                resume=resume,
+                trigger=trigger,
+                fail_on=fail_on,
+                payment_methods=payment_methods,
+            )
+    except StoppedError as exc:  # SIGINT/SIGTERM: the scans landed what they held
+        return stopped_state(exc)
     return night_state(summary, label=f"run {summary.run_id}")
 
 

@@ -1,10 +1,10 @@
 """What a night was, as the final state of its flow run (DESIGN.md, "Operating it").
 
 Exit 0 is Completed; 3 is Failed named `Incomplete`; 4 (`--fail-on`) is Failed named
-`Findings`; 1 and 2 are Failed. The night's summary stays the state's result, so that
-`recon nightly` reads it back (`summary_of`) and the shell gets the same exit code. An
-automation on `prefect.flow-run.Failed` thus fires for every night that is not complete;
-one that wants only the incomplete nights matches the state name `Incomplete`.
+`Findings`; 1 and 2 are Failed; a night stopped on request (SIGINT, SIGTERM) is Cancelled.
+The night's summary stays the state's result, so that `recon nightly` reads it back
+(`summary_of`) and the shell gets the same exit code. An automation on the state type
+FAILED thus fires for every night that is not complete (docs/deployment.md).
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any, Protocol, TypeVar
 
 from prefect import State
-from prefect.states import Completed, Failed
+from prefect.states import Cancelled, Completed, Failed
 
+from recon.night.extract import StoppedError
 from recon.night.outcome import EXIT_COMPLETE, EXIT_FINDINGS, EXIT_INCOMPLETE
 
 __all__ = ["FINDINGS", "INCOMPLETE", "night_state", "summary_of"]
@@ -48,9 +49,17 @@ def night_state(summary: N, *, label: str) -> State[N]:
     return Failed(name=_NAMES.get(code, "Failed"), message=message, data=summary)
 
 
+def stopped_state(exc: StoppedError) -> State[Any]:
+    """A night stopped on request: Cancelled, never Crashed; its landed pages are kept."""
+    return Cancelled(message=f"recon: stopped on request ({exc}); its landed pages are kept")
+
+
 def summary_of(state: State[Any]) -> Any:
     """The night's summary a flow run returned, whatever its state; an exception the flow
-    raised (a refused key before the first page, a bad setting) is raised again here."""
+    raised (a refused key before the first page, a bad setting) is raised again here, and
+    a night stopped on request is a StoppedError."""
+    if state.is_cancelled():
+        raise StoppedError(state.message or "stopped on request")
     value = state.result(raise_on_failure=False)
     if isinstance(value, BaseException):
         raise value
