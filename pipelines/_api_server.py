@@ -1,31 +1,31 @@
-"""Prefect's API server for one night, started without Prefect's command line (issue 23).
+"""Prefect's API server for one night, started with Prefect's own command line.
 
-`python -m pipelines._api_server PORT` is what `prefect server start --no-services --no-ui`
-runs — uvicorn serving `create_app(webserver_only=True)` — minus the import of Prefect's
-command line (its whole command tree), minus block-type registration, which recon's flows
-do not use (`PREFECT_SERVER_REGISTER_BLOCKS_ON_START=false`: on a new PREFECT_HOME it
-writes every block type into the database), and minus the memo of that registration
-(`PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION=false`: with it on, every start imports
-every installed Prefect collection — prefect-dask, hence dask — to hash the block registry,
-even when nothing is registered). `pipelines.server` starts it; `recon schedule` still uses
-`prefect server start` (it needs the scheduler).
+`python -m pipelines._api_server PORT` prepares Prefect's database and then becomes
+`prefect server start --no-services --no-ui` (an `exec`: the same process, so the parent's
+`PR_SET_PDEATHSIG` and its SIGTERM still reach the server). Nothing here imports
+`prefect.server`: only `prefect.settings` (where the database is) and the public command
+line. Block-type registration is off (`PREFECT_SERVER_REGISTER_BLOCKS_ON_START=false`:
+recon's flows use no blocks, and on a new PREFECT_HOME it writes every block type), and so
+is its memo (`PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION=false`: with it on, every start
+imports every installed Prefect collection — prefect-dask, hence dask). `pipelines.server`
+starts it; `recon schedule` runs `prefect server start` with its services.
 
 A new PREFECT_HOME costs Prefect's database migrations (~100 Alembic steps, ~4 CPU-s). The
-first start that migrates a SQLite database keeps a copy of the empty migrated database,
-per Prefect version, in recon's cache (`$XDG_CACHE_HOME/recon`, else `~/.cache/recon`); a
-later start on a new PREFECT_HOME copies it instead of migrating, and a start whose
-database is already at that copy's revision skips Prefect's migration check.
+first start that finds a new SQLite database migrates it with `prefect server database
+upgrade` and keeps a copy of the empty migrated database, per Prefect version, in recon's
+cache (`$XDG_CACHE_HOME/recon`, else `~/.cache/recon`); a later start on a new PREFECT_HOME
+copies it instead of migrating, and a start whose database is already at that copy's
+revision skips Prefect's migration check (`PREFECT_SERVER_DATABASE_MIGRATE_ON_START=false`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,45 +33,48 @@ _SQLITE = "sqlite+aiosqlite:///"
 
 
 def main(argv: list[str]) -> int:
-    port = int(argv[0])
-    # Importing Prefect's server builds tens of thousands of objects (pydantic models,
-    # SQLAlchemy tables, FastAPI routes): the cyclic collector ran over and over during it,
-    # ~0.8 of ~3.4 CPU-s. Off while starting; what start-up built is then frozen out of it.
-    gc.disable()
+    port = argv[0]
     os.environ.setdefault("PREFECT_SERVER_REGISTER_BLOCKS_ON_START", "false")
     os.environ.setdefault("PREFECT_SERVER_MEMOIZE_BLOCK_AUTO_REGISTRATION", "false")
     os.environ["PREFECT_SERVER_UI_ENABLED"] = "false"
     os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    prefect = prefect_command()
 
-    import prefect
-    from prefect.settings import (
-        PREFECT_API_DATABASE_MIGRATE_ON_START,
-        get_current_settings,
-        temporary_settings,
-    )
+    import prefect as prefect_package
+    from prefect.settings import get_current_settings
 
     database = sqlite_path(get_current_settings())
-    template = template_path(prefect.__version__)
-    new = database is not None and not database.exists()
-    migrate = True
+    template = template_path(prefect_package.__version__)
     if database is not None and template is not None:
-        if new and template.exists():
-            copy_atomically(template, database)
-            new = False
-        migrate = not same_revision(database, template)
+        if not database.exists():
+            if template.exists():
+                copy_atomically(template, database)
+            elif migrate(prefect):
+                save_template(database, template)
+        if same_revision(database, template):
+            os.environ["PREFECT_SERVER_DATABASE_MIGRATE_ON_START"] = "false"
+    args = [prefect, "server", "start", "--host", "127.0.0.1", "--port", port]
+    args += ["--no-services", "--no-ui", "--analytics-off", "--log-level", "ERROR"]
+    sys.stdout.flush()
+    os.execv(prefect, args)  # noqa: S606 - this venv's prefect, fixed arguments
 
-    import uvicorn
-    from prefect.server.api.server import create_app
 
-    app = create_app(final=True, webserver_only=True)
-    gc.freeze()
-    gc.enable()
-    if new and database is not None and template is not None:
-        after_startup(app, lambda: save_template(database, template))
-    # Prefect's settings were read at import: the migration switch goes through its context
-    with temporary_settings(updates={PREFECT_API_DATABASE_MIGRATE_ON_START: migrate}):
-        uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
-    return 0
+def prefect_command() -> str:
+    """Prefect's command line of this environment (beside this Python), else the one on PATH."""
+    return shutil.which("prefect", path=os.path.dirname(sys.executable)) or (
+        shutil.which("prefect") or "prefect"
+    )
+
+
+def migrate(prefect: str) -> bool:
+    """Migrate a new database with Prefect's command line; True when it worked."""
+    done = subprocess.run(  # noqa: S603 - fixed arguments
+        [prefect, "server", "database", "upgrade", "--yes"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    return done.returncode == 0
 
 
 def sqlite_path(settings: Any) -> Path | None:
@@ -150,19 +153,6 @@ def save_template(database: Path, template: Path) -> None:
             os.replace(tmp, template)
         else:
             tmp.unlink(missing_ok=True)
-
-
-def after_startup(app: Any, action: Callable[[], None]) -> None:
-    """Run `action` once the app's startup (Prefect's migrations) is done, before serving."""
-    startup = app.router.lifespan_context
-
-    @contextlib.asynccontextmanager
-    async def lifespan(instance: Any) -> AsyncIterator[Any]:
-        async with startup(instance) as state:
-            action()
-            yield state
-
-    app.router.lifespan_context = lifespan
 
 
 if __name__ == "__main__":  # pragma: no cover - a child process of pipelines.server

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefect import flow, get_run_logger, task
+from prefect import State, flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
+from pipelines.states import night_state
 from recon.group import night as group
 
 Overrides = dict[str, Any] | None
@@ -70,8 +71,9 @@ def group_nightly(
     fail_on: str | None = None,
     payment_methods: bool = False,
     retry_failed: bool = False,
-) -> group.GroupSummary:
+) -> State[group.GroupSummary]:
     """Reconcile every configured account side by side, then the group page and warehouse.
+    The final state says what the night was, its worst account's (`pipelines.states`).
 
     `accounts` and `night_id` default to every configured account (checked before any
     request) and a new id: what a scheduled run passes.
@@ -105,4 +107,4 @@ def group_nightly(
     create_markdown_artifact(
         key="recon-group", markdown="\n".join(lines), description=f"recon night {night_id}"
     )
-    return summary
+    return night_state(summary, label=f"night {summary.night_id}")

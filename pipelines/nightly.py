@@ -7,13 +7,14 @@ read from the environment inside the tasks, so Prefect never stores them.
 
 from __future__ import annotations
 
-from prefect import flow, get_run_logger, task, unmapped
+from prefect import State, flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
+from pipelines.states import night_state, stopped_state
 from recon.night import nightly as steps
 from recon.night import progress
-from recon.night.extract import ResourceOutcome, resources_for
+from recon.night.extract import ResourceOutcome, StoppedError, resources_for
 from recon.night.warehouse import LoadResult
 
 Overrides = steps.Overrides  # non-secret settings only (Prefect stores parameters)
@@ -136,23 +137,29 @@ def nightly(
     payment_methods: bool = False,
     distributed: bool = False,
     retry_failed: str | None = None,
-) -> steps.RunSummary:
+) -> State[steps.RunSummary]:
     """Reconcile the Merchant Payments API into the warehouse and write the reports.
 
     With `retry_failed` (a run id, or "latest": the newest incomplete run), finish that
     run instead: its failed pages fetched again, loaded into it, checked, re-published.
+    The final state says what the night was (`pipelines.states`); its result is the summary.
     """
     tasks = FlowSteps(distributed=distributed)
-    if retry_failed:
-        return steps.retry_night(tasks, overrides, retry_failed, fail_on=fail_on)
-    return steps.run_night(
-        tasks,
-        overrides,
-        resume=resume,
-        trigger=trigger,
-        fail_on=fail_on,
-        payment_methods=payment_methods,
-    )
+    try:
+        if retry_failed:
+            summary = steps.retry_night(tasks, overrides, retry_failed, fail_on=fail_on)
+        else:
+            summary = steps.run_night(
+                tasks,
+                overrides,
+                resume=resume,
+                trigger=trigger,
+                fail_on=fail_on,
+                payment_methods=payment_methods,
+            )
+    except StoppedError as exc:  # SIGINT/SIGTERM: the scans landed what they held
+        return stopped_state(exc)
+    return night_state(summary, label=f"run {summary.run_id}")
 
 
 def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> None:

@@ -8,8 +8,10 @@ on a Dask cluster through `prefect-dask`.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import logging
 import os
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,8 +42,13 @@ class _OneLineForReconErrors(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         from recon.errors import ReconError
+        from recon.night.extract import StoppedError
 
         exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, StoppedError) or isinstance(
+            getattr(exc, "__cause__", None), StoppedError
+        ):
+            return False  # a night stopped on request: `recon nightly` says so in one line
         if isinstance(exc, ReconError) or isinstance(getattr(exc, "__cause__", None), ReconError):
             record.exc_info = None
             record.exc_text = None
@@ -97,7 +104,8 @@ class PrefectOrchestrator:
             params = dict(overrides)
             if options.task_runner == "dask":
                 flow = flow.with_options(task_runner=_dask_runner(params, options.dask_address))
-            summary: RunSummary = flow(
+            state = _off_the_main_thread(
+                flow,
                 overrides=params,
                 resume=options.resume,
                 trigger=options.trigger,
@@ -105,7 +113,11 @@ class PrefectOrchestrator:
                 payment_methods=options.payment_methods,
                 distributed=options.task_runner == "dask",
                 retry_failed=options.retry_failed,
+                return_state=True,
             )
+        from pipelines.states import summary_of
+
+        summary: RunSummary = summary_of(state)
         return summary
 
     def run_group(
@@ -124,7 +136,8 @@ class PrefectOrchestrator:
                 threads = max(1, -(-len(accounts) // 2))
                 runner = _dask_runner(params, options.dask_address, threads_per_worker=threads)
                 flow = flow.with_options(task_runner=runner)
-            summary: GroupSummary = flow(
+            state = _off_the_main_thread(
+                flow,
                 overrides=params,
                 accounts=list(accounts),
                 night_id=night_id,
@@ -133,7 +146,11 @@ class PrefectOrchestrator:
                 fail_on=options.fail_on,
                 payment_methods=options.payment_methods,
                 retry_failed=options.retry_failed is not None,
+                return_state=True,
             )
+        from pipelines.states import summary_of
+
+        summary: GroupSummary = summary_of(state)
         return summary
 
     def serve_schedule(self, plan: Plan, say: Say) -> None:
@@ -143,6 +160,30 @@ class PrefectOrchestrator:
         from pipelines.serve import serve
 
         serve(plan, say=say)
+
+
+def _off_the_main_thread(flow: Any, **params: Any) -> Any:
+    """Call the flow on a thread of its own and wait for it. Prefect then installs no SIGTERM
+    bridge (a signal handler needs the main thread), so SIGINT and SIGTERM reach recon's own
+    handlers (`recon.cli.run`), which ask the night to stop, and never raise inside Prefect's
+    engine (which would report a crash and try to tell a server that may be gone)."""
+    context = contextvars.copy_context()  # the progress display, Prefect's settings
+    outcome: list[Any] = []
+    failure: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            outcome.append(context.run(flow, **params))
+        except BaseException as exc:  # handed to the caller's thread as it is
+            failure.append(exc)
+
+    thread = threading.Thread(target=call, name="recon-flow", daemon=True)
+    thread.start()
+    while thread.is_alive():  # a signal's handler runs on this thread, between waits: a
+        thread.join(0.1)  # signal the kernel gave another thread would wait for the join
+    if failure:
+        raise failure[0]
+    return outcome[0]
 
 
 def _dask_runner(

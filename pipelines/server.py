@@ -122,6 +122,10 @@ def starting_prefect_server(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         preexec_fn=_die_with_parent,
+        # Its own session: a Ctrl-C in the terminal reaches recon, which stops the night and
+        # then this server, not the server first (the night's last calls to it failed with
+        # ConnectError tracebacks for a minute and more).
+        start_new_session=True,
     )
     try:
         # Prefect reads its settings from the environment: the URL is known, set it first.

@@ -75,21 +75,47 @@ def test_flow_runs_every_step_and_keeps_secrets_out_of_prefect(
             con.close()
 
 
-def test_the_flow_finishes_an_incomplete_night_with_retry_failed(
+def test_the_flow_runs_final_state_says_what_the_night_was(
     prefect_home: Path, tmp_path: Path
 ) -> None:
+    """Exit 3 is Failed named Incomplete, 4 Failed named Findings, 0 Completed (an
+    automation on Failed fires for every night that is not complete); the summary stays the
+    state's result. Before, every night that ended in recon's hands was Completed."""
     import httpx
 
     from pipelines.nightly import nightly
+    from pipelines.states import summary_of
 
     with sandbox(seed=13, payments=700, poison=("disputes:3",)) as url:
         over = overrides_for(tmp_path, url)
-        night = nightly(overrides=over)
+        state = nightly(overrides=over, return_state=True)
+        night = summary_of(state)
         assert (night.status, night.exit_code) == ("incomplete", 3)
+        assert (state.type.value, state.name) == ("FAILED", "Incomplete")
+        assert state.message is not None
+        assert f"recon run {night.run_id}: incomplete (exit 3)" in state.message
         httpx.post(
             f"{url}/_sandbox/faults", json={"poison": []}, headers={"x-api-key": KEY}
         ).raise_for_status()
-        done = nightly(overrides=over, retry_failed="latest")
+        done_state = nightly(overrides=over, retry_failed="latest", return_state=True)
+        done = summary_of(done_state)
+        assert (done_state.type.value, done_state.name) == ("COMPLETED", "Completed")
+        found_state = nightly(overrides=over, fail_on="info", return_state=True)
+        found = summary_of(found_state)
     assert (done.run_id, done.status, done.exit_code) == (night.run_id, "complete", 0)
     assert done.reason is not None
     assert done.reason.startswith("completed later by retry ")
+    assert found.exit_code == 4  # the sandbox plants findings of every severity
+    assert (found_state.type.value, found_state.name) == ("FAILED", "Findings")
+
+
+def test_a_night_the_key_refuses_is_a_failed_flow_run_not_crashed(
+    prefect_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipelines.nightly import nightly
+
+    monkeypatch.setenv("RECON_API_KEY", "not-the-key")
+    with sandbox(seed=13, payments=50) as url:
+        state = nightly(overrides=overrides_for(tmp_path, url), return_state=True)
+    assert state.type.value == "FAILED"
+    assert "not-the-key" not in (state.message or "")

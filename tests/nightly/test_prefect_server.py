@@ -1,14 +1,14 @@
 """recon's own Prefect server start (issue 23): the health probe, the migrated-database
-template for a new PREFECT_HOME, and a server that is started without being waited for."""
+template for a new PREFECT_HOME, and a server that is started without being waited for,
+with Prefect's public command line (issue 36)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import ast
 import http.server
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -91,24 +91,19 @@ def test_a_database_without_a_revision_is_not_kept_as_a_template(tmp_path: Path)
     assert not list(template.parent.glob("*"))
 
 
-def test_the_template_is_saved_after_startup_before_serving() -> None:
-    events: list[str] = []
-
-    @contextlib.asynccontextmanager
-    async def prefects_lifespan(app: Any) -> AsyncIterator[None]:
-        events.append("migrated")  # Prefect's startup: migrations, services
-        yield
-        events.append("stopped")
-
-    app = SimpleNamespace(router=SimpleNamespace(lifespan_context=prefects_lifespan))
-    api_server.after_startup(app, lambda: events.append("saved"))
-
-    async def serve() -> None:
-        async with app.router.lifespan_context(app):
-            events.append("serving")
-
-    asyncio.run(serve())
-    assert events == ["migrated", "saved", "serving", "stopped"]
+def test_no_module_of_pipelines_imports_prefects_server_internals() -> None:
+    """Prefect's public command line starts the server (issue 36): `prefect.server` is no
+    API to build on, and it moved under recon before."""
+    pipelines = Path(api_server.__file__).parent
+    for path in sorted(pipelines.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert not name.startswith("prefect.server"), f"{path.name} imports {name}"
 
 
 class _Health(http.server.BaseHTTPRequestHandler):

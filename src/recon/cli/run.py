@@ -4,8 +4,11 @@ recon.cli.steps)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import shlex
 import signal
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -161,10 +164,13 @@ def nightly(
     overrides = as_overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
     def run() -> int:
-        signal.signal(signal.SIGTERM, _terminated)  # before Prefect: its bridge calls it last
+        stop = _StopOnRequest(overrides)
+        stop.install()  # before Prefect or any thread: the flow runs on a thread of its own
         try:
             return go()
         except ReconError as exc:  # stopped before the flow began: the flow alerts after
+            if stop.signum is not None:  # a StoppedError: the night ended itself after a signal
+                return stop.stopped()
             if not started:
                 from recon.night.nightly import notify_abort
 
@@ -172,10 +178,6 @@ def nightly(
                 problem = f"bad setting {exc}" if code == 2 else str(exc)
                 notify_abort(overrides, problem, code)
             raise
-        except BaseException as exc:
-            if not _stopped(exc):
-                raise
-            return _say_stopped(overrides)
 
     started = False
 
@@ -251,37 +253,75 @@ def nightly(
     raise typer.Exit(code)
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread like a Ctrl-C (Prefect treats both as a crash)."""
+#: How long a stopped night may take to end by itself (the scans land what they hold, the
+#: flow run ends Cancelled) before it is ended for it; DESIGN.md wants it over in 5 s.
+STOP_GRACE_S = 3.0
 
 
-def _terminated(signum: int, frame: Any) -> None:
-    """SIGTERM: scans land what they hold and stop (recon.extract.STOPPING); the night ends
-    within seconds. Prefect's own SIGTERM bridge runs during its flow and calls this last."""
-    from recon.night.extract import STOPPING
+class _StopOnRequest:
+    """SIGINT and SIGTERM end the night within seconds (DESIGN.md, "Operating it").
 
-    STOPPING.set()
-    raise _Terminated
+    The first signal asks the scans to stop after their page (`STOPPING`): they land what
+    they hold, the flow returns Cancelled, and `recon nightly` says in one line how to
+    resume, exit 130 (SIGINT) or 143 (SIGTERM). Nothing is raised into the running code, so
+    Prefect reports no crash. Requests in flight are not waited for beyond `STOP_GRACE_S`
+    (nor a second signal): then the line is said and the process ends at once — landed
+    pages are fsync'd files, the published warehouse is swapped in whole or not at all, and
+    the Prefect server recon started dies with it (`PR_SET_PDEATHSIG`)."""
+
+    def __init__(self, overrides: dict[str, Any]) -> None:
+        self.overrides = overrides
+        self.signum: int | None = None
+        self._said = threading.Lock()
+
+    def install(self) -> None:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self._requested)
+
+    def _requested(self, signum: int, frame: Any) -> None:
+        from recon.night.extract import STOPPING
+
+        again = self.signum is not None
+        self.signum = self.signum or signum
+        STOPPING.set()
+        if again:
+            self._end_now()
+        timer = threading.Timer(STOP_GRACE_S, self._end_now)
+        timer.daemon = True
+        timer.start()
+
+    def _end_now(self) -> None:
+        code = self.stopped()
+        if code:  # not said yet: the night did not end by itself in time
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+
+    def stopped(self) -> int:
+        """Say, once, how to go on; the exit code of the signal (0 if already said)."""
+        if not self._said.acquire(blocking=False):
+            return 0
+        _say_stopped(self.overrides)
+        return 128 + (self.signum or signal.SIGINT)
 
 
-def _stopped(exc: BaseException) -> bool:
-    """A SIGTERM (Prefect's TerminationSignal carries the signal) or a Ctrl-C."""
-    return isinstance(exc, KeyboardInterrupt) or getattr(exc, "signal", None) == signal.SIGTERM
-
-
-def _say_stopped(overrides: dict[str, Any]) -> int:
+def _say_stopped(overrides: dict[str, Any]) -> None:
     """One line for a night stopped by a signal: what was landed is kept for --resume."""
-    from recon.night.landing import RunLanding
-    from recon.night.nightly import settings_for
+    run_id = ""
+    with contextlib.suppress(Exception):  # stopped before settings or a landing existed
+        from recon.night.landing import RunLanding
+        from recon.night.nightly import settings_for
 
-    run_id = RunLanding.latest(settings_for(overrides).landing) or ""
+        run_id = RunLanding.latest(settings_for(overrides).landing) or ""
+    if not run_id:
+        err.print("recon: stopped before the night landed anything", markup=False)
+        return
     err.print(
         f"recon: stopped: the night was interrupted; its landed pages are kept: "
-        f"go on with `recon nightly --resume {run_id}`".rstrip(),
+        f"go on with `recon nightly --resume {run_id}`",
         markup=False,
         highlight=False,
     )
-    return 1
 
 
 def configured_accounts(overrides: dict[str, Any]) -> list[str]:
