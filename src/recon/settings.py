@@ -35,12 +35,15 @@ __all__ = [
     "DEFAULT_REFUND_FAILED_STATUSES",
     "NotifySettings",
     "Settings",
+    "checked_notify_url",
     "config_path",
     "is_loopback",
     "load_settings",
+    "notify_settings",
     "setting_name",
     "settings_exactly",
     "settings_from",
+    "toml_problem",
 ]
 
 DEFAULT_REFUND_FAILED_STATUSES = ("failed", "canceled", "cancelled", "rejected", "reversed")
@@ -87,6 +90,51 @@ def setting_name(field: str, given: Mapping[str, Any] | None = None) -> str:
     return f"{path.name}'s {field}" if in_file else env
 
 
+_TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def toml_problem(
+    path: Path, exc: tomllib.TOMLDecodeError | UnicodeDecodeError | OSError
+) -> ConfigError:
+    """A settings file recon cannot read, in one line naming the file (absolute: a command run
+    from another folder reads another recon.toml) and the line."""
+    path = path.expanduser().absolute()
+    if isinstance(exc, UnicodeDecodeError):
+        return ConfigError(str(path), "is not UTF-8 text (save it as UTF-8)")
+    if isinstance(exc, OSError):
+        return ConfigError(str(path), f"cannot be read: {exc.strerror or type(exc).__name__}")
+    text = str(exc)
+    where = _TOML_WHERE.search(text)
+    what = _TOML_WHERE.sub("", text).strip() or "invalid TOML"
+    what = what[0].lower() + what[1:]
+    if where is None:
+        return ConfigError(str(path), f"is not valid TOML: {what}")
+    line, column = where.groups()
+    return ConfigError(f"{path}, line {line}", f"is not valid TOML: {what} (column {column})")
+
+
+class _TomlFile(TomlConfigSettingsSource):
+    """recon.toml, whose syntax errors are a `ConfigError` naming the file and the line."""
+
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
+        try:
+            with file_path.open(mode="rb") as fh:
+                return tomllib.load(fh)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+            raise toml_problem(Path(file_path), exc) from None
+
+
+def checked_notify_url(value: SecretStr | None) -> SecretStr | None:
+    """RECON_NOTIFY_URL stripped, None when blank; not an http(s) URL with a host: ValueError
+    (never echoing it: a webhook's URL is its credential)."""
+    if value is None or not value.get_secret_value().strip():
+        return None
+    parts = urlsplit(value.get_secret_value().strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http(s) URL with a host")
+    return SecretStr(value.get_secret_value().strip())
+
+
 class ReconSources(BaseSettings):
     """Where recon's settings come from, first wins: arguments, `RECON_*` variables, then
     `recon.toml` (or the file `RECON_CONFIG` names). Every settings class of recon is one."""
@@ -100,7 +148,7 @@ class ReconSources(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_path())
+        toml = _TomlFile(settings_cls, toml_file=config_path())
         return (init_settings, env_settings, toml)
 
 
@@ -283,12 +331,7 @@ class Settings(ReconSources):
     @field_validator("notify_url")
     @classmethod
     def _check_notify_url(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is None or not value.get_secret_value().strip():
-            return None
-        parts = urlsplit(value.get_secret_value().strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError("must be an http(s) URL with a host")  # never echo it: a secret
-        return SecretStr(value.get_secret_value().strip())
+        return checked_notify_url(value)
 
     @field_validator("concurrency", mode="before")
     @classmethod
@@ -407,6 +450,42 @@ class NotifySettings(ReconSources):
     model_config = SettingsConfigDict(env_prefix="RECON_", extra="ignore")
     notify_url: SecretStr | None = None
     notify_budget_s: float = Settings.model_fields["notify_budget_s"].default
+
+    @field_validator("notify_url")
+    @classmethod
+    def _check_notify_url(cls, value: SecretStr | None) -> SecretStr | None:
+        return checked_notify_url(value)
+
+
+class _NotifyFromEnv(NotifySettings):
+    """The webhook from the environment alone: what still alerts when recon.toml is broken."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings)
+
+
+def notify_settings() -> NotifySettings | None:
+    """The webhook alone, for an alert about a night stopped by a bad setting: read from the
+    environment only when recon.toml itself is broken; None when the webhook's own setting
+    is bad (no request is made to what is not an http(s) URL)."""
+    try:
+        return NotifySettings()
+    except ConfigError:  # recon.toml cannot be read
+        pass
+    except ValidationError:
+        return None
+    try:
+        return _NotifyFromEnv()
+    except ValidationError:
+        return None
 
 
 class _ValuesOnly(Settings):

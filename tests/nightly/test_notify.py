@@ -175,3 +175,24 @@ def test_an_unreachable_hook_never_fails_the_run(
     with sandbox(seed=3, payments=300) as url:
         summary = steps.run_local(overrides_for(tmp_path, url))
     assert (summary.status, summary.exit_code) == ("complete", 0)
+
+
+def test_a_webhook_setting_that_is_no_url_is_never_tried() -> None:
+    transport, seen = _sender([200])
+    done = send(SecretStr("not-a-url"), ALERT, transport=transport, sleep=pytest.fail)
+    assert (done.sent, done.attempts, seen) == (False, 0, [])
+    assert "not an http(s) URL" in done.detail
+
+
+def test_a_broken_recon_toml_still_alerts_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from recon.settings import notify_settings
+
+    (tmp_path / "recon.toml").write_text("notify_budget_s = \n")
+    monkeypatch.setenv("RECON_NOTIFY_URL", URL.get_secret_value())
+    found = notify_settings()
+    assert found is not None
+    assert found.notify_url == URL
+    monkeypatch.setenv("RECON_NOTIFY_URL", "not-a-url")
+    assert notify_settings() is None

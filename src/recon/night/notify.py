@@ -145,6 +145,14 @@ def send(
         wait_exponential_jitter,
     )
 
+    from recon.settings import checked_notify_url
+
+    try:
+        checked_notify_url(url)
+    except ValueError:  # not a URL: nothing to try, four times or once
+        refused = Delivery(False, 0, "not sent: RECON_NOTIFY_URL is not an http(s) URL")
+        log.warning("alert for run %s: %s", alert.run_id, refused.detail)
+        return refused
     deadline = clock() + budget_s
     tries = 0
 

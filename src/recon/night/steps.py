@@ -41,7 +41,7 @@ from recon.night.outcome import (
 from recon.night.overrides import settings_for
 from recon.night.warehouse import LoadResult, Warehouse, check_readable, load_run
 from recon.runid import check_run_id, new_run_id
-from recon.settings import NotifySettings, Settings
+from recon.settings import Settings, notify_settings
 
 __all__ = [
     "Overrides",
@@ -354,8 +354,8 @@ def notify_abort(
         try:
             settings: Any = settings_for(overrides)
         except ConfigError:  # the bad setting itself: the webhook is read on its own
-            settings = NotifySettings()
-        if settings.notify_url is not None:
+            settings = notify_settings()
+        if settings is not None and settings.notify_url is not None:
             alert = Alert("(not started)", "aborted", exit_code, problem)
             send(settings.notify_url, alert, budget_s=settings.notify_budget_s)
     except Exception as exc:

@@ -1,0 +1,81 @@
+"""Settings that fail in one line (issue 37): a malformed recon.toml, unknown RECON_*
+variables, a bad webhook URL, a missing warehouse — in every command, never a traceback."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from recon.cli import app
+
+BROKEN = 'page_size = 100\nbase_url = "https://payments.example.com\n'
+
+# every command that reads the settings, with arguments that would otherwise get it going
+COMMANDS = [
+    ["nightly"],
+    ["extract"],
+    ["check"],
+    ["report"],
+    ["query", "SELECT 1"],
+    ["export", "payments"],
+    ["describe"],
+    ["findings", "list"],
+    ["findings", "verify"],
+    ["close", "2026-10"],
+    ["match", "O-1", "pay_1"],
+    ["schedule"],
+]
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in list(os.environ):
+        if name.startswith("RECON_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a))
+def test_a_malformed_recon_toml_is_one_line_naming_the_file_and_line_exit_2(
+    tmp_path: Path, args: list[str]
+) -> None:
+    (tmp_path / "recon.toml").write_text(BROKEN)
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 2, done.output
+    assert done.exception is None or isinstance(done.exception, SystemExit)
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1] == (
+        f"recon: bad setting {tmp_path / 'recon.toml'}, line 2: is not valid TOML: "
+        "illegal character '\\n' (column 41)"
+    )
+    assert "Traceback" not in done.output
+
+
+def test_recon_config_names_the_file_it_points_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    elsewhere = tmp_path / "etc" / "recon-eu.toml"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("[accounts.eu]\nbase_url = 'https://eu.example.com'\n[accounts.eu]\n")
+    monkeypatch.setenv("RECON_CONFIG", str(elsewhere))
+    done = CliRunner().invoke(app, ["query", "SELECT 1"])
+    assert done.exit_code == 2
+    assert done.stderr.strip().startswith(f"recon: bad setting {elsewhere}, line 3: ")
+
+
+def test_a_webhook_url_that_is_no_url_stops_the_night_before_any_request(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("RECON_NOTIFY_URL", "not-a-url")
+    monkeypatch.setenv("RECON_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("RECON_API_KEY", "k")
+    done = CliRunner().invoke(app, ["nightly"])
+    assert done.exit_code == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "recon: bad setting RECON_NOTIFY_URL: must be an http(s) URL with a host"
+    )
+    assert "attempt" not in caplog.text  # no alert tried at what is not a URL
+    assert "alert not sent" not in caplog.text
