@@ -44,6 +44,7 @@ __all__ = [
     "settings_exactly",
     "settings_from",
     "toml_problem",
+    "unknown_variables",
 ]
 
 DEFAULT_REFUND_FAILED_STATUSES = ("failed", "canceled", "cancelled", "rejected", "reversed")
@@ -133,6 +134,69 @@ def checked_notify_url(value: SecretStr | None) -> SecretStr | None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("must be an http(s) URL with a host")
     return SecretStr(value.get_secret_value().strip())
+
+
+#: `RECON_*` variables recon (or its tests and benchmarks) reads that are not settings.
+NOT_SETTINGS = frozenset(
+    {
+        "RECON_CONFIG",  # which settings file (config_path)
+        "RECON_EARLY_LOAD",  # recon.night.early: load while extracting (A/B measurements)
+        "RECON_EXPORT_ROOT",  # recon export --root
+        "RECON_HOME",  # prefect.yaml's pull step (older deployments)
+        "RECON_USER",  # who acts, in the audit trail
+        "RECON_SANDBOX_API_KEY",  # the key the sandbox accepts (recon.sandbox.credentials)
+        "RECON_SANDBOX_BEARER_TOKEN",
+        "RECON_RELIABILITY_LOAD",  # tests: the 1M-payment scale tests (make test-scale)
+        "RECON_HYPOTHESIS_EXAMPLES",  # tests: property-test examples
+    }
+)
+# Secrets of accounts and sandbox accounts (`api_key_env = "RECON_EU_API_KEY"`): any name.
+_SECRET_SUFFIXES = ("_API_KEY", "_BEARER_TOKEN", "_DATABASE_URL")
+
+
+def _named_in_file() -> set[str]:
+    """The variables recon.toml names (`api_key_env = "RECON_EU_API_KEY"` and the like)."""
+    try:
+        with config_path().open("rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError):
+        return set()
+    names: set[str] = set()
+
+    def walk(table: Mapping[str, Any]) -> None:
+        for key, value in table.items():
+            if isinstance(value, Mapping):
+                walk(value)
+            elif key.endswith("_env") and isinstance(value, str):
+                names.add(value.upper())
+
+    walk(data)
+    return names
+
+
+def unknown_variables(environ: Mapping[str, str] | None = None) -> list[tuple[str, str | None]]:
+    """The `RECON_*` variables recon does not read, each with the closest known name (or None):
+    a misspelt setting (`RECON_PAGESIZE=500`) would otherwise be ignored without a word."""
+    import difflib
+
+    env = os.environ if environ is None else environ
+    settings = {f"RECON_{name.upper()}" for name in Settings.model_fields}
+    known = sorted(settings | NOT_SETTINGS)
+    named: set[str] | None = None
+    unknown: list[tuple[str, str | None]] = []
+    for name in sorted(env):
+        upper = name.upper()
+        if not upper.startswith("RECON_") or upper in settings or upper in NOT_SETTINGS:
+            continue
+        if upper.endswith(_SECRET_SUFFIXES):
+            continue
+        if named is None:
+            named = _named_in_file()
+        if upper in named:
+            continue
+        close = difflib.get_close_matches(upper, known, n=1, cutoff=0.75)
+        unknown.append((name, close[0] if close else None))
+    return unknown
 
 
 class ReconSources(BaseSettings):

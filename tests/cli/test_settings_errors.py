@@ -79,3 +79,40 @@ def test_a_webhook_url_that_is_no_url_stops_the_night_before_any_request(
     )
     assert "attempt" not in caplog.text  # no alert tried at what is not a URL
     assert "alert not sent" not in caplog.text
+
+
+def test_an_unknown_recon_variable_is_named_with_the_closest_known_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECON_PAGESIZE", "500")
+    done = CliRunner().invoke(app, ["query", "SELECT 1", "--db", str(tmp_path / "none.duckdb")])
+    assert (
+        "recon: warning: RECON_PAGESIZE is not a recon setting (ignored); "
+        "did you mean RECON_PAGE_SIZE?"
+    ) in done.stderr.splitlines()
+
+
+def test_variables_recon_reads_that_are_not_settings_are_not_warned_about(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from recon.settings import unknown_variables
+
+    (tmp_path / "recon.toml").write_text(
+        '[accounts.eu]\nbase_url = "https://eu.example.com"\napi_key_env = "RECON_EUROPE_KEY"\n'
+    )
+    env = {
+        "RECON_PAGE_SIZE": "100",
+        "RECON_SANDBOX_API_KEY": "k",
+        "RECON_SANDBOX_EU_API_KEY": "k",
+        "RECON_RELIABILITY_LOAD": "1",
+        "RECON_CONFIG": "recon.toml",
+        "RECON_EU_API_KEY": "k",
+        "RECON_EUROPE_KEY": "k",  # named by recon.toml
+        "PATH": "/bin",
+        "RECON_WHATEVER": "1",
+        "recon_timeout": "3",
+    }
+    assert unknown_variables(env) == [
+        ("RECON_WHATEVER", None),
+        ("recon_timeout", "RECON_TIMEOUT_S"),
+    ]

@@ -50,6 +50,7 @@ __all__ = [
     "recon_command",
     "say",
     "tell",
+    "warn_unknown_variables",
 ]
 
 app = typer.Typer(
@@ -60,6 +61,21 @@ app = typer.Typer(
 )
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(findings_app, name="findings")
+
+
+@app.callback()
+def _before_every_command() -> None:
+    warn_unknown_variables()
+
+
+def warn_unknown_variables() -> None:
+    """Name every `RECON_*` variable recon does not read, with the closest known name."""
+    from recon.settings import unknown_variables
+
+    for name, close in unknown_variables():
+        hint = f"; did you mean {close}?" if close else ""
+        say(f"recon: warning: {name} is not a recon setting (ignored){hint}")
+
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
