@@ -39,6 +39,7 @@ __all__ = [
     "config_path",
     "is_loopback",
     "load_settings",
+    "no_warehouse",
     "notify_settings",
     "setting_name",
     "settings_exactly",
@@ -197,6 +198,32 @@ def unknown_variables(environ: Mapping[str, str] | None = None) -> list[tuple[st
         close = difflib.get_close_matches(upper, known, n=1, cutoff=0.75)
         unknown.append((name, close[0] if close else None))
     return unknown
+
+
+def no_warehouse(path: Path) -> str:
+    """Why there is no warehouse at `path`, in words: where recon looked, which setting chose
+    that place, and how to point it elsewhere (a command run outside the checkout looks for
+    data/recon.duckdb under the folder it runs in)."""
+    where = path.expanduser().absolute()
+    default = Settings.model_fields["db"].default
+    chosen_by = "--db"
+    env = next((v for k, v in os.environ.items() if k.upper() == "RECON_DB"), None)
+    if env and Path(env).expanduser().absolute() == where:
+        chosen_by = "RECON_DB"
+    else:
+        try:
+            with config_path().open("rb") as fh:
+                in_file = tomllib.load(fh).get("db")
+        except (OSError, ValueError):
+            in_file = None
+        if isinstance(in_file, str) and Path(in_file).expanduser().absolute() == where:
+            chosen_by = f"db in {config_path().absolute()}"
+        elif Path(default).absolute() == where:
+            chosen_by = f"the default, {default} under the current folder"
+    return (
+        f"no warehouse at {where} ({chosen_by}); point to one with --db PATH, RECON_DB or "
+        f'db = "…" in recon.toml, or build it with `recon nightly`'
+    )
 
 
 class ReconSources(BaseSettings):

@@ -116,3 +116,33 @@ def test_variables_recon_reads_that_are_not_settings_are_not_warned_about(
         ("RECON_WHATEVER", None),
         ("recon_timeout", "RECON_TIMEOUT_S"),
     ]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["query", "SELECT 1"], ["findings", "list"], ["close", "2026-10"], ["report"]],
+    ids=lambda a: " ".join(a),
+)
+def test_no_warehouse_says_where_it_looked_and_how_to_point_it(
+    tmp_path: Path, args: list[str]
+) -> None:
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 1
+    line = done.stderr.strip()
+    assert f"no warehouse at {tmp_path / 'data' / 'recon.duckdb'} (the default, " in line
+    assert "--db PATH, RECON_DB or db = " in line
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_no_warehouse_names_the_setting_that_chose_the_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECON_DB", str(tmp_path / "elsewhere.duckdb"))
+    done = CliRunner().invoke(app, ["query", "SELECT 1"])
+    assert f"no warehouse at {tmp_path / 'elsewhere.duckdb'} (RECON_DB);" in done.stderr
+    monkeypatch.delenv("RECON_DB")
+    (tmp_path / "recon.toml").write_text('db = "books/w.duckdb"\n')
+    done = CliRunner().invoke(app, ["findings", "list"])
+    assert f"(db in {tmp_path / 'recon.toml'});" in done.stderr
+    done = CliRunner().invoke(app, ["query", "SELECT 1", "--db", "x.duckdb"])
+    assert f"no warehouse at {tmp_path / 'x.duckdb'} (--db);" in done.stderr
