@@ -18,12 +18,12 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, Protocol
 
 from recon.api import ApiClient, CallRecord, ClientConfig
-from recon.errors import AuthError, ReconError, TransportError
+from recon.errors import AuthError, ConfigError, ReconError, TransportError, redact_url
 from recon.memory import release
 from recon.night.known_ids import customers_in_landing, ids_to_fetch
 from recon.night.landing import CallBuffer, ResourceLanding, ResourceState, RunLanding
 from recon.resources import api_list, api_resources, nightly_resources
-from recon.settings import Settings
+from recon.settings import API_PREFIX, Settings
 
 __all__ = [
     "LISTED_RESOURCES",
@@ -32,6 +32,7 @@ __all__ = [
     "extract_all",
     "extract_resource",
     "resources_for",
+    "wrong_base_url",
 ]
 
 # Every list a nightly run pages (the API offers it, or is assumed to), in extraction order;
@@ -121,6 +122,10 @@ class _Attempts:
         self._lock = threading.Lock()
         # Set once the API has answered anything but 401/403: the credentials work.
         self.accepted = threading.Event()
+        # What each resource's attempts answered, and one 404's call: a base URL under which
+        # every list answers 404 is a wrong setting, not a night of unavailable lists.
+        self.answered: dict[str, set[int | None]] = {}
+        self.a_404: CallRecord | None = None
 
     def __call__(self, record: CallRecord) -> None:
         # A flat copy: `asdict` deep-copies every value (the timestamp too), per attempt.
@@ -129,9 +134,30 @@ class _Attempts:
         if record.http_status is not None and record.http_status not in (401, 403):
             self.accepted.set()
         self.buffer.add(resource, row)
-        if record.outcome != "ok":
-            with self._lock:
+        with self._lock:
+            self.answered.setdefault(resource, set()).add(record.http_status)
+            if record.http_status == 404 and self.a_404 is None:
+                self.a_404 = record
+            if record.outcome != "ok":
                 self.retries[resource] = self.retries.get(resource, 0) + 1
+
+    def every_list_404(self) -> bool:
+        """Two lists or more were asked for, and every answer of every one was a 404."""
+        with self._lock:
+            seen = [statuses for statuses in self.answered.values() if statuses]
+        return len(seen) >= 2 and all(statuses == {404} for statuses in seen)
+
+
+def wrong_base_url(settings: Settings, example: CallRecord | None) -> ConfigError:
+    """Every list answered 404: the base URL points at the wrong place (a path too many or
+    too few), which no request id quoted to the provider will fix."""
+    asked = f" (e.g. GET {example.path})" if example is not None else ""
+    return ConfigError(
+        "RECON_BASE_URL",
+        f"every list under {redact_url(settings.api_root)} answered 404 Not Found{asked}: "
+        "set the service's base address (e.g. https://payments.example.com); recon appends "
+        f"{API_PREFIX}/…",
+    )
 
 
 def _outcome(landing: ResourceLanding, fatal: str | None = None) -> ResourceOutcome:
@@ -394,6 +420,8 @@ def extract_all(
         try:
             for out in pool.map(one, first):
                 outcomes[out.resource] = out
+            if attempts.every_list_404():
+                raise wrong_base_url(settings, attempts.a_404)
         except BaseException:  # SIGTERM (Prefect's TerminationSignal), Ctrl-C, a bug
             STOPPING.set()  # every scan stops after its page: never wait out the night
             stop.set()
