@@ -272,6 +272,11 @@ class Settings(ReconSources):
     notify_budget_s: float = Field(
         default=20.0, gt=0, le=300, description="Most time an alert may take, retries included"
     )
+    notify_on: Literal["failure", "findings", "always"] = Field(
+        default="always",
+        description="When to alert: failure (a night not complete), findings (that, or new "
+        "findings), always (every night)",
+    )
     page_size: int = Field(default=200, ge=1, le=200, description="Records per list request")
     page_size_param: str = Field(default="max-records", min_length=1)
     skip_param: str = Field(default="skip", min_length=1)
@@ -400,7 +405,17 @@ class Settings(ReconSources):
     # Scheduling and logs
     schedule_cron: str = Field(default="0 2 * * *")
     timezone: str = Field(default="UTC")
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Least severe log line shown (--verbose: DEBUG)"
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="Log lines on stderr: text, or json (one object a line: time, level, "
+        "run_id, account, step, resource, message)",
+    )
+    log_file: Path | None = Field(
+        default=None, description="Also append the log lines to this file"
+    )
 
     @field_validator("base_url")
     @classmethod

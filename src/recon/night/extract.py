@@ -9,6 +9,7 @@ folder.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import shutil
 import threading
@@ -17,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Protocol
 
+from recon import logs
 from recon.api import ApiClient, CallRecord, ClientConfig
 from recon.errors import AuthError, ConfigError, ReconError, TransportError, redact_url
 from recon.memory import release
@@ -384,7 +386,16 @@ def extract_all(
             if resource == opener:
                 opened.set()
 
+    parent = contextvars.copy_context()  # the step's log fields (run_id, …), for each thread
+
+    def in_context(resource: str) -> ResourceOutcome:
+        return parent.copy().run(one, resource)
+
     def started(resource: str) -> ResourceOutcome:
+        with logs.context(resource=resource):
+            return _started(resource)
+
+    def _started(resource: str) -> ResourceOutcome:
         if stop.is_set():
             rl = landing.resource(resource)
             rl.finish(status="skipped", reason="not started: the run was aborted", calls=())
@@ -418,7 +429,7 @@ def extract_all(
         per_batch = max(_MIN_BATCH_RECORDS, settings.landing_batch_records // max(1, threads))
         pool = ThreadPoolExecutor(max_workers=max(1, threads))
         try:
-            for out in pool.map(one, first):
+            for out in pool.map(in_context, first):
                 outcomes[out.resource] = out
             if attempts.every_list_404():
                 raise wrong_base_url(settings, attempts.a_404)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from recon import logs
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import acks_path
@@ -146,6 +147,7 @@ def _check_writable(settings: Settings) -> None:
         raise ConfigError("RECON_DB", f"{settings.db} is a folder, not a DuckDB file")
 
 
+@logs.step("extract")
 def extract_step(
     overrides: Mapping[str, Any] | None,
     run_id: str,
@@ -187,14 +189,17 @@ def extract_step(
     return outcomes
 
 
+@logs.step("extract")
 def extract_one_step(
     overrides: Mapping[str, Any] | None, run_id: str, resource: str
 ) -> ResourceOutcome:
     """Extract one resource (the unit a Dask worker runs); builds its own client."""
     settings = settings_for(overrides)
-    return extract_resource(settings, RunLanding(settings.landing, run_id), resource)
+    with logs.context(resource=resource):
+        return extract_resource(settings, RunLanding(settings.landing, run_id), resource)
 
 
+@logs.step("load")
 def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool) -> LoadResult:
     """Load the run's landing into a fresh working copy (published at once if `publish`)."""
     settings = settings_for(overrides)
@@ -210,6 +215,7 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
         return result
 
 
+@logs.step("check")
 def check_step(
     overrides: Mapping[str, Any] | None, run_id: str | None, *, publish: bool, fresh: bool
 ) -> list[Any]:
@@ -234,6 +240,7 @@ def check_step(
         return results
 
 
+@logs.step("publish")
 def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
     """Publish the working copy and release the run's lock."""
     settings = settings_for(overrides)
@@ -268,6 +275,7 @@ def _latest_loaded_run(con: Any) -> str:
     return str(row[0])
 
 
+@logs.step("report")
 def report_step(
     overrides: Mapping[str, Any] | None, run_id: str | None, *, fail_on: str | None = None
 ) -> RunSummary:
@@ -373,6 +381,7 @@ def retry_start_step(
     return resolve_retry(settings, retry)
 
 
+@logs.step("refetch")
 def refetch_step(
     overrides: Mapping[str, Any] | None, run_id: str, *, transport: Any = None
 ) -> list[str]:
@@ -382,6 +391,7 @@ def refetch_step(
     return refetch_failed(settings_for(overrides), run_id, transport=transport).request_ids
 
 
+@logs.step("reload")
 def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     """Load what the retry landed into a fresh working copy under the same run id."""
     from recon.night.refetch import reload_run
