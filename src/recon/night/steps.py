@@ -338,13 +338,19 @@ def _account_of(overrides: Mapping[str, Any] | None) -> tuple[str | None, Path |
 
 def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
     """Send the run's alert to RECON_NOTIFY_URL, if set; how it went, in words. Never raises."""
-    from recon.night.notify import alert_for, send
+    from recon.night.notify import alert_for, send, wanted
 
     try:
         settings = settings_for(overrides)
         if settings.notify_url is None:
             return None
+        if not wanted(settings.notify_on, exit_code=summary.exit_code):
+            return None  # `failure`: a clean night, nothing to look at
         alert = alert_for(summary)
+        if not wanted(
+            settings.notify_on, exit_code=summary.exit_code, new_findings=alert.new_count
+        ):
+            return None  # `findings`: a clean night with no new finding
         return send(settings.notify_url, alert, budget_s=settings.notify_budget_s).detail
     except Exception as exc:  # an alert never fails the run
         log.warning("alert for run %s not sent: %s", summary.run_id, type(exc).__name__)
