@@ -45,7 +45,9 @@ __all__ = [
     "settings_exactly",
     "settings_from",
     "toml_problem",
+    "unknown_variable_warning",
     "unknown_variables",
+    "unreported_unknown_variables",
 ]
 
 DEFAULT_REFUND_FAILED_STATUSES = ("failed", "canceled", "cancelled", "rejected", "reversed")
@@ -224,6 +226,23 @@ def no_warehouse(path: Path) -> str:
         f"no warehouse at {where} ({chosen_by}); point to one with --db PATH, RECON_DB or "
         f'db = "…" in recon.toml, or build it with `recon nightly`'
     )
+
+
+_REPORTED: set[str] = set()
+
+
+def unreported_unknown_variables() -> list[tuple[str, str | None]]:
+    """`unknown_variables()` not yet reported in this process (a command warns, then the
+    night's start step, which a Prefect worker runs without the command, does not again)."""
+    fresh = [(name, close) for name, close in unknown_variables() if name not in _REPORTED]
+    _REPORTED.update(name for name, _ in fresh)
+    return fresh
+
+
+def unknown_variable_warning(name: str, close: str | None) -> str:
+    """The warning about one unknown `RECON_*` variable, in words."""
+    hint = f"; did you mean {close}?" if close else ""
+    return f"{name} is not a recon setting (ignored){hint}"
 
 
 class ReconSources(BaseSettings):

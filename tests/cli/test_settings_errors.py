@@ -36,6 +36,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if name.startswith("RECON_"):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("recon.settings._REPORTED", set())  # warned once a process
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a))

@@ -70,11 +70,10 @@ def _before_every_command() -> None:
 
 def warn_unknown_variables() -> None:
     """Name every `RECON_*` variable recon does not read, with the closest known name."""
-    from recon.settings import unknown_variables
+    from recon.settings import unknown_variable_warning, unreported_unknown_variables
 
-    for name, close in unknown_variables():
-        hint = f"; did you mean {close}?" if close else ""
-        say(f"recon: warning: {name} is not a recon setting (ignored){hint}")
+    for name, close in unreported_unknown_variables():
+        say(f"recon: warning: {unknown_variable_warning(name, close)}")
 
 
 out = Console(soft_wrap=True)

@@ -42,7 +42,12 @@ from recon.night.outcome import (
 from recon.night.overrides import settings_for
 from recon.night.warehouse import LoadResult, Warehouse, check_readable, load_run
 from recon.runid import check_run_id, new_run_id
-from recon.settings import Settings, notify_settings
+from recon.settings import (
+    Settings,
+    notify_settings,
+    unknown_variable_warning,
+    unreported_unknown_variables,
+)
 
 __all__ = [
     "Overrides",
@@ -81,6 +86,8 @@ def start_step(
     `probe_api=False` skips the reachability probe (a test's in-process transport).
     """
     settings = preflight(overrides, probe_api=probe_api)
+    for name, close in unreported_unknown_variables():  # a worker's night: no command warned
+        log.warning("%s", unknown_variable_warning(name, close))
     if resume:
         run_id = resolve_resume(settings, resume)
         log.info("resuming run %s from %s", run_id, settings.landing / run_id)
