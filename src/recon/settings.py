@@ -668,6 +668,13 @@ def _validated(cls: type[Settings], values: dict[str, Any]) -> Settings:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "settings"
+        if first["type"] == "extra_forbidden" and len(first["loc"]) == 1 and field not in values:
+            import difflib  # a key of recon.toml that is no setting (a typo, most often)
+
+            close = difflib.get_close_matches(field, list(Settings.model_fields), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            problem = f"{field} is not a recon setting{hint}"
+            raise ConfigError(str(config_path().absolute()), problem) from None
         name = setting_name(field, values) if field in Settings.model_fields else field
         if field == "ledger" and len(first["loc"]) > 1:  # a key of recon.toml's [ledger.*]
             name = f"[ledger.{first['loc'][1]}] " + ".".join(map(str, first["loc"][2:]))
