@@ -122,3 +122,16 @@ def test_progress_bars_only_on_a_terminal_with_text_logs(
     assert not bars_wanted(enabled=False)
     monkeypatch.setenv("RECON_LOG_FORMAT", "json")
     assert not bars_wanted()
+
+
+def test_prefects_logging_setup_keeps_recons_handlers(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Prefect replaces the root logger's handlers unless one looks like the user's own; a
+    # JSON night then printed Prefect's lines in Prefect's format and lost recon's own.
+    from prefect.logging.configuration import setup_logging
+
+    monkeypatch.setenv("RECON_LOG_FORMAT", "json")
+    logs.configure()
+    setup_logging(incremental=False)
+    handlers = logging.getLogger().handlers
+    assert any(isinstance(h, logs.StderrHandler) for h in handlers)
+    assert not any(type(h).__name__ == "PrefectConsoleHandler" for h in handlers)

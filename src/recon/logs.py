@@ -32,6 +32,7 @@ __all__ = [
     "CONTEXT_FIELDS",
     "JsonFormatter",
     "LogChoice",
+    "StderrHandler",
     "TextFormatter",
     "configure",
     "context",
@@ -104,7 +105,7 @@ def say_line(level: str, message: str, plain: str) -> None:
     for handler in logging.getLogger().handlers:
         if not getattr(handler, "_recon", False):
             continue
-        if isinstance(handler, _Stderr):
+        if isinstance(handler, StderrHandler):
             if isinstance(handler.formatter, JsonFormatter):
                 handler.handle(record)
                 shown = True
@@ -149,9 +150,12 @@ class TextFormatter(logging.Formatter):
         return scrub(super().format(record))
 
 
-class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """A handler writing to whatever `sys.stderr` is when a line is logged (a test's
-    capture, a redirected stream), not the one it was when the command began."""
+    capture, a redirected stream), not the one it was when the command began.
+
+    Its name must not begin with `_`: Prefect's logging setup keeps the root logger's
+    handlers only when one looks like the user's own (public class name, a formatter)."""
 
     def __init__(self) -> None:
         super().__init__(sys.stderr)
@@ -204,7 +208,7 @@ def configure(verbose: bool = False, *, choice: LogChoice | None = None) -> LogC
         except ConfigError:
             choice = LogChoice("text", None, "INFO")
     formatter: logging.Formatter = JsonFormatter() if choice.format == "json" else TextFormatter()
-    handlers: list[logging.Handler] = [_Stderr()]
+    handlers: list[logging.Handler] = [StderrHandler()]
     if choice.file is not None:
         try:
             choice.file.expanduser().parent.mkdir(parents=True, exist_ok=True)
