@@ -209,6 +209,8 @@ def no_warehouse(path: Path) -> str:
     where = path.expanduser().absolute()
     default = Settings.model_fields["db"].default
     chosen_by = "--db"
+    if where.parent.parent.name == "accounts":  # recon.group.accounts: <db folder>/accounts/<name>/
+        chosen_by = f"account {where.parent.name}'s own warehouse"
     env = next((v for k, v in os.environ.items() if k.upper() == "RECON_DB"), None)
     if env and Path(env).expanduser().absolute() == where:
         chosen_by = "RECON_DB"
