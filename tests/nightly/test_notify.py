@@ -252,3 +252,20 @@ def test_notify_on_failure_is_quiet_on_a_clean_night_and_alerts_an_incomplete_on
     assert any(line.startswith("new findings: ") and " error, " in line for line in lines)
     assert any("request ids: " in line for line in lines)
     assert lines[-1].startswith("report: ")
+
+
+def test_no_secret_reaches_the_alert_whatever_a_reason_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RECON_API_KEY", "sk_live_alert_canary_77")
+    alert = Alert(
+        "r1",
+        "aborted",
+        1,
+        "the API refused key sk_live_alert_canary_77; password=hunter22",
+        new_findings={"error": 1},
+    )
+    text = alert.text()
+    assert "sk_live_alert_canary_77" not in text
+    assert "hunter22" not in text
+    assert text.splitlines()[1] == "new findings: 1 error, 0 warn, 0 info"
