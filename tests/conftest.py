@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         }
         if names and not item.nodeid.endswith("@" + "_".join(sorted(names))):
             item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(names))}")  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _recon_log_handlers_end_with_the_test() -> Iterator[None]:
+    """A command run in-process (CliRunner) sets up recon's log handlers on the root logger
+    (recon.logs.configure): removed after the test, so that no later test sees its lines."""
+    root = logging.getLogger()
+    level = root.level
+    yield
+    for handler in [h for h in root.handlers if getattr(h, "_recon", False)]:
+        root.removeHandler(handler)
+        handler.close()
+    root.setLevel(level)
 
 
 @pytest.fixture(scope="session")

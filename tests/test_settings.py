@@ -135,3 +135,29 @@ def test_concurrency_defaults_to_auto_with_a_cap(monkeypatch: pytest.MonkeyPatch
         monkeypatch.delenv(name, raising=False)
     s = load_settings()
     assert (s.concurrency, s.max_in_flight, s.rate_limit) == ("auto", 16, None)
+
+
+def test_a_key_of_recon_toml_that_is_no_setting_names_the_file_and_the_closest_key(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "recon.toml").write_text("page_size = 100\npagesize = 50\n")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert str(info.value) == (
+        f"{tmp_path / 'recon.toml'}: pagesize is not a recon setting; did you mean page_size?"
+    )
+
+
+def test_a_malformed_recon_toml_names_the_file_and_the_line(tmp_path: Path) -> None:
+    (tmp_path / "recon.toml").write_text('base_url = "https://x"\n\n[ledger\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert info.value.setting == f"{tmp_path / 'recon.toml'}, line 3"
+    assert info.value.problem.startswith("is not valid TOML: ")
+
+
+def test_a_recon_toml_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "recon.toml").write_bytes(b'base_url = "https://caf\xe9"\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert str(info.value) == f"{tmp_path / 'recon.toml'}: is not UTF-8 text (save it as UTF-8)"

@@ -46,7 +46,9 @@ def connect(
 def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
     """Open the published warehouse read-only (what reports and exports use)."""
     if not path.exists():
-        raise WarehouseError(f"no warehouse at {path}: run `recon nightly` first")
+        from recon.settings import no_warehouse
+
+        raise WarehouseError(no_warehouse(path))
     return connect(path, read_only=True)
 
 

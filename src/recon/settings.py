@@ -35,12 +35,19 @@ __all__ = [
     "DEFAULT_REFUND_FAILED_STATUSES",
     "NotifySettings",
     "Settings",
+    "checked_notify_url",
     "config_path",
     "is_loopback",
     "load_settings",
+    "no_warehouse",
+    "notify_settings",
     "setting_name",
     "settings_exactly",
     "settings_from",
+    "toml_problem",
+    "unknown_variable_warning",
+    "unknown_variables",
+    "unreported_unknown_variables",
 ]
 
 DEFAULT_REFUND_FAILED_STATUSES = ("failed", "canceled", "cancelled", "rejected", "reversed")
@@ -87,6 +94,159 @@ def setting_name(field: str, given: Mapping[str, Any] | None = None) -> str:
     return f"{path.name}'s {field}" if in_file else env
 
 
+_TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def toml_problem(
+    path: Path, exc: tomllib.TOMLDecodeError | UnicodeDecodeError | OSError
+) -> ConfigError:
+    """A settings file recon cannot read, in one line naming the file (absolute: a command run
+    from another folder reads another recon.toml) and the line."""
+    path = path.expanduser().absolute()
+    if isinstance(exc, UnicodeDecodeError):
+        return ConfigError(str(path), "is not UTF-8 text (save it as UTF-8)")
+    if isinstance(exc, OSError):
+        return ConfigError(str(path), f"cannot be read: {exc.strerror or type(exc).__name__}")
+    text = str(exc)
+    where = _TOML_WHERE.search(text)
+    what = _TOML_WHERE.sub("", text).strip() or "invalid TOML"
+    what = what[0].lower() + what[1:]
+    if where is None:
+        return ConfigError(str(path), f"is not valid TOML: {what}")
+    line, column = where.groups()
+    return ConfigError(f"{path}, line {line}", f"is not valid TOML: {what} (column {column})")
+
+
+class _TomlFile(TomlConfigSettingsSource):
+    """recon.toml, whose syntax errors are a `ConfigError` naming the file and the line."""
+
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
+        try:
+            with file_path.open(mode="rb") as fh:
+                return tomllib.load(fh)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+            raise toml_problem(Path(file_path), exc) from None
+
+
+def checked_notify_url(value: SecretStr | None) -> SecretStr | None:
+    """RECON_NOTIFY_URL stripped, None when blank; not an http(s) URL with a host: ValueError
+    (never echoing it: a webhook's URL is its credential)."""
+    if value is None or not value.get_secret_value().strip():
+        return None
+    parts = urlsplit(value.get_secret_value().strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an http(s) URL with a host")
+    return SecretStr(value.get_secret_value().strip())
+
+
+#: `RECON_*` variables recon (or its tests and benchmarks) reads that are not settings.
+NOT_SETTINGS = frozenset(
+    {
+        "RECON_CONFIG",  # which settings file (config_path)
+        "RECON_EARLY_LOAD",  # recon.night.early: load while extracting (A/B measurements)
+        "RECON_EXPORT_ROOT",  # recon export --root
+        "RECON_HOME",  # prefect.yaml's pull step (older deployments)
+        "RECON_USER",  # who acts, in the audit trail
+        "RECON_SANDBOX_API_KEY",  # the key the sandbox accepts (recon.sandbox.credentials)
+        "RECON_SANDBOX_BEARER_TOKEN",
+        "RECON_RELIABILITY_LOAD",  # tests: the 1M-payment scale tests (make test-scale)
+        "RECON_HYPOTHESIS_EXAMPLES",  # tests: property-test examples
+    }
+)
+# Secrets of accounts and sandbox accounts (`api_key_env = "RECON_EU_API_KEY"`): any name.
+_SECRET_SUFFIXES = ("_API_KEY", "_BEARER_TOKEN", "_DATABASE_URL")
+
+
+def _named_in_file() -> set[str]:
+    """The variables recon.toml names (`api_key_env = "RECON_EU_API_KEY"` and the like)."""
+    try:
+        with config_path().open("rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError):
+        return set()
+    names: set[str] = set()
+
+    def walk(table: Mapping[str, Any]) -> None:
+        for key, value in table.items():
+            if isinstance(value, Mapping):
+                walk(value)
+            elif key.endswith("_env") and isinstance(value, str):
+                names.add(value.upper())
+
+    walk(data)
+    return names
+
+
+def unknown_variables(environ: Mapping[str, str] | None = None) -> list[tuple[str, str | None]]:
+    """The `RECON_*` variables recon does not read, each with the closest known name (or None):
+    a misspelt setting (`RECON_PAGESIZE=500`) would otherwise be ignored without a word."""
+    import difflib
+
+    env = os.environ if environ is None else environ
+    settings = {f"RECON_{name.upper()}" for name in Settings.model_fields}
+    known = sorted(settings | NOT_SETTINGS)
+    named: set[str] | None = None
+    unknown: list[tuple[str, str | None]] = []
+    for name in sorted(env):
+        upper = name.upper()
+        if not upper.startswith("RECON_") or upper in settings or upper in NOT_SETTINGS:
+            continue
+        if upper.endswith(_SECRET_SUFFIXES):
+            continue
+        if named is None:
+            named = _named_in_file()
+        if upper in named:
+            continue
+        close = difflib.get_close_matches(upper, known, n=1, cutoff=0.75)
+        unknown.append((name, close[0] if close else None))
+    return unknown
+
+
+def no_warehouse(path: Path) -> str:
+    """Why there is no warehouse at `path`, in words: where recon looked, which setting chose
+    that place, and how to point it elsewhere (a command run outside the checkout looks for
+    data/recon.duckdb under the folder it runs in)."""
+    where = path.expanduser().absolute()
+    default = Settings.model_fields["db"].default
+    chosen_by = "--db"
+    if where.parent.parent.name == "accounts":  # recon.group.accounts: <db folder>/accounts/<name>/
+        chosen_by = f"account {where.parent.name}'s own warehouse"
+    env = next((v for k, v in os.environ.items() if k.upper() == "RECON_DB"), None)
+    if env and Path(env).expanduser().absolute() == where:
+        chosen_by = "RECON_DB"
+    else:
+        try:
+            with config_path().open("rb") as fh:
+                in_file = tomllib.load(fh).get("db")
+        except (OSError, ValueError):
+            in_file = None
+        if isinstance(in_file, str) and Path(in_file).expanduser().absolute() == where:
+            chosen_by = f"db in {config_path().absolute()}"
+        elif Path(default).absolute() == where:
+            chosen_by = f"the default, {default} under the current folder"
+    return (
+        f"no warehouse at {where} ({chosen_by}); point to one with --db PATH, RECON_DB or "
+        f'db = "…" in recon.toml, or build it with `recon nightly`'
+    )
+
+
+_REPORTED: set[str] = set()
+
+
+def unreported_unknown_variables() -> list[tuple[str, str | None]]:
+    """`unknown_variables()` not yet reported in this process (a command warns, then the
+    night's start step, which a Prefect worker runs without the command, does not again)."""
+    fresh = [(name, close) for name, close in unknown_variables() if name not in _REPORTED]
+    _REPORTED.update(name for name, _ in fresh)
+    return fresh
+
+
+def unknown_variable_warning(name: str, close: str | None) -> str:
+    """The warning about one unknown `RECON_*` variable, in words."""
+    hint = f"; did you mean {close}?" if close else ""
+    return f"{name} is not a recon setting (ignored){hint}"
+
+
 class ReconSources(BaseSettings):
     """Where recon's settings come from, first wins: arguments, `RECON_*` variables, then
     `recon.toml` (or the file `RECON_CONFIG` names). Every settings class of recon is one."""
@@ -100,7 +260,7 @@ class ReconSources(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_path())
+        toml = _TomlFile(settings_cls, toml_file=config_path())
         return (init_settings, env_settings, toml)
 
 
@@ -132,6 +292,11 @@ class Settings(ReconSources):
     )
     notify_budget_s: float = Field(
         default=20.0, gt=0, le=300, description="Most time an alert may take, retries included"
+    )
+    notify_on: Literal["failure", "findings", "always"] = Field(
+        default="always",
+        description="When to alert: failure (a night not complete), findings (that, or new "
+        "findings), always (every night)",
     )
     page_size: int = Field(default=200, ge=1, le=200, description="Records per list request")
     page_size_param: str = Field(default="max-records", min_length=1)
@@ -261,7 +426,17 @@ class Settings(ReconSources):
     # Scheduling and logs
     schedule_cron: str = Field(default="0 2 * * *")
     timezone: str = Field(default="UTC")
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Least severe log line shown (--verbose: DEBUG)"
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="Log lines on stderr: text, or json (one object a line: time, level, "
+        "run_id, account, step, resource, message)",
+    )
+    log_file: Path | None = Field(
+        default=None, description="Also append the log lines to this file"
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -283,12 +458,7 @@ class Settings(ReconSources):
     @field_validator("notify_url")
     @classmethod
     def _check_notify_url(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is None or not value.get_secret_value().strip():
-            return None
-        parts = urlsplit(value.get_secret_value().strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError("must be an http(s) URL with a host")  # never echo it: a secret
-        return SecretStr(value.get_secret_value().strip())
+        return checked_notify_url(value)
 
     @field_validator("concurrency", mode="before")
     @classmethod
@@ -408,6 +578,42 @@ class NotifySettings(ReconSources):
     notify_url: SecretStr | None = None
     notify_budget_s: float = Settings.model_fields["notify_budget_s"].default
 
+    @field_validator("notify_url")
+    @classmethod
+    def _check_notify_url(cls, value: SecretStr | None) -> SecretStr | None:
+        return checked_notify_url(value)
+
+
+class _NotifyFromEnv(NotifySettings):
+    """The webhook from the environment alone: what still alerts when recon.toml is broken."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings)
+
+
+def notify_settings() -> NotifySettings | None:
+    """The webhook alone, for an alert about a night stopped by a bad setting: read from the
+    environment only when recon.toml itself is broken; None when the webhook's own setting
+    is bad (no request is made to what is not an http(s) URL)."""
+    try:
+        return NotifySettings()
+    except ConfigError:  # recon.toml cannot be read
+        pass
+    except ValidationError:
+        return None
+    try:
+        return _NotifyFromEnv()
+    except ValidationError:
+        return None
+
 
 class _ValuesOnly(Settings):
     """`Settings` read from the values given alone: no environment, no `recon.toml`."""
@@ -464,6 +670,13 @@ def _validated(cls: type[Settings], values: dict[str, Any]) -> Settings:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "settings"
+        if first["type"] == "extra_forbidden" and len(first["loc"]) == 1 and field not in values:
+            import difflib  # a key of recon.toml that is no setting (a typo, most often)
+
+            close = difflib.get_close_matches(field, list(Settings.model_fields), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            problem = f"{field} is not a recon setting{hint}"
+            raise ConfigError(str(config_path().absolute()), problem) from None
         name = setting_name(field, values) if field in Settings.model_fields else field
         if field == "ledger" and len(first["loc"]) > 1:  # a key of recon.toml's [ledger.*]
             name = f"[ledger.{first['loc'][1]}] " + ".".join(map(str, first["loc"][2:]))

@@ -43,19 +43,19 @@ ALERT = Alert(
     3,
     "disputes incomplete (1 page(s) failed for good)",
     [_call("req_1"), *(_call(f"req_x{i}") for i in range(21))],
-    2,
+    {"error": 2, "warn": 5},
     Path("/srv/recon/reports/20261123T020000Z-abcdef/report.html"),
 )
 
 
-def test_the_message_says_status_failed_calls_new_errors_and_the_report() -> None:
+def test_the_message_says_status_failed_calls_new_findings_and_the_report() -> None:
     text = ALERT.text()
     lines = text.splitlines()
     assert lines[0] == (
         "recon run 20261123T020000Z-abcdef: incomplete (exit 3): "
         "disputes incomplete (1 page(s) failed for good)"
     )
-    assert "new error findings: 2" in lines
+    assert "new findings: 2 error, 5 warn, 0 info" in lines  # by severity
     assert "failed calls: 22" in lines
     assert (
         "  GET /api/v1/disputes?max_records=200&skip=0 -> 500 (request ids: req_1-1, req_1)"
@@ -149,7 +149,7 @@ def test_a_run_sends_one_alert_to_a_real_webhook_with_its_failed_calls(
     con.close()
     assert rids
     assert all(rid in text for rid in rids)
-    assert "new error findings: " in text
+    assert "new findings: " in text
     report = (tmp_path / "reports" / summary.run_id / "report.html").resolve()
     assert f"report: {report}" in text
     # the URL is a secret: in no log line, no warehouse, no report, no landing
@@ -175,3 +175,97 @@ def test_an_unreachable_hook_never_fails_the_run(
     with sandbox(seed=3, payments=300) as url:
         summary = steps.run_local(overrides_for(tmp_path, url))
     assert (summary.status, summary.exit_code) == ("complete", 0)
+
+
+def test_a_webhook_setting_that_is_no_url_is_never_tried() -> None:
+    transport, seen = _sender([200])
+    done = send(SecretStr("not-a-url"), ALERT, transport=transport, sleep=pytest.fail)
+    assert (done.sent, done.attempts, seen) == (False, 0, [])
+    assert "not an http(s) URL" in done.detail
+
+
+def test_a_broken_recon_toml_still_alerts_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from recon.settings import notify_settings
+
+    (tmp_path / "recon.toml").write_text("notify_budget_s = \n")
+    monkeypatch.setenv("RECON_NOTIFY_URL", URL.get_secret_value())
+    found = notify_settings()
+    assert found is not None
+    assert found.notify_url == URL
+    monkeypatch.setenv("RECON_NOTIFY_URL", "not-a-url")
+    assert notify_settings() is None
+
+
+def test_the_headline_gives_the_first_reason_and_how_many_more() -> None:
+    reason = (
+        "disputes unavailable (the list answered 404: not offered (x; y)); "
+        "invoices incomplete (2 page(s) failed for good); refunds incomplete (1 page)"
+    )
+    alert = Alert("r1", "incomplete", 3, reason, account="eu")
+    assert alert.text().splitlines()[0] == (
+        "recon run r1 (account eu): incomplete (exit 3): disputes unavailable "
+        "(the list answered 404: not offered (x; y)) (and 2 more)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("notify_on", "exit_code", "new", "sent"),
+    [
+        ("always", 0, 0, True),
+        ("failure", 0, 7, False),
+        ("failure", 3, 0, True),
+        ("failure", 4, 0, True),  # --fail-on: the night failed on its findings
+        ("findings", 0, 0, False),
+        ("findings", 0, 1, True),
+        ("findings", 0, None, True),  # not known yet: asked again once they are
+        ("findings", 1, None, True),
+    ],
+)
+def test_recon_notify_on_says_which_nights_alert(
+    notify_on: str, exit_code: int, new: int | None, sent: bool
+) -> None:
+    from recon.night.notify import wanted
+
+    assert wanted(notify_on, exit_code=exit_code, new_findings=new) is sent
+
+
+@pytest.mark.integration
+@pytest.mark.slow  # two nightly runs against the sandbox
+def test_notify_on_failure_is_quiet_on_a_clean_night_and_alerts_an_incomplete_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RECON_NOTIFY_ON", "failure")
+    with webhook() as hook, sandbox(seed=5, payments=200) as url:
+        monkeypatch.setenv("RECON_NOTIFY_URL", hook.url)
+        clean = steps.run_local(overrides_for(tmp_path, url))
+        assert (clean.exit_code, hook.received) == (0, [])
+        httpx.post(
+            f"{url}/_sandbox/faults", json={"poison": ["disputes:1"]}, headers={"x-api-key": KEY}
+        ).raise_for_status()
+        bad = steps.run_local(overrides_for(tmp_path, url))
+    assert bad.exit_code == 3
+    (message,) = hook.received
+    lines = message["text"].splitlines()
+    assert lines[0].startswith(f"recon run {bad.run_id}: incomplete (exit 3): disputes ")
+    assert any(line.startswith("new findings: ") and " error, " in line for line in lines)
+    assert any("request ids: " in line for line in lines)
+    assert lines[-1].startswith("report: ")
+
+
+def test_no_secret_reaches_the_alert_whatever_a_reason_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RECON_API_KEY", "sk_live_alert_canary_77")
+    alert = Alert(
+        "r1",
+        "aborted",
+        1,
+        "the API refused key sk_live_alert_canary_77; password=hunter22",
+        new_findings={"error": 1},
+    )
+    text = alert.text()
+    assert "sk_live_alert_canary_77" not in text
+    assert "hunter22" not in text
+    assert text.splitlines()[1] == "new findings: 1 error, 0 warn, 0 info"

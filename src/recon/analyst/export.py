@@ -87,7 +87,9 @@ def is_personal_column(name: str) -> bool:
 def open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """The warehouse read-only, with external access off and the configuration locked."""
     if not db_path.is_file():
-        raise WarehouseError(f"no warehouse at {db_path.resolve()}: run `recon nightly` first")
+        from recon.settings import no_warehouse
+
+        raise WarehouseError(no_warehouse(db_path))
     try:
         con = duckdb.connect(
             str(db_path),

@@ -20,7 +20,8 @@ from recon.cli import (  # noqa: F401  (importing them registers their commands)
     steps,
     warehouse,
 )
-from recon.cli.common import app
+from recon.cli.common import app, fail
+from recon.errors import ConfigError, UsageError
 
 __all__ = ["app", "main"]
 
@@ -71,4 +72,9 @@ def main() -> None:
     """Entry point of the `recon` console script."""
     sys.argv[1:] = _normalise_resume(sys.argv[1:])
     _check_proxies(sys.argv[1:])
-    app()
+    try:
+        app()
+    except UsageError as exc:  # read outside a command's `guard`: still one line, exit 2
+        raise SystemExit(fail(2, str(exc)).exit_code) from None
+    except ConfigError as exc:
+        raise SystemExit(fail(2, f"bad setting {exc}").exit_code) from None

@@ -7,7 +7,6 @@ incomplete, 0 for a complete one (docs/design.md, "Exit codes").
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import shlex
 import shutil
@@ -41,6 +40,7 @@ __all__ = [
     "RunId",
     "app",
     "as_overrides",
+    "bars_wanted",
     "configure_logging",
     "err",
     "fail",
@@ -50,6 +50,7 @@ __all__ = [
     "recon_command",
     "say",
     "tell",
+    "warn_unknown_variables",
 ]
 
 app = typer.Typer(
@@ -60,6 +61,20 @@ app = typer.Typer(
 )
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(findings_app, name="findings")
+
+
+@app.callback()
+def _before_every_command() -> None:
+    warn_unknown_variables()
+
+
+def warn_unknown_variables() -> None:
+    """Name every `RECON_*` variable recon does not read, with the closest known name."""
+    from recon.settings import unknown_variable_warning, unreported_unknown_variables
+
+    for name, close in unreported_unknown_variables():
+        say(f"recon: warning: {unknown_variable_warning(name, close)}")
+
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -91,7 +106,10 @@ def as_overrides(**values: Any) -> dict[str, Any]:
 
 
 def say(message: str) -> None:
-    err.print(message, highlight=False, markup=False)
+    from recon.logs import say_line
+
+    level = "WARNING" if message.startswith("recon: warning:") else "INFO"
+    say_line(level, message.removeprefix("recon: "), message)
 
 
 def tell(message: str) -> None:
@@ -99,7 +117,9 @@ def tell(message: str) -> None:
 
 
 def fail(code: int, message: str) -> typer.Exit:
-    err.print(f"recon: {scrub(message)}", markup=False, highlight=False, soft_wrap=True)
+    from recon.logs import say_line
+
+    say_line("ERROR", scrub(message), f"recon: {scrub(message)}")
     return typer.Exit(code)
 
 
@@ -129,17 +149,28 @@ def guard(fn: Callable[[], T]) -> T:
 
 
 def configure_logging(verbose: bool) -> None:
-    level = logging.DEBUG if verbose else logging.INFO
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "httpcore", "uvicorn", "uvicorn.access", "uvicorn.error", "distributed"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    """Log lines as RECON_LOG_FORMAT / RECON_LOG_FILE / RECON_LOG_LEVEL ask (recon.logs)."""
+    from recon.logs import configure
+
+    configure(verbose)
+
+
+def bars_wanted(enabled: bool = True) -> bool:
+    """Progress bars only on a terminal, and only with text logs (JSON lines are for tools)."""
+    from recon.logs import LogChoice, log_choice
+
+    try:
+        choice = log_choice()
+    except ConfigError:
+        choice = LogChoice("text", None, "INFO")
+    return enabled and sys.stderr.isatty() and choice.format == "text"
 
 
 @contextlib.contextmanager
 def progress_display(enabled: bool) -> Iterator[None]:
     from recon.night import progress
 
-    if enabled and sys.stderr.isatty():
+    if bars_wanted(enabled):
         with progress.RichProgress() as display:
             progress.use(display)
             try:

@@ -49,10 +49,7 @@ def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
     config = SandboxConfig(
         seed=seed, payments=payments, faults=faults, api_key=key, bearer_token=token
     )
-    err.print(
-        f"sandbox: {payments:,} payments, faults={faults}, seed={seed} on 127.0.0.1",
-        highlight=False,
-    )
+    say(f"sandbox: {payments:,} payments, faults={faults}, seed={seed} on 127.0.0.1")
     with serve_in_thread(config) as base_url:
         yield base_url
 

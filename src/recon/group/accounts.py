@@ -60,7 +60,16 @@ _SECRETS = {
     "notify_url": None,
 }
 # Settings of the night as a whole, not of an account.
-_GROUP_ONLY = {"accounts", "schedule_cron", "timezone", "log_level", "notify_budget_s"}
+_GROUP_ONLY = {
+    "accounts",
+    "schedule_cron",
+    "timezone",
+    "log_level",
+    "log_format",
+    "log_file",
+    "notify_budget_s",
+    "notify_on",
+}
 _OWN_KEYS = {"api_key_env", "bearer_token_env", "ledger_database_url_env"}
 _BOOKS = ("ledger_orders", "ledger_refunds", "ledger_invoices")
 

@@ -245,11 +245,11 @@ def finish_group(
 def notify_group(overrides: Mapping[str, Any] | None, summary: GroupSummary) -> None:
     """One alert for the night, every account named (best effort, never raises)."""
     from recon.group.accounts import group_settings
-    from recon.night.notify import send
+    from recon.night.notify import send, wanted
 
     try:
         top = group_settings(overrides)
-        if top.notify_url is None:
+        if top.notify_url is None or not wanted(top.notify_on, exit_code=summary.exit_code):
             return
         send(top.notify_url, group_alert(summary), budget_s=top.notify_budget_s)
     except Exception as exc:  # an alert never fails the night

@@ -9,6 +9,7 @@ folder.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import shutil
 import threading
@@ -17,13 +18,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Protocol
 
+from recon import logs
 from recon.api import ApiClient, CallRecord, ClientConfig
-from recon.errors import AuthError, ReconError, TransportError
+from recon.errors import AuthError, ConfigError, ReconError, TransportError, redact_url
 from recon.memory import release
 from recon.night.known_ids import customers_in_landing, ids_to_fetch
 from recon.night.landing import CallBuffer, ResourceLanding, ResourceState, RunLanding
 from recon.resources import api_list, api_resources, nightly_resources
-from recon.settings import Settings
+from recon.settings import API_PREFIX, Settings
 
 __all__ = [
     "LISTED_RESOURCES",
@@ -32,6 +34,7 @@ __all__ = [
     "extract_all",
     "extract_resource",
     "resources_for",
+    "wrong_base_url",
 ]
 
 # Every list a nightly run pages (the API offers it, or is assumed to), in extraction order;
@@ -121,6 +124,10 @@ class _Attempts:
         self._lock = threading.Lock()
         # Set once the API has answered anything but 401/403: the credentials work.
         self.accepted = threading.Event()
+        # What each resource's attempts answered, and one 404's call: a base URL under which
+        # every list answers 404 is a wrong setting, not a night of unavailable lists.
+        self.answered: dict[str, set[int | None]] = {}
+        self.a_404: CallRecord | None = None
 
     def __call__(self, record: CallRecord) -> None:
         # A flat copy: `asdict` deep-copies every value (the timestamp too), per attempt.
@@ -129,9 +136,30 @@ class _Attempts:
         if record.http_status is not None and record.http_status not in (401, 403):
             self.accepted.set()
         self.buffer.add(resource, row)
-        if record.outcome != "ok":
-            with self._lock:
+        with self._lock:
+            self.answered.setdefault(resource, set()).add(record.http_status)
+            if record.http_status == 404 and self.a_404 is None:
+                self.a_404 = record
+            if record.outcome != "ok":
                 self.retries[resource] = self.retries.get(resource, 0) + 1
+
+    def every_list_404(self) -> bool:
+        """Two lists or more were asked for, and every answer of every one was a 404."""
+        with self._lock:
+            seen = [statuses for statuses in self.answered.values() if statuses]
+        return len(seen) >= 2 and all(statuses == {404} for statuses in seen)
+
+
+def wrong_base_url(settings: Settings, example: CallRecord | None) -> ConfigError:
+    """Every list answered 404: the base URL points at the wrong place (a path too many or
+    too few), which no request id quoted to the provider will fix."""
+    asked = f" (e.g. GET {example.path})" if example is not None else ""
+    return ConfigError(
+        "RECON_BASE_URL",
+        f"every list under {redact_url(settings.api_root)} answered 404 Not Found{asked}: "
+        "set the service's base address (e.g. https://payments.example.com); recon appends "
+        f"{API_PREFIX}/…",
+    )
 
 
 def _outcome(landing: ResourceLanding, fatal: str | None = None) -> ResourceOutcome:
@@ -358,7 +386,16 @@ def extract_all(
             if resource == opener:
                 opened.set()
 
+    parent = contextvars.copy_context()  # the step's log fields (run_id, …), for each thread
+
+    def in_context(resource: str) -> ResourceOutcome:
+        return parent.copy().run(one, resource)
+
     def started(resource: str) -> ResourceOutcome:
+        with logs.context(resource=resource):
+            return _started(resource)
+
+    def _started(resource: str) -> ResourceOutcome:
         if stop.is_set():
             rl = landing.resource(resource)
             rl.finish(status="skipped", reason="not started: the run was aborted", calls=())
@@ -392,8 +429,10 @@ def extract_all(
         per_batch = max(_MIN_BATCH_RECORDS, settings.landing_batch_records // max(1, threads))
         pool = ThreadPoolExecutor(max_workers=max(1, threads))
         try:
-            for out in pool.map(one, first):
+            for out in pool.map(in_context, first):
                 outcomes[out.resource] = out
+            if attempts.every_list_404():
+                raise wrong_base_url(settings, attempts.a_404)
         except BaseException:  # SIGTERM (Prefect's TerminationSignal), Ctrl-C, a bug
             STOPPING.set()  # every scan stops after its page: never wait out the night
             stop.set()

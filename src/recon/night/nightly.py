@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from recon.errors import ConfigError
 from recon.memory import quiet_collector
 from recon.night.extract import (
     Progress,
@@ -147,7 +148,10 @@ def _night(
         steps.publish(overrides, run_id)
     except BaseException as exc:
         abandon_step(overrides)
-        notify_abort(overrides, f"run {run_id} aborted: {exc}")
+        if isinstance(exc, ConfigError):  # found only once the API answered (every list 404)
+            notify_abort(overrides, f"run {run_id} aborted: bad setting {exc}", EXIT_USAGE)
+        else:
+            notify_abort(overrides, f"run {run_id} aborted: {exc}")
         raise
     return _reported(steps, overrides, run_id, fail_on, outcomes)
 

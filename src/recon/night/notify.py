@@ -1,9 +1,11 @@
 """Alerts: one short message per run to `RECON_NOTIFY_URL` (a Slack-compatible webhook).
 
-The message says how the run ended, which API calls failed for good (with the request ids
-to quote to the provider), how many new error-severity findings there are, and where the
-report is. It is posted as JSON `{"text": …}`, which a Slack incoming webhook shows as is
-and any other HTTP endpoint can read.
+The message says how the run ended (status, exit code, the first reason), how many new
+findings there are by severity, which API calls failed for good (with the request ids to
+quote to the provider), and where the report is. `RECON_NOTIFY_ON` says which nights alert:
+`always` (the default), `failure` (a night that is not a clean exit 0), `findings` (those,
+and a night with new findings). It is posted as JSON `{"text": …}`, which a Slack incoming
+webhook shows as is and any other HTTP endpoint can read.
 
 Sending never fails the run and never holds it up for long: a few attempts with jittered
 exponential backoff (tenacity), each bounded, all within `RECON_NOTIFY_BUDGET_S`; a refusal
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,12 +34,31 @@ if TYPE_CHECKING:
     from recon.report.data import FailedCall
 
 
-__all__ = ["Alert", "Delivery", "alert_for", "send"]
+__all__ = ["SEVERITIES", "Alert", "Delivery", "alert_for", "first_reason", "send", "wanted"]
 
 log = logging.getLogger("recon.night.notify")
 
 _SHOWN_CALLS = 20  # a page narrowed to one record fails ~log2(page size) + 1 calls
 _USER_AGENT = "recon-alerts"
+
+
+SEVERITIES = ("error", "warn", "info")
+
+
+def first_reason(reason: str | None) -> tuple[str | None, int]:
+    """The first of a run's reasons (`a (x; y); b` holds two), and how many more there are."""
+    if not reason:
+        return None, 0
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, char in enumerate(reason):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and reason.startswith("; ", i):
+            parts.append(reason[start:i])
+            start = i + 2
+    parts.append(reason[start:])
+    parts = [p.strip() for p in parts if p.strip()]
+    return (parts[0], len(parts) - 1) if parts else (None, 0)
 
 
 @dataclass(frozen=True)
@@ -49,15 +70,22 @@ class Alert:
     exit_code: int
     reason: str | None = None
     failed_calls: Sequence[FailedCall] = ()
-    new_errors: int | None = None  # None: the checks did not run (an aborted run)
+    # new (or reopened) findings by severity; None: the checks did not run (an aborted run)
+    new_findings: Mapping[str, int] | None = None
     report: Path | None = None
+    account: str | None = None
 
     def text(self) -> str:
-        """The message: a headline, then one line per fact."""
-        head = f"recon run {self.run_id}: {self.status} (exit {self.exit_code})"
-        lines = [head + (f": {self.reason}" if self.reason else "")]
-        if self.new_errors is not None:
-            lines.append(f"new error findings: {self.new_errors}")
+        """The message: a headline with the first reason, then one line per fact."""
+        of = f" (account {self.account})" if self.account else ""
+        head = f"recon run {self.run_id}{of}: {self.status} (exit {self.exit_code})"
+        first, more = first_reason(self.reason)
+        if first:
+            head += f": {first}" + (f" (and {more} more)" if more else "")
+        lines = [head]
+        if self.new_findings is not None:
+            counts = ", ".join(f"{self.new_findings.get(s, 0)} {s}" for s in SEVERITIES)
+            lines.append(f"new findings: {counts}")
         if self.failed_calls:
             later = " (fetched again later)" if self.status == "complete" else ""
             lines.append(f"failed calls{later}: {len(self.failed_calls)}")
@@ -77,6 +105,20 @@ class Alert:
     def payload(self) -> dict[str, Any]:
         return {"text": self.text()}
 
+    @property
+    def new_count(self) -> int:
+        """New findings of every severity."""
+        return sum((self.new_findings or {}).values())
+
+
+def wanted(notify_on: str, *, exit_code: int, new_findings: int | None = None) -> bool:
+    """Whether RECON_NOTIFY_ON asks for this night's alert: `always`; `failure` when the
+    night is not a clean exit 0 (incomplete, aborted, a bad setting, --fail-on); `findings`
+    for those and for a night with new findings (None: not known yet, so yes)."""
+    if notify_on == "always" or exit_code != 0:
+        return True
+    return notify_on == "findings" and (new_findings is None or new_findings > 0)
+
 
 def alert_for(summary: RunSummary) -> Alert:
     """The alert of a reported run, read from the published warehouse."""
@@ -87,13 +129,20 @@ def alert_for(summary: RunSummary) -> Alert:
     con = open_readonly(summary.db_path)
     try:
         calls = failed_calls(con, summary.run_id)
-        row = con.execute(read_sql("report/new_error_findings.sql"), [summary.run_id])
-        new_errors = int((row.fetchone() or (0,))[0])
+        rows = con.execute(read_sql("report/new_findings_by_severity.sql"), [summary.run_id])
+        new = {str(severity): int(n) for severity, n in rows.fetchall()}
     finally:
         con.close()
     report = (summary.report_dir / "report.html").resolve() if summary.report_dir else None
     return Alert(
-        summary.run_id, summary.status, summary.exit_code, summary.reason, calls, new_errors, report
+        summary.run_id,
+        summary.status,
+        summary.exit_code,
+        summary.reason,
+        calls,
+        new,
+        report,
+        summary.account,
     )
 
 
@@ -145,6 +194,14 @@ def send(
         wait_exponential_jitter,
     )
 
+    from recon.settings import checked_notify_url
+
+    try:
+        checked_notify_url(url)
+    except ValueError:  # not a URL: nothing to try, four times or once
+        refused = Delivery(False, 0, "not sent: RECON_NOTIFY_URL is not an http(s) URL")
+        log.warning("alert for run %s: %s", alert.run_id, refused.detail)
+        return refused
     deadline = clock() + budget_s
     tries = 0
 

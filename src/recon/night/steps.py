@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from recon import logs
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import acks_path
@@ -41,7 +42,12 @@ from recon.night.outcome import (
 from recon.night.overrides import settings_for
 from recon.night.warehouse import LoadResult, Warehouse, check_readable, load_run
 from recon.runid import check_run_id, new_run_id
-from recon.settings import NotifySettings, Settings
+from recon.settings import (
+    Settings,
+    notify_settings,
+    unknown_variable_warning,
+    unreported_unknown_variables,
+)
 
 __all__ = [
     "Overrides",
@@ -80,6 +86,8 @@ def start_step(
     `probe_api=False` skips the reachability probe (a test's in-process transport).
     """
     settings = preflight(overrides, probe_api=probe_api)
+    for name, close in unreported_unknown_variables():  # a worker's night: no command warned
+        log.warning("%s", unknown_variable_warning(name, close))
     if resume:
         run_id = resolve_resume(settings, resume)
         log.info("resuming run %s from %s", run_id, settings.landing / run_id)
@@ -146,6 +154,7 @@ def _check_writable(settings: Settings) -> None:
         raise ConfigError("RECON_DB", f"{settings.db} is a folder, not a DuckDB file")
 
 
+@logs.step("extract")
 def extract_step(
     overrides: Mapping[str, Any] | None,
     run_id: str,
@@ -187,14 +196,17 @@ def extract_step(
     return outcomes
 
 
+@logs.step("extract")
 def extract_one_step(
     overrides: Mapping[str, Any] | None, run_id: str, resource: str
 ) -> ResourceOutcome:
     """Extract one resource (the unit a Dask worker runs); builds its own client."""
     settings = settings_for(overrides)
-    return extract_resource(settings, RunLanding(settings.landing, run_id), resource)
+    with logs.context(resource=resource):
+        return extract_resource(settings, RunLanding(settings.landing, run_id), resource)
 
 
+@logs.step("load")
 def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool) -> LoadResult:
     """Load the run's landing into a fresh working copy (published at once if `publish`)."""
     settings = settings_for(overrides)
@@ -210,6 +222,7 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
         return result
 
 
+@logs.step("check")
 def check_step(
     overrides: Mapping[str, Any] | None, run_id: str | None, *, publish: bool, fresh: bool
 ) -> list[Any]:
@@ -234,6 +247,7 @@ def check_step(
         return results
 
 
+@logs.step("publish")
 def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
     """Publish the working copy and release the run's lock."""
     settings = settings_for(overrides)
@@ -268,6 +282,7 @@ def _latest_loaded_run(con: Any) -> str:
     return str(row[0])
 
 
+@logs.step("report")
 def report_step(
     overrides: Mapping[str, Any] | None, run_id: str | None, *, fail_on: str | None = None
 ) -> RunSummary:
@@ -330,13 +345,19 @@ def _account_of(overrides: Mapping[str, Any] | None) -> tuple[str | None, Path |
 
 def notify_step(overrides: Mapping[str, Any] | None, summary: RunSummary) -> str | None:
     """Send the run's alert to RECON_NOTIFY_URL, if set; how it went, in words. Never raises."""
-    from recon.night.notify import alert_for, send
+    from recon.night.notify import alert_for, send, wanted
 
     try:
         settings = settings_for(overrides)
         if settings.notify_url is None:
             return None
+        if not wanted(settings.notify_on, exit_code=summary.exit_code):
+            return None  # `failure`: a clean night, nothing to look at
         alert = alert_for(summary)
+        if not wanted(
+            settings.notify_on, exit_code=summary.exit_code, new_findings=alert.new_count
+        ):
+            return None  # `findings`: a clean night with no new finding
         return send(settings.notify_url, alert, budget_s=settings.notify_budget_s).detail
     except Exception as exc:  # an alert never fails the run
         log.warning("alert for run %s not sent: %s", summary.run_id, type(exc).__name__)
@@ -354,8 +375,8 @@ def notify_abort(
         try:
             settings: Any = settings_for(overrides)
         except ConfigError:  # the bad setting itself: the webhook is read on its own
-            settings = NotifySettings()
-        if settings.notify_url is not None:
+            settings = notify_settings()
+        if settings is not None and settings.notify_url is not None:
             alert = Alert("(not started)", "aborted", exit_code, problem)
             send(settings.notify_url, alert, budget_s=settings.notify_budget_s)
     except Exception as exc:
@@ -373,6 +394,7 @@ def retry_start_step(
     return resolve_retry(settings, retry)
 
 
+@logs.step("refetch")
 def refetch_step(
     overrides: Mapping[str, Any] | None, run_id: str, *, transport: Any = None
 ) -> list[str]:
@@ -382,6 +404,7 @@ def refetch_step(
     return refetch_failed(settings_for(overrides), run_id, transport=transport).request_ids
 
 
+@logs.step("reload")
 def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     """Load what the retry landed into a fresh working copy under the same run id."""
     from recon.night.refetch import reload_run
