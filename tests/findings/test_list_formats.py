@@ -140,3 +140,23 @@ def test_a_reader_that_closes_the_pipe_gets_no_error(tmp_path: Path) -> None:
     assert "Broken pipe" not in done.stderr
     assert "Traceback" not in done.stderr
     assert done.returncode == 0
+
+
+def test_a_worklist_longer_than_an_excel_sheet_is_refused_with_the_parquet_command(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("recon.findings.worklist.EXCEL_MAX_ROWS", 3)  # 2 findings a sheet
+    out = tmp_path / "work.xlsx"
+    result = CliRunner().invoke(app, ["findings", "export", str(out), "--db", str(db)])
+    assert result.exit_code == 2
+    assert "3 findings do not fit one Excel sheet (2 rows)" in result.stderr
+    assert 'recon export findings.parquet --query "SELECT * FROM findings_current"' in (
+        result.stderr
+    )
+    assert not out.exists()
+    narrowed = CliRunner().invoke(
+        app, ["findings", "export", str(out), "--db", str(db), "--state", "new"]
+    )
+    assert narrowed.exit_code == 0, narrowed.stderr
+    assert "wrote 0 finding(s)" in narrowed.stdout
+    assert out.exists()
