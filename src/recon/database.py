@@ -8,31 +8,56 @@ published file read-only.
 from __future__ import annotations
 
 import contextlib
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
 
 from recon.errors import WarehouseError
-from recon.memory import duckdb_config
+from recon.memory import configured_memory_limit, duckdb_config
 
-__all__ = ["STORAGE_VERSION", "connect", "open_readonly", "rollback", "transaction"]
+__all__ = [
+    "STORAGE_VERSION",
+    "connect",
+    "open_readonly",
+    "rollback",
+    "spill_directory",
+    "transaction",
+]
 
 # The oldest DuckDB storage format recon publishes in; DuckDB >= 1.1.0 opens the file
 # (recon.night.published).
 STORAGE_VERSION = "v1.0.0"
 
 
+def spill_directory(path: Path) -> Path:
+    """Where DuckDB spills what does not fit its memory limit: `<db>.tmp` beside the file
+    (DuckDB's own choice), or, when that folder is not writable (an analyst reading a
+    warehouse published by another account), a folder of this user's under the system's
+    temporary folder. DuckDB creates it on the first spill and removes it on close."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if os.access(folder, os.W_OK):
+        return path.with_name(f"{path.name}.tmp")
+    return Path(tempfile.gettempdir()) / f"recon-duckdb-{os.getuid()}" / f"{path.name}.tmp"
+
+
 def connect(
     path: Path, *, read_only: bool = False, memory_limit: str | None = None
 ) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file at `path` in UTC; a file created read-write is written in
-    STORAGE_VERSION. A WarehouseError (one line) when DuckDB cannot open it."""
+    STORAGE_VERSION. A WarehouseError (one line) when DuckDB cannot open it.
+
+    Every connection, read-only ones too, gets a memory limit — `memory_limit`, else
+    `RECON_DUCKDB_MEMORY_LIMIT`, else "auto" (recon.memory) — and a folder to spill to
+    (`spill_directory`): past its limit DuckDB writes to disk instead of failing (issue 38)."""
     # DuckDB sized from the machine ("auto", recon.memory) unless a size is set; read-only
     # connections too (the report of a 1M-payment night peaked at 730 MB without it).
     config: dict[str, str | bool | int | float | list[str]] = dict(
-        duckdb_config(memory_limit, read_only=read_only)
+        duckdb_config(memory_limit or configured_memory_limit(), read_only=read_only)
     )
+    config["temp_directory"] = str(spill_directory(path))
     if not read_only:  # a file created now is one DuckDB 1.1+ reads (recon.night.published)
         config["storage_compatibility_version"] = STORAGE_VERSION
     try:
@@ -43,13 +68,14 @@ def connect(
     return con
 
 
-def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
-    """Open the published warehouse read-only (what reports and exports use)."""
+def open_readonly(path: Path, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+    """Open the published warehouse read-only (what reports and exports use), within
+    `memory_limit` (else `RECON_DUCKDB_MEMORY_LIMIT`, else "auto")."""
     if not path.exists():
         from recon.settings import no_warehouse
 
         raise WarehouseError(no_warehouse(path))
-    return connect(path, read_only=True)
+    return connect(path, read_only=True, memory_limit=memory_limit)
 
 
 @contextlib.contextmanager

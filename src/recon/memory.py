@@ -40,6 +40,7 @@ __all__ = [
     "AUTO_LIMIT_MAX",
     "YOUNG_COLLECTION",
     "available_memory",
+    "configured_memory_limit",
     "duckdb_config",
     "parse_size",
     "quiet_collector",
@@ -90,6 +91,20 @@ def _cores() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+#: The setting every DuckDB connection honours (recon.database.connect), read-only ones too.
+MEMORY_LIMIT_VARIABLE = "RECON_DUCKDB_MEMORY_LIMIT"
+
+
+def configured_memory_limit() -> str | None:
+    """`RECON_DUCKDB_MEMORY_LIMIT` when set to "auto" or a size DuckDB reads, else None
+    ("auto"): for connections opened without the settings at hand (analysts' commands,
+    notifications). A value that is not a size was refused by the settings already."""
+    value = os.environ.get(MEMORY_LIMIT_VARIABLE, "").strip()
+    if not value or (value.lower() != "auto" and parse_size(value) is None):
+        return None
+    return value
 
 
 def duckdb_config(memory_limit: str | None, *, read_only: bool = False) -> dict[str, str | int]:

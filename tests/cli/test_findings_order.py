@@ -53,7 +53,7 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _ids(out: str) -> list[str]:
-    return [line.split()[1].split(":")[1] for line in out.splitlines() if line.strip()]
+    return [line.split()[1].split(":")[1] for line in out.splitlines()[1:] if line.strip()]
 
 
 def _list(db: Path, *args: str) -> tuple[int, str, str]:
@@ -89,7 +89,7 @@ def test_largest_first_across_currencies_only_with_rates_and_labelled(
     assert code == 0, out
     # USD 1,653.12 ≈ EUR 1,520.87; JPY 98,489 ≈ EUR 600.78; BHD 176.414 ≈ EUR 432.21
     assert _ids(out) == ["pay_usd", "pay_jpy", "pay_bhd", "pay_usd2"]
-    first = out.splitlines()[0]
+    first = out.splitlines()[1]  # under the header row
     assert "USD 1,653.12 (≈ EUR 1,520.87 converted (rate of 2026-11-20))" in first
 
 

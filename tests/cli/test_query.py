@@ -139,3 +139,37 @@ def test_amounts_print_with_their_currencys_digits(db: Path) -> None:
     assert "12.30 " in out
     assert "1.234 " in out
     assert "5.0000" in out  # not ISO 4217: shown as stored
+
+
+class _Writes:
+    """A binary stream that keeps each write apart."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+
+    def write(self, data: bytes) -> int:
+        self.parts.append(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_json_is_streamed_a_batch_at_a_time(db: Path) -> None:
+    from recon.analyst.query import run_query
+
+    out = _Writes()
+    sql = "SELECT range AS n, 'x' || range AS label FROM range(150000) ORDER BY n"
+    rows = run_query(db, sql, fmt="json", out=out)  # type: ignore[arg-type]
+    assert rows == 150_000
+    # written as it is read (issue 38): several batches, not one 150,000-row frame
+    assert sum(1 for part in out.parts if len(part) > 1) >= 3
+    parsed = json.loads(b"".join(out.parts))
+    assert len(parsed) == 150_000
+    assert parsed[0] == {"n": 0, "label": "x0"}
+    assert parsed[-1] == {"n": 149_999, "label": "x149999"}
+
+
+def test_json_of_no_rows_is_an_empty_array(db: Path) -> None:
+    code, out, _ = _run("SELECT id FROM payments WHERE false", "--format", "json")
+    assert (code, json.loads(out)) == (0, [])

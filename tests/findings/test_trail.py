@@ -51,7 +51,7 @@ def test_readers_ignore_actions_they_do_not_know(db: Path) -> None:
     code, out, _ = _run("list", "--db", str(db))
     assert code == 0
     assert "ORD-9" not in out
-    states = {line.split()[1]: line.split()[0] for line in out.splitlines()}
+    states = {line.split()[1]: line.split()[0] for line in out.splitlines()[1:]}
     assert states[KEY_B] == "investigating"
 
 
@@ -168,4 +168,4 @@ def test_lines_of_other_writers_are_chained_too(db: Path) -> None:
 
 def _states(db: Path) -> dict[str, str]:
     _, out, _ = _run("list", "--db", str(db))
-    return {line.split()[1]: line.split()[0] for line in out.splitlines()}
+    return {line.split()[1]: line.split()[0] for line in out.splitlines()[1:]}

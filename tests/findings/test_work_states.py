@@ -27,7 +27,7 @@ def _run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
 
 def _states(db: Path, *filters: str) -> dict[str, str]:
     _, out, _ = _run("list", *filters, "--db", str(db))
-    return {line.split()[1]: line.split()[0] for line in out.splitlines()}
+    return {line.split()[1]: line.split()[0] for line in out.splitlines()[1:]}
 
 
 def test_assign_then_resolve_each_one_audit_line(db: Path) -> None:
@@ -53,7 +53,7 @@ def test_assign_then_resolve_each_one_audit_line(db: Path) -> None:
         ("resolve", KEY_C, None, "timing"),
     ]
     _, out, _ = _run("list", "--owner", "ann", "--db", str(db))
-    assert [line.split()[1] for line in out.splitlines()] == [KEY_B, KEY_C]  # owner kept
+    assert [line.split()[1] for line in out.splitlines()[1:]] == [KEY_B, KEY_C]  # owner kept
     assert "resolved manually by" in out
     assert "(timing): settled on the 3rd" in out
     _, _, err = _run("list", "--db", str(db))

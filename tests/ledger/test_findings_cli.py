@@ -82,28 +82,28 @@ def test_an_ack_is_audited_counted_apart_and_withdrawn(db: Path) -> None:
     }
     assert lines[1]["amounts"]["sides"] is None  # not a ledger finding: its amount alone
     code, out, err = _run("list", "--db", str(db))
-    states = {line.split()[1]: line.split()[0] for line in out.splitlines()}
+    states = {line.split()[1]: line.split()[0] for line in out.splitlines()[1:]}
     assert states == {KEY_A: "acknowledged", KEY_B: "open", KEY_C: "acknowledged"}
     assert err.strip() == "1 open (0 new), 0 investigating, 2 acknowledged, 0 resolved manually"
     _, out, _ = _run("list", "--state", "acknowledged", "--db", str(db))
     # the most severe, then the oldest first (KEY_C was first seen a run before KEY_A)
-    assert [line.split()[1] for line in out.splitlines()] == [KEY_C, KEY_A]
+    assert [line.split()[1] for line in out.splitlines()[1:]] == [KEY_C, KEY_A]
     assert "acknowledged by" in out
     code, _, _ = _run("unack", KEY_C, "--note", "wrong", "--db", str(db))
     assert code == 0
     _, out, _ = _run("list", "--state", "open", "--db", str(db))
-    assert [line.split()[1] for line in out.splitlines()] == [KEY_B, KEY_C]
+    assert [line.split()[1] for line in out.splitlines()[1:]] == [KEY_B, KEY_C]
     code, _, err = _run("unack", KEY_B, "--db", str(db))
     assert (code, "not acknowledged" in err) == (2, True)
 
 
 def test_filters_by_check_state_and_age(db: Path) -> None:
     _, out, _ = _run("list", "--check", "ledger_amount_mismatch", "--db", str(db))
-    assert [line.split()[1] for line in out.splitlines()] == [KEY_A]
+    assert [line.split()[1] for line in out.splitlines()[1:]] == [KEY_A]
     _, out, _ = _run("list", "--state", "new", "--db", str(db))
-    assert [line.split()[1] for line in out.splitlines()] == [KEY_A]
+    assert [line.split()[1] for line in out.splitlines()[1:]] == [KEY_A]
     _, out, _ = _run("list", "--older-than", "7d", "--db", str(db))
-    assert [line.split()[1] for line in out.splitlines()] == [KEY_B, KEY_C]
+    assert [line.split()[1] for line in out.splitlines()[1:]] == [KEY_B, KEY_C]
     code, _, err = _run("list", "--older-than", "a week", "--db", str(db))
     assert code == 2
     assert "is not a duration like 7d" in err

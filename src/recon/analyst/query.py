@@ -101,14 +101,28 @@ def run_query(
             if fmt == "csv":
                 rows = write_csv_stream(reader, stream)
             else:
-                frame = pl.from_arrow(reader.read_all())
-                assert isinstance(frame, pl.DataFrame)
-                stream.write(frame.write_json().encode() + b"\n")
-                rows = frame.height
+                rows = _write_json_stream(reader, stream)
             stream.flush()
             return rows
         except duckdb.Error as exc:
             raise QueryError(str(exc).strip()) from None
+
+
+def _write_json_stream(reader: Any, stream: IO[bytes]) -> int:
+    """`reader` as one JSON array of objects (polars' JSON, DECIMALs as exact strings),
+    written a batch at a time: a million rows never sit in memory at once (issue 38)."""
+    rows = 0
+    stream.write(b"[")
+    for batch in reader:
+        frame = pl.from_arrow(batch)
+        assert isinstance(frame, pl.DataFrame)
+        if not frame.height:
+            continue
+        body = frame.write_json().encode()[1:-1]  # the batch's objects, without its [ ]
+        stream.write((b"," if rows else b"") + body)
+        rows += frame.height
+    stream.write(b"]\n")
+    return rows
 
 
 def _box(rel: duckdb.DuckDBPyRelation, max_rows: int) -> str:

@@ -48,14 +48,15 @@ def _rates(db: Path | None) -> Rates | None:
     return load_rates(path) if path is not None else None
 
 
-def _money(amount: int | None, currency: str | None) -> str:
-    from recon.currency import format_minor, is_iso4217
-
-    if amount is None:
-        return "—"
-    if currency is None or not is_iso4217(currency):
-        return f"{currency or '?'} {amount:,} (minor units)"
-    return format_minor(amount, currency)
+ListFormat = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        help="table (for people: a header row, one finding a line), csv (spreadsheet-safe) "
+        "or json (an array of objects); csv and json carry every column.",
+    ),
+]
+FORMATS = ("table", "csv", "json")
 
 
 @app.command("list")
@@ -68,49 +69,44 @@ def list_(
             "converted (largest first across currencies, with RECON_FX_RATES).",
         ),
     ] = "severity",
+    fmt: ListFormat = "table",
     *,
     sel: Selection,
 ) -> None:
-    """List the latest run's unresolved findings with their work state and owner."""
-    from recon.findings.listing import list_findings
-    from recon.findings.order import sort_findings
-    from recon.visible import visible
+    """List the latest run's unresolved findings: work state, severity, amount, how long recon
+    has known each (known_days) and the item's own age (item_age_days), owner. Streamed: a
+    million findings are listed a batch at a time (--sort converted sorts in memory)."""
+    from recon.findings.listing import iter_findings
+    from recon.findings.order import SORTS, sort_findings
+    from recon.findings.output import FindingsWriter
 
     def go() -> int:
+        if fmt not in FORMATS:
+            raise UsageError("--format", f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        if sort not in SORTS:
+            raise UsageError("--sort", f"must be one of {', '.join(SORTS)}, not {sort!r}")
         warehouse, log = sel.paths()
         rates = _rates(sel.db)
-        found = list_findings(warehouse, log, filters=sel.filters())
-        for f in sort_findings(found, sort, rates):
-            seen = f.first_seen_at.date().isoformat() if f.first_seen_at else "?"
-            item = f" item of {f.item_at.date().isoformat()}" if f.item_at else ""
-            converted = rates.label(f.amount_minor, f.currency) if rates else None
-            line = (
-                f"{f.work_state:<12} {f.finding_key}  {_money(f.amount_minor, f.currency)}"
-                f"{f' ({converted})' if converted else ''}  known since {seen}{item}"
-                f"  {f.detail or ''}"
-            )
-            event = f.ack
-            if f.owner:
-                line += f"  [owner {f.owner}]"
-            if event is not None and f.decided in ("acknowledged", "resolved_manually"):
-                verb = "acknowledged" if f.decided == "acknowledged" else "resolved manually"
-                until = f", until {event.until}" if event.until else ""
-                reason = f" ({event.reason})" if event.reason else ""
-                line += (
-                    f"  [{verb} by {event.who} {event.at:%Y-%m-%d}{until}{reason}: {event.note}]"
-                )
-            if f.lapsed:
-                line += f"  [lapsed: {f.lapsed}]"
-            typer.echo(visible(line))  # a NUL, BEL or RLO from the API shown, not obeyed
-        count = {s: sum(f.decided == s for f in found) for s in ("open", "investigating")}
-        acked = sum(f.decided == "acknowledged" for f in found)
-        manual = sum(f.decided == "resolved_manually" for f in found)
-        new = sum(f.work_state == "new" for f in found)
-        back = sum(f.work_state == "reopened" for f in found)
+        if sort == "converted":
+            sort_findings([], sort, rates)  # no rates: refused before anything is read
+        stream = iter_findings(
+            warehouse, log, filters=sel.filters(), order=None if sort == "converted" else sort
+        )
+        found = sort_findings(list(stream), sort, rates) if sort == "converted" else stream
+        items = iter(found)
+        first = next(items, None)  # a refused --check or a missing warehouse: before the header
+        writer = FindingsWriter(fmt, rates)
+        writer.start()
+        if first is not None:
+            writer.write(first)
+        for f in items:
+            writer.write(f)
+        writer.end()
+        c = writer.counts
+        back = f", {c['reopened']:,} reopened" if c["reopened"] else ""
         typer.echo(
-            f"{count['open']:,} open ({new:,} new{f', {back:,} reopened' if back else ''}), "
-            f"{count['investigating']:,} investigating, "
-            f"{acked:,} acknowledged, {manual:,} resolved manually",
+            f"{c['open']:,} open ({c['new']:,} new{back}), {c['investigating']:,} investigating, "
+            f"{c['acknowledged']:,} acknowledged, {c['resolved_manually']:,} resolved manually",
             err=True,
         )
         return 0

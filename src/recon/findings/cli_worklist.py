@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from recon.errors import ConfigError
+from recon.errors import ConfigError, UsageError
 from recon.findings.cli import app
 from recon.findings.selection import (
     AccountName,
@@ -25,18 +25,39 @@ if TYPE_CHECKING:
 __all__ = ["export_", "import_"]
 
 
-def _personal(warehouse: Path, found: Sequence[Finding]) -> dict[str, list[str]]:
+def _personal(warehouse: Path, run_id: str | None) -> dict[str, list[str]]:
     """The personal values the findings' details quote (removed from the worklist)."""
     from recon.database import open_readonly
     from recon.report.privacy import personal_values
 
-    if not found:
+    if run_id is None:
         return {}
     con = open_readonly(warehouse)
     try:
-        return personal_values(con, found[0].run_id)
+        return personal_values(con, run_id)
     finally:
         con.close()
+
+
+#: What to run instead of a worklist too long for Excel (words shown, never executed).
+PARQUET_COMMAND = 'recon export findings.parquet --query "SELECT * FROM findings_current"'
+
+
+def _too_many(count: int, sheet_rows: int) -> str:
+    return (
+        f"{count:,} findings do not fit one Excel sheet ({sheet_rows - 1:,} rows): narrow "
+        "them with the filters (--check, --currency, --older-than, --state), or take every "
+        f"finding as Parquet: {PARQUET_COMMAND}"
+    )
+
+
+def _count(found: Iterable[Finding]) -> tuple[int, str | None]:
+    """How many findings, and their run: one streamed pass, nothing kept."""
+    count, run_id = 0, None
+    for f in found:
+        count += 1
+        run_id = f.run_id
+    return count, run_id
 
 
 @app.command("export")
@@ -48,17 +69,26 @@ def export_(
 ) -> None:
     """Write a worklist (.xlsx) of the findings the filters keep: fill in action, owner,
     reason, note and until, then `recon findings import` it."""
-    from recon.findings.listing import list_findings
-    from recon.findings.worklist import write_worklist
+    from recon.findings.listing import iter_findings
+    from recon.findings.worklist import EXCEL_MAX_ROWS, write_worklist
 
     def go() -> int:
         if out.suffix.lower() != ".xlsx":
             raise ConfigError("OUT", f"{out.name}: a worklist is an .xlsx file")
         warehouse, log = sel.paths()
         filters = sel.filters()
-        found = list_findings(warehouse, log, filters=filters)
-        write_worklist(found, out, filters=filters.describe(), personal=_personal(warehouse, found))
-        typer.echo(f"wrote {len(found):,} finding(s) to {out}")
+        # counted first (a stream: a million findings are never held), then written
+        count, run_id = _count(iter_findings(warehouse, log, filters=filters))
+        if count >= EXCEL_MAX_ROWS:
+            raise UsageError("OUT", _too_many(count, EXCEL_MAX_ROWS))
+        write_worklist(
+            iter_findings(warehouse, log, filters=filters),
+            out,
+            filters=filters.describe(),
+            personal=_personal(warehouse, run_id),
+            count=count,
+        )
+        typer.echo(f"wrote {count:,} finding(s) to {out}")
         return 0
 
     raise typer.Exit(guard(go))

@@ -17,17 +17,28 @@ Every action of `recon findings` selects its findings with `Filters`, the filter
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import duckdb
+
 from recon.database import open_readonly
-from recon.errors import ConfigError, WarehouseError
+from recon.errors import ConfigError, UsageError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, Amounts, amounts_of
 from recon.findings.work import Work, judge, work_events
+from recon.sql import read_sql
 
-__all__ = ["STATES", "Filters", "Finding", "list_findings", "parse_age"]
+__all__ = [
+    "STATES",
+    "Filters",
+    "Finding",
+    "iter_findings",
+    "known_checks",
+    "list_findings",
+    "parse_age",
+]
 
 STATES = ("open", "new", "investigating", "acknowledged", "resolved_manually", "reopened")
 _AGE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$")
@@ -161,6 +172,19 @@ def parse_age(text: str, option: str = "--older-than") -> timedelta:
     return timedelta(**{_UNITS[m.group(2)]: int(m.group(1))})
 
 
+#: The orders SQL can give (`recon findings list --sort`); `converted` needs the user's
+#: exchange rates and is sorted in Python (recon.findings.order).
+_ORDER_BY = {
+    None: "f.amount_minor DESC NULLS LAST, f.finding_key",
+    "severity": "CASE f.severity WHEN 'error' THEN 0 WHEN 'warn' THEN 1 WHEN 'info' THEN 2 "
+    "ELSE 9 END, r.started_at NULLS LAST, f.finding_key",
+    "amount": "f.currency IS NULL, f.currency, f.amount_minor IS NULL, f.amount_minor DESC, "
+    "f.finding_key",
+}
+#: Rows read from DuckDB at a time: the listing streams (a million findings, issue 38).
+BATCH_ROWS = 10_000
+
+
 def list_findings(
     db: Path,
     log_path: Path,
@@ -174,54 +198,76 @@ def list_findings(
 ) -> list[Finding]:
     """The latest loaded run's unresolved findings, filtered; largest amounts first."""
     filters = filters or Filters(check=check, state=state, older_than=older_than)
+    return list(iter_findings(db, log_path, filters=filters, keys=keys, now=now))
+
+
+def known_checks(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every check the warehouse knows: those that ran on some night, or found something."""
+    rows = con.execute(read_sql("findings/known_checks.sql")).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def iter_findings(
+    db: Path,
+    log_path: Path,
+    *,
+    filters: Filters,
+    keys: Sequence[str] | None = None,
+    now: datetime | None = None,
+    order: str | None = None,
+) -> Iterator[Finding]:
+    """`list_findings` one finding at a time, in `order` (None: largest amounts first;
+    `severity`: most severe, then known longest; `amount`: per currency, largest first),
+    read from DuckDB in batches: memory holds one batch, whatever the number of findings.
+    A `--check` that names no check the warehouse knows is a UsageError naming them."""
     now = now or datetime.now(UTC)
     works = work_events(AckLog(log_path).read())
     con = open_readonly(db)
     try:
-        row = con.execute(
+        latest = con.execute(  # fetched whole: DuckDB 2.0 runs nothing else beside a result
             "SELECT run_id FROM runs WHERE loaded_at IS NOT NULL ORDER BY started_at DESC LIMIT 1"
-        ).fetchone()
+        ).fetchall()
+        row = latest[0] if latest else None
         if row is None:
             raise WarehouseError("the warehouse holds no run yet: run `recon nightly` first")
-        rows = con.execute(
-            "SELECT f.run_id, f.finding_key, f.check_name, f.severity, f.state, f.entity, "
-            "f.entity_id, f.currency, f.amount_minor, f.issue_type, f.detail, "
-            "f.first_seen_run, r.started_at, f.item_at "
-            "FROM findings AS f LEFT JOIN runs AS r ON r.run_id = f.first_seen_run "
-            "WHERE f.run_id = $run AND f.state IN ('new', 'open', 'reopened') "
-            "AND ($check IS NULL OR f.check_name = $check) "
-            "ORDER BY f.amount_minor DESC NULLS LAST, f.finding_key",
-            {"run": row[0], "check": filters.check},
-        ).fetchall()
+        if filters.check is not None and filters.check not in (known := known_checks(con)):
+            raise UsageError(
+                "--check",
+                f"unknown check {filters.check!r}: the checks are {', '.join(known)}",
+            )
+        sql = f"{read_sql('findings/list.sql')}\nORDER BY {_ORDER_BY[order]}"
+        reader = con.sql(sql, params={"run": row[0], "check": filters.check}).to_arrow_reader(
+            BATCH_ROWS
+        )
+        today = now.astimezone(UTC).date()
+        wanted = set(keys) if keys is not None else None
+        for batch in reader:
+            columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
+            for r in zip(*columns, strict=True):
+                if wanted is not None and r[1] not in wanted:
+                    continue
+                work = works.get(r[1])
+                decided, lapsed = judge(work, amounts_of(r[2], r[7], r[8], r[10]), today)
+                finding = Finding(
+                    run_id=r[0],
+                    finding_key=r[1],
+                    check_name=r[2],
+                    severity=r[3],
+                    state=r[4],
+                    entity=r[5],
+                    entity_id=r[6],
+                    currency=r[7],
+                    amount_minor=r[8],
+                    issue_type=r[9],
+                    detail=r[10],
+                    first_seen_run=r[11],
+                    first_seen_at=r[12],
+                    item_at=r[13],
+                    work=work,
+                    decided=decided,
+                    lapsed=lapsed,
+                )
+                if filters.keeps(finding, now):
+                    yield finding
     finally:
         con.close()
-    today = now.astimezone(UTC).date()
-    out: list[Finding] = []
-    wanted = set(keys) if keys is not None else None
-    for r in rows:
-        if wanted is not None and r[1] not in wanted:
-            continue
-        work = works.get(r[1])
-        decided, lapsed = judge(work, amounts_of(r[2], r[7], r[8], r[10]), today)
-        finding = Finding(
-            run_id=r[0],
-            finding_key=r[1],
-            check_name=r[2],
-            severity=r[3],
-            state=r[4],
-            entity=r[5],
-            entity_id=r[6],
-            currency=r[7],
-            amount_minor=r[8],
-            issue_type=r[9],
-            detail=r[10],
-            first_seen_run=r[11],
-            first_seen_at=r[12],
-            item_at=r[13],
-            work=work,
-            decided=decided,
-            lapsed=lapsed,
-        )
-        if filters.keeps(finding, now):
-            out.append(finding)
-    return out

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
@@ -85,6 +87,9 @@ def guard(fn: Callable[[], int]) -> int:
     except ReconError as exc:
         typer.echo(f"recon: {exc}", err=True)
         return 1
+    except BrokenPipeError:  # `recon findings list | head -1`: the reader has what it wants
+        _quiet_stdout()
+        return 0
     except OSError as exc:
         typer.echo(f"recon: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), err=True)
         return 1
@@ -93,6 +98,18 @@ def guard(fn: Callable[[], int]) -> int:
             raise
         typer.echo(f"recon: aborted: the warehouse refused: {scrub(refused)}", err=True)
         return 1
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null: what is still buffered for a reader that closed
+    the pipe is dropped at exit instead of raising again (Python's documented remedy)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test runner's): nothing to quiet
+        pass
+    finally:
+        os.close(devnull)
 
 
 AccountName = Annotated[

@@ -19,7 +19,7 @@ as one append to the audit trail.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -35,7 +35,14 @@ from recon.findings.listing import Finding, list_findings
 from recon.findings.work import REASONS, WORK_ACTIONS
 from recon.report.privacy import scrub_text
 
-__all__ = ["SHEET", "ImportResult", "apply_worklist", "row_version", "write_worklist"]
+__all__ = [
+    "EXCEL_MAX_ROWS",
+    "SHEET",
+    "ImportResult",
+    "apply_worklist",
+    "row_version",
+    "write_worklist",
+]
 
 SHEET = "Worklist"
 SHOWN = (
@@ -68,27 +75,45 @@ def row_version(f: Finding) -> str:
     return f"{seq}:{money[:16]}"
 
 
+#: Rows an Excel sheet holds, its header included: a worklist holds one fewer findings.
+EXCEL_MAX_ROWS = 1_048_576
+
+
 def write_worklist(
-    findings: Sequence[Finding],
+    findings: Iterable[Finding],
     out: Path,
     *,
     filters: str = "",
     personal: Mapping[str, list[str]] | None = None,
+    count: int | None = None,
 ) -> int:
     """Write the worklist for `findings` to `out` (atomically); the number of rows. Details
     pass through recon.report.privacy like the reports' (`personal`: per finding key, the
-    personal values of its record that its detail quotes)."""
+    personal values of its record that its detail quotes). Rows are written as they come
+    (xlsxwriter's constant memory mode): `findings` may be a stream of a million, `count`
+    of them (for the sheet's ranges; counted when not given)."""
+    if count is None:
+        findings = list(findings)
+        count = len(findings)
+    if count >= EXCEL_MAX_ROWS:
+        raise ConfigError(
+            "OUT", f"{count:,} findings: more than an Excel sheet holds ({EXCEL_MAX_ROWS - 1:,})"
+        )
     with atomic_path(out) as tmp:
-        wb = xlsxwriter.Workbook(str(tmp), WORKBOOK_OPTIONS)
+        wb = xlsxwriter.Workbook(str(tmp), {**WORKBOOK_OPTIONS, "constant_memory": True})
         try:
-            _write(wb, findings, filters, personal or {})
+            _write(wb, findings, count, filters, personal or {})
         finally:
             wb.close()
-    return len(findings)
+    return count
 
 
 def _write(
-    wb: Any, findings: Sequence[Finding], filters: str, personal: Mapping[str, list[str]]
+    wb: Any,
+    findings: Iterable[Finding],
+    count: int,
+    filters: str,
+    personal: Mapping[str, list[str]],
 ) -> None:
     ws = wb.add_worksheet(SHEET)
     head = wb.add_format({"bold": True, "bg_color": "#E7ECF2", "border": 1})
@@ -122,7 +147,7 @@ def _write(
             ws.write_blank(row, col, None, edit_date if col == version_col - 1 else editable)
         ws.write_string(row, first_edit + 1, f.owner or "", editable)
         ws.write_string(row, version_col, row_version(f))
-    last = max(len(findings), 1)
+    last = max(count, 1)
     ws.data_validation(
         1, first_edit, last, first_edit,
         {"validate": "list", "source": list(WORK_ACTIONS), "ignore_blank": True},
@@ -137,7 +162,7 @@ def _write(
     about = wb.add_worksheet("About")
     lines = [
         "recon findings worklist",
-        f"exported {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {len(findings):,} finding(s); "
+        f"exported {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {count:,} finding(s); "
         f"filters: {filters or 'none'}",
         "Fill in the yellow columns, then: recon findings import <this file>",
         "action: ack (note, optional until), assign (owner), resolve (reason, note), unack",

@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeAlias
 
+import duckdb
+
 from recon import logs
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
@@ -291,7 +293,7 @@ def report_step(
 
     settings = settings_for(overrides)
     account, group_page = _account_of(overrides)
-    con = open_readonly(settings.db)
+    con = open_readonly(settings.db, settings.duckdb_memory_limit)
     unwritten: str | None = None
     try:
         run_id = run_id or _latest_loaded_run(con)
@@ -313,6 +315,13 @@ def report_step(
                 f"the report could not be written ({exc.strerror or exc}: {where}); the "
                 f"warehouse is published: `recon report --run {run_id}` writes it again"
             )
+        except duckdb.Error as exc:  # out of memory reading it (issue 38): one line, no trace
+            report_dir = None
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            unwritten = (
+                f"the report could not be written ({first}); the warehouse is published: "
+                f"raise RECON_DUCKDB_MEMORY_LIMIT and `recon report --run {run_id}` writes it"
+            )
         row = con.execute("SELECT status, reason FROM runs WHERE run_id = ?", [run_id]).fetchone()
         status, reason = (str(row[0]), row[1]) if row else ("failed", "run not in warehouse")
         lines = closing_lines(con, run_id)
@@ -329,7 +338,25 @@ def report_step(
     if unwritten is not None:
         code = EXIT_ABORTED
         reason = f"{reason}; {unwritten}" if reason else unwritten
+        if status == "complete":  # a night without its report is not complete (issue 38)
+            status = "incomplete"
+            _mark_unreported(settings, run_id, reason)
     return RunSummary(run_id, status, reason, settings.db, report_dir, code, lines, account)
+
+
+def _mark_unreported(settings: Settings, run_id: str, reason: str) -> None:
+    """`runs.status` of a complete night whose report could not be written becomes
+    `incomplete`, with the reason (published again; `recon report` can still write it)."""
+    try:
+        wh = Warehouse(settings.db, settings.duckdb_memory_limit)
+        with wh.session(f"report-{run_id}", fresh=True, publish=True) as con:
+            con.execute(
+                "UPDATE runs SET status = 'incomplete', reason = ? "
+                "WHERE run_id = ? AND status = 'complete'",
+                [reason, run_id],
+            )
+    except (WarehouseError, OSError, duckdb.Error) as exc:
+        log.warning("could not record in the warehouse that the report failed: %s", exc)
 
 
 def _account_of(overrides: Mapping[str, Any] | None) -> tuple[str | None, Path | None]:

@@ -8,14 +8,27 @@ and says so.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.currency import currency_exponent, format_minor, is_iso4217
 
-__all__ = ["format_amount", "format_amounts", "is_iso_currency", "with_major_amount"]
+__all__ = [
+    "format_amount",
+    "format_amounts",
+    "is_iso_currency",
+    "major_scale",
+    "with_major_amount",
+]
+
+
+def major_scale(codes: Iterable[str | None]) -> int:
+    """The DECIMAL scale that holds an amount of every currency of `codes` exactly: the
+    largest ISO 4217 exponent among them (2 when none is known)."""
+    exponents = [currency_exponent(c) for c in set(codes) if c and is_iso4217(c)]
+    return max([e for e in exponents if e is not None], default=2)
 
 
 def with_major_amount(
@@ -24,13 +37,17 @@ def with_major_amount(
     minor: str = "amount_minor",
     currency: str = "currency",
     name: str = "amount",
+    scale: int | None = None,
 ) -> pa.Table:
     """`table` with `name` right after `minor`: the amount in currency units, exact, as a
-    DECIMAL whose scale is the largest exponent among the table's currencies (EUR 12.34 is
-    12.34, and 12.340 beside a BHD amount); NULL where the currency cannot be scaled."""
+    DECIMAL whose scale is `scale`, else the largest exponent among the table's currencies
+    (EUR 12.34 is 12.34, and 12.340 beside a BHD amount); NULL where the currency cannot be
+    scaled. A table written in batches passes the run's `scale` (`major_scale`), so that
+    every batch has the same type."""
     codes = table.column(currency).to_pylist()
     exponents = {c: currency_exponent(c) if c and is_iso4217(c) else None for c in set(codes)}
-    scale = max([e for e in exponents.values() if e is not None], default=2)
+    if scale is None:
+        scale = major_scale(codes)
     values = [
         None if m is None or exponents.get(c) is None else Decimal(m).scaleb(-(exponents[c] or 0))
         for m, c in zip(table.column(minor).to_pylist(), codes, strict=True)

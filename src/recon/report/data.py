@@ -327,21 +327,16 @@ def load_report_data(
 def _load_top_findings(
     con: duckdb.DuckDBPyConnection, run_id: str, top_n: int, personal: dict[str, list[str]]
 ) -> dict[str, list[FindingRow]]:
+    """The `top_n` largest unresolved findings per check and currency, and per check how
+    many are not shown (`hidden`): one Top-N query per group, memory bounded by `top_n`."""
     top: dict[str, list[FindingRow]] = {}
-    for r in _rows(
-        con,
-        "SELECT check_name, severity, state, entity, entity_id, currency, amount_minor, "
-        "issue_type, detail, first_seen_run, finding_key FROM findings "
-        "WHERE run_id = $run_id AND state <> 'resolved' "
-        "QUALIFY row_number() OVER (PARTITION BY check_name, currency "
-        "ORDER BY abs(amount_minor::HUGEINT) DESC NULLS LAST, entity_id, issue_type) <= $top_n "
-        "ORDER BY check_name, currency NULLS LAST, abs(amount_minor::HUGEINT) DESC NULLS LAST, "
-        "entity_id, issue_type",
-        {"run_id": run_id, "top_n": top_n},
-    ):
-        row = FindingRow(*r)
-        detail = scrub_text(row.detail, personal.get(row.finding_key, ()))
-        top.setdefault(row.check_name, []).append(replace(row, detail=detail))
+    p = {"run_id": run_id}
+    for check_name, currency, _n in _rows(con, read_sql("report/finding_groups.sql"), p):
+        params = p | {"check_name": check_name, "currency": currency, "top_n": top_n}
+        for r in _rows(con, read_sql("report/top_findings.sql"), params):
+            row = FindingRow(*r)
+            detail = scrub_text(row.detail, personal.get(row.finding_key, ()))
+            top.setdefault(row.check_name, []).append(replace(row, detail=detail))
     return top
 
 

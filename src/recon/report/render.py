@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,11 +20,12 @@ from typing import Any
 import duckdb
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
+import pyarrow.parquet as pq  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
 from recon.errors import ConfigError
 from recon.fx import Rates
-from recon.report._money import is_iso_currency, with_major_amount
+from recon.report._money import is_iso_currency, major_scale, with_major_amount
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
 from recon.report.explore import EXPLORE_MAX, NO_CURRENCY, Explorer, build_explorer, script
@@ -33,8 +35,14 @@ from recon.report.privacy import scrub_table
 from recon.report.summary import SCHEMA_VERSION, build_summary
 from recon.report.templating import environment
 from recon.runid import check_run_id
-from recon.spreadsheet import CsvDialect, atomic_write_bytes, atomic_write_text, write_csv
-from recon.spreadsheet import write_parquet as write_parquet_file
+from recon.spreadsheet import (
+    CsvDialect,
+    atomic_write_bytes,
+    atomic_write_text,
+    write_csv,
+    write_csv_batches,
+    write_parquet_batches,
+)
 from recon.sql import read_sql
 
 __all__ = ["SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"]
@@ -252,6 +260,75 @@ def _arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> 
     return table
 
 
+#: Findings read from DuckDB, scrubbed and written per batch (report files stream, issue 38).
+FINDINGS_BATCH = 50_000
+
+
+@dataclass
+class FindingsStream:
+    """The run's findings as export batches (`reader`), and the schema of the rows as read
+    (`source_schema`: with `age_days`, for the explorer)."""
+
+    reader: pa.RecordBatchReader
+    source_schema: pa.Schema
+
+
+def _findings_stream(
+    con: duckdb.DuckDBPyConnection,
+    run_id: str,
+    personal: dict[str, list[str]],
+    *,
+    keep: list[pa.RecordBatch] | None,
+) -> FindingsStream:
+    """sql/report/findings.sql streamed from DuckDB in batches, each with its work columns
+    (sql/report/finding_work.sql, on a second cursor), scrubbed of personal data, appended
+    to `keep` (when given) as read, and yielded as the export's columns with the amount in
+    currency units at one scale for the whole run. DuckDB sorts within its memory limit
+    (spilling to its temp folder); Python holds one batch."""
+    p = {"run_id": run_id}
+    codes = [c for (c,) in con.execute(read_sql("report/finding_currencies.sql"), p).fetchall()]
+    scale = major_scale(codes)
+    relation = con.sql(read_sql("report/findings.sql"), params=p)
+    source = relation.to_arrow_reader(FINDINGS_BATCH)
+    lookup = con.cursor()
+
+    def with_work(batch: pa.RecordBatch) -> pa.Table:
+        table = pa.Table.from_batches([batch], schema=source.schema)
+        keys = pa.table(
+            {"i": pa.array(range(table.num_rows), pa.int64()), "finding_key": table["finding_key"]}
+        )
+        lookup.register("batch_keys", keys)
+        try:
+            work = lookup.sql(read_sql("report/finding_work.sql"), params=p).to_arrow_table()
+        finally:
+            lookup.unregister("batch_keys")
+        for name in work.column_names:
+            table = table.append_column(name, work[name])
+        return scrub_table(table, ("detail", "work_note"), personal)
+
+    def export(table: pa.Table) -> pa.Table:
+        return with_major_amount(table.select(list(FINDINGS_COLUMNS)), scale=scale)
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        try:
+            for batch in source:
+                table = with_work(batch)
+                if keep is not None:
+                    keep.extend(table.to_batches())
+                yield from export(table).to_batches()
+        finally:
+            lookup.close()
+
+    full = with_work(_empty(source.schema))
+    return FindingsStream(
+        pa.RecordBatchReader.from_batches(export(full).schema, batches()), full.schema
+    )
+
+
+def _empty(schema: pa.Schema) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pylist([], schema=schema)
+
+
 def render_report(
     con: duckdb.DuckDBPyConnection,
     *,
@@ -281,8 +358,6 @@ def render_report(
     generated_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     p = {"run_id": run_id}
 
-    findings = _arrow(con, read_sql("report/findings.sql"), p)
-    findings = scrub_table(findings, ("detail", "work_note"), data.personal)
     calls = _arrow(
         con,
         f"SELECT {FAILED_CALL_COLUMNS} FROM failed_calls WHERE run_id = $run_id "  # noqa: S608
@@ -303,9 +378,20 @@ def render_report(
         latest=reports_dir / "latest",
     )
     rows: dict[str, int | None] = {}
-    exported = with_major_amount(findings.select(list(FINDINGS_COLUMNS)))
-    rows["findings.parquet"] = write_parquet_file(exported, paths.findings_parquet)
-    rows["findings.csv"] = write_csv(exported, paths.findings_csv, dialect=csv_dialect)
+    # Streamed, one batch at a time (issue 38): DuckDB sorts (spilling past its limit), each
+    # batch is scrubbed and written; the explorer keeps its batches only when it embeds them.
+    embed = data.findings_total_rows <= explore_max
+    kept: list[pa.RecordBatch] = []
+    stream = _findings_stream(con, run_id, data.personal, keep=kept if embed else None)
+    rows["findings.parquet"] = write_parquet_batches(stream.reader, paths.findings_parquet)
+    written = pq.ParquetFile(paths.findings_parquet)
+    rows["findings.csv"] = write_csv_batches(
+        pa.RecordBatchReader.from_batches(
+            written.schema_arrow, written.iter_batches(batch_size=FINDINGS_BATCH)
+        ),
+        paths.findings_csv,
+        dialect=csv_dialect,
+    )
     rows["failed_calls.csv"] = write_csv(calls, paths.failed_calls_csv, dialect=csv_dialect)
 
     ledger = build_ledger_section(con, run_id, folder, csv_dialect)  # Books vs provider
@@ -318,8 +404,14 @@ def render_report(
     view["group_page"] = _link(group_page, folder)
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None
-    explorer = build_explorer(findings, data.checks, explore_max, rates)
-    del findings, exported
+    if embed:
+        findings = pa.Table.from_batches(kept, schema=stream.source_schema)
+        explorer = build_explorer(findings, data.checks, explore_max, rates)
+        del findings, kept
+    else:
+        explorer = Explorer(
+            total=data.findings_total_rows, limit=explore_max, data=None, options={}
+        )
     html = env.get_template("report.html.j2").render(
         **view, **_explorer_view(explorer), charts=_trend_charts(data), generated_at=generated_at
     )

@@ -102,6 +102,15 @@ def serve(
             "accounts, one per port from --port on (repeatable; recon.sandbox.accounts).",
         ),
     ] = None,
+    anomaly_rate: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=0.5,
+            help="Share of records carrying a planted anomaly, e.g. 0.13 like a provider's "
+            "first night (default: a few hundred of each kind at most).",
+        ),
+    ] = None,
 ) -> None:
     """Serve the sandbox API on 127.0.0.1 (keys from RECON_SANDBOX_API_KEY / _BEARER_TOKEN)."""
     from recon.sandbox.app import SandboxConfig, create_app
@@ -132,6 +141,7 @@ def serve(
             shifts=tuple(shift or ()),
             delays=tuple(delay or ()),
             poison=tuple(poison or ()),
+            anomaly_rate=anomaly_rate,
         )
     except ValueError as err:
         typer.echo(f"error: {err}", err=True)

@@ -35,6 +35,9 @@ class SandboxConfig:
     #: records kept serialised per list (an LRU of 1,000-record chunks); 0 = keep them all
     cache_records: int = 300_000
     anomalies: bool = True
+    #: share of records carrying a planted anomaly (0.13: a real first night, issue 38);
+    #: None: a few hundred of each kind at most (recon.sandbox.records.keyspace)
+    anomaly_rate: float | None = None
     #: serialise every list record up front: "off" (on first touch), "sync" (before the app is
     #: returned) or "background" (in a daemon thread; /_sandbox/state says when it is done)
     prewarm: Literal["off", "sync", "background"] = "off"
@@ -76,6 +79,8 @@ class SandboxConfig:
             raise ValueError("burst must be >= 1")
         if self.max_in_flight is not None and self.max_in_flight < 1:
             raise ValueError("max_in_flight must be >= 1")
+        if self.anomaly_rate is not None and not 0 <= self.anomaly_rate <= 0.5:
+            raise ValueError("anomaly_rate must be between 0 and 0.5")
         if self.storm < 0:
             raise ValueError("storm must be >= 0 requests")
         if self.cap_after is not None and self.cap_after < 0:

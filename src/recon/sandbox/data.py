@@ -59,10 +59,11 @@ class Dataset:
         anchor: datetime | None = None,
         *,
         anomalies: bool = True,
+        anomaly_rate: float | None = None,
     ) -> None:
         if payments < 0:
             raise ValueError("payments must be >= 0")
-        ks = self._ks = Keyspace(seed, payments, anchor)
+        ks = self._ks = Keyspace(seed, payments, anchor, anomaly_rate=anomaly_rate)
         self.seed = seed
         self.anchor = ks.anchor
         self.anchor_ms = ks.anchor_ms

@@ -35,7 +35,13 @@ class SandboxState:
         self.profile_spec = config.faults
         self.profile = FaultProfile.parse(config.faults)
         self.faults = FaultPlan(self.profile, config.seed, rate=config.fault_rate)
-        self.data = Dataset(config.seed, config.payments, config.anchor, anomalies=config.anomalies)
+        self.data = Dataset(
+            config.seed,
+            config.payments,
+            config.anchor,
+            anomalies=config.anomalies,
+            anomaly_rate=config.anomaly_rate,
+        )
         self._truth: bytes | None = None
         self._truth_lock = threading.Lock()
         self.warm = False

@@ -18,10 +18,13 @@ __all__ = [
     "INTENT_KINDS",
     "INTENT_RECENT_KINDS",
     "INVOICE_KINDS",
+    "OPEN_INVOICE_SHARE",
     "PAYMENT_KINDS",
+    "PLANTED_PER_KIND",
     "RECENT_PAYMENT_KINDS",
     "SUBSCRIPTION_KINDS",
     "AnomalyPlan",
+    "per_kind_for_rate",
 ]
 
 # Planted kinds that take one payment slot each.
@@ -79,6 +82,22 @@ CASE_KINDS = (
     "currency_lower_case",  # `eur` on the payment, `Eur` on its refund: no finding at all
 )
 RECENT_PAYMENT_KINDS = ("young_pending_refund",)  # confirmed, refund pending for hours
+
+
+#: Records planted per unit of `per_kind`, counted on the oracle's list (`Dataset.planted()`:
+#: some kinds plant two or three records, a duplicate reference takes a partner): ~52.
+PLANTED_PER_KIND = 52
+#: Open invoices every data set has besides (the `open_invoices` check lists each one):
+#: ~2.5% of the number of payments.
+OPEN_INVOICE_SHARE = 0.025
+
+
+def per_kind_for_rate(payments: int, rate: float) -> int:
+    """`per_kind` such that about `rate * payments` records carry a planted anomaly or are
+    an open invoice (0.13: a provider's first night as recon meets it; issue 38)."""
+    if not 0 <= rate <= 0.5:
+        raise ValueError("the anomaly rate must be between 0 and 0.5")
+    return max(1, round(payments * max(rate - OPEN_INVOICE_SHARE, 0) / PLANTED_PER_KIND))
 
 
 def _pick(rng: random.Random, lo: int, hi: int, k: int) -> list[int]:

@@ -133,7 +133,14 @@ class Sizes:
 class Keyspace:
     """The seed's hashes and ids, the resources' sizes, and ``createdAt`` by index."""
 
-    def __init__(self, seed: int, payments: int, anchor: datetime | None) -> None:
+    def __init__(
+        self,
+        seed: int,
+        payments: int,
+        anchor: datetime | None,
+        *,
+        anomaly_rate: float | None = None,
+    ) -> None:
         self.seed = seed
         self.anchor = anchor if anchor is not None else default_anchor()
         if self.anchor.tzinfo is None:
@@ -145,6 +152,10 @@ class Keyspace:
         n = payments
         #: anomalies planted of each kind (the minimum sizes leave room for them)
         self.per_kind = max(2, min(n // 2000, 500)) if n >= 40 else 1
+        if anomaly_rate is not None and n >= 40:  # as many as a real first night (issue 38)
+            from recon.sandbox.records.anomalies import per_kind_for_rate
+
+            self.per_kind = per_kind_for_rate(n, anomaly_rate)
         pk = self.per_kind
         self.sizes = Sizes(
             payments=n,
