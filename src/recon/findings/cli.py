@@ -264,14 +264,25 @@ def unack(
 
 
 @app.command()
-def verify(db: DbPath = None, account: AccountName = None) -> None:
-    """Check the audit trail's hash chain: exit 0 if intact, 1 naming the first line that
-    was edited, removed or reordered."""
-    from recon.findings.verify import verify_trail
+def verify(
+    db: DbPath = None,
+    account: AccountName = None,
+    reports: Annotated[
+        Path | None,
+        typer.Option(help="The reports folder whose summaries and close packs hold chain heads."),
+    ] = None,
+) -> None:
+    """Check the audit trail: its hash chain, the warehouse's record of every line, every
+    chain head the reports and close packs wrote down (and seals, with RECON_TRAIL_KEY):
+    exit 0 if intact, 1 naming the first line that was edited, removed, added or reordered."""
+    from recon.findings.acks import AckLog, trail_key
+    from recon.findings.verify import gather_evidence, verify_trail
 
     def go() -> int:
         warehouse, log = warehouse_paths(db, account)
-        report = verify_trail(log, _recorded(warehouse))
+        folder = reports or _reports(db, account)
+        with AckLog(log).locked():  # no action half-written (in the file, not yet recorded)
+            report = verify_trail(log, evidence=gather_evidence(warehouse, folder), key=trail_key())
         for note in report.notes:
             typer.echo(f"note: {note}", err=True)
         if not report.intact:
@@ -283,24 +294,15 @@ def verify(db: DbPath = None, account: AccountName = None) -> None:
     raise typer.Exit(guard(go))
 
 
-def _recorded(warehouse: Path) -> dict[int, str]:
-    """The (line, hash) pairs the published warehouse copied at its last load."""
-    import duckdb
+def _reports(db: Path | None, account: str | None) -> Path | None:
+    """The reports folder of the warehouse (of `account`), where chain heads are written."""
+    from recon.settings import load_settings
 
-    from recon.database import open_readonly
+    try:
+        if account is not None:
+            from recon.group.accounts import account_settings
 
-    if not warehouse.exists():
-        return {}
-    try:
-        con = open_readonly(warehouse)
-    except (ReconError, duckdb.Error):
-        return {}
-    try:
-        rows = con.execute(
-            "SELECT seq, line_hash FROM finding_acks WHERE line_hash IS NOT NULL"
-        ).fetchall()
-    except duckdb.Error:
-        return {}
-    finally:
-        con.close()
-    return {int(seq): str(digest) for seq, digest in rows}
+            return account_settings(account, {}, secrets=False).reports
+        return load_settings(**({"db": str(db)} if db else {})).reports
+    except ReconError:
+        return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +51,7 @@ class Alert:
     failed_calls: Sequence[FailedCall] = ()
     new_errors: int | None = None  # None: the checks did not run (an aborted run)
     report: Path | None = None
+    trail_head: Mapping[str, Any] | None = None  # the audit trail's head (recon findings verify)
 
     def text(self) -> str:
         """The message: a headline, then one line per fact."""
@@ -72,6 +73,10 @@ class Alert:
                 lines.append(f"  … and {len(self.failed_calls) - _SHOWN_CALLS} more")
         if self.report is not None:
             lines.append(f"report: {self.report}")
+        if self.trail_head:
+            lines.append(
+                f"audit trail: {self.trail_head['lines']} line(s), head {self.trail_head['head']}"
+            )
         return scrub("\n".join(lines))
 
     def payload(self) -> dict[str, Any]:
@@ -81,6 +86,7 @@ class Alert:
 def alert_for(summary: RunSummary) -> Alert:
     """The alert of a reported run, read from the published warehouse."""
     from recon.database import open_readonly
+    from recon.findings.trail_table import trail_head
     from recon.report.data import failed_calls
     from recon.sql import read_sql
 
@@ -89,11 +95,19 @@ def alert_for(summary: RunSummary) -> Alert:
         calls = failed_calls(con, summary.run_id)
         row = con.execute(read_sql("report/new_error_findings.sql"), [summary.run_id])
         new_errors = int((row.fetchone() or (0,))[0])
+        head = trail_head(con)  # written down off the machine: recon findings verify's anchor
     finally:
         con.close()
     report = (summary.report_dir / "report.html").resolve() if summary.report_dir else None
     return Alert(
-        summary.run_id, summary.status, summary.exit_code, summary.reason, calls, new_errors, report
+        summary.run_id,
+        summary.status,
+        summary.exit_code,
+        summary.reason,
+        calls,
+        new_errors,
+        report,
+        head,
     )
 
 

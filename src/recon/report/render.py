@@ -310,11 +310,15 @@ def render_report(
 
     ledger = build_ledger_section(con, run_id, folder, csv_dialect)  # Books vs provider
     rows.update(ledger.files)
-    summary = build_summary(data, generated_at, ledger, account=account)
+    from recon.findings.trail_table import trail_head
+
+    trail = trail_head(con)  # the audit trail's head, written down outside the trail
+    summary = build_summary(data, generated_at, ledger, account=account, audit_trail=trail)
     env = environment()
     view = _view(data, summary, top_n)
     view["ledger"] = ledger
     view["account"] = account
+    view["audit_trail"] = trail
     view["group_page"] = _link(group_page, folder)
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None
