@@ -130,8 +130,21 @@ class PeriodFigures:
         return ", ".join(str(s[0]) if len(s) == 1 else f"{s[0]} to {s[-1]}" for s in spans)
 
     @property
+    def superseded(self) -> list[RunRow]:
+        """Nights that failed (read nothing: a refused key, a wrong address, …) followed by a
+        complete night in the period, which read everything again: listed, not holding the
+        close up."""
+        inside = self.in_period
+        return [
+            r
+            for i, r in enumerate(inside)
+            if r.status == "failed" and any(x.status == "complete" for x in inside[i + 1 :])
+        ]
+
+    @property
     def incomplete(self) -> list[RunRow]:
-        return [r for r in self.in_period if r.status != "complete"]
+        covered = {r.run_id for r in self.superseded}
+        return [r for r in self.in_period if r.status != "complete" and r.run_id not in covered]
 
 
 def _families() -> pa.Table:
@@ -197,6 +210,12 @@ def _with_work(table: pa.Table, events: list[AckEvent], today: date) -> pa.Table
 
 
 def _manual_resolutions(events: list[AckEvent], period: Period) -> list[dict[str, Any]]:
+    """The manual resolutions made in the period: one per finding (its latest, if it still
+    stands: a repeated resolve is one resolution; an `unack` after it withdraws it)."""
+    latest: dict[str, AckEvent] = {}
+    for e in events:
+        if e.action in ("resolve", "unack") and period.start <= e.at < period.end:
+            latest[e.finding_key] = e
     return [
         {
             "finding_key": e.finding_key,
@@ -207,8 +226,8 @@ def _manual_resolutions(events: list[AckEvent], period: Period) -> list[dict[str
             "currency": e.amounts.currency if e.amounts else None,
             "amount_minor": e.amounts.amount_minor if e.amounts else None,
         }
-        for e in events
-        if e.action == "resolve" and period.start <= e.at < period.end
+        for e in latest.values()
+        if e.action == "resolve"
     ]
 
 
@@ -235,7 +254,12 @@ def compute_period(
     )
     last = max(r.step for r in runs)
     cutoff = next(r for r in runs if r.step == last)
-    params.update(last_step=last, cutoff_run=cutoff.run_id, failed_statuses=list(failed_statuses))
+    params.update(
+        last_step=last,
+        cutoff_run=cutoff.run_id,
+        cutoff_at=cutoff.started_at,
+        failed_statuses=list(failed_statuses),
+    )
     con.register("close_families", _families())
     con.register("close_steps", steps)
     try:

@@ -409,6 +409,16 @@ class AckLog:
         self._append_bodies([line])
         return line
 
+    def head(self) -> dict[str, Any] | None:
+        """The trail's chain head now: {"lines", "head"} (the SHA-256 of its last line), or
+        None for an empty trail. Written down in close packs (recon findings verify)."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        lines = split_lines(raw)
+        return {"lines": len(lines), "head": line_hash(lines[-1])} if lines else None
+
     def records(self, actions: Iterable[str]) -> list[dict[str, Any]]:
         """Every line whose action is one of `actions`, in order (with `at` as a datetime,
         without the chain's `prev`); a line that does not parse is skipped, as by read()."""
