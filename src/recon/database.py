@@ -8,6 +8,7 @@ published file read-only.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,11 +44,23 @@ def connect(
     return con
 
 
-def open_readonly(path: Path) -> duckdb.DuckDBPyConnection:
-    """Open the published warehouse read-only (what reports and exports use)."""
-    if not path.exists():
-        raise WarehouseError(f"no warehouse at {path}: run `recon nightly` first")
-    return connect(path, read_only=True)
+READER_WAIT_S = 10.0  # an action records its trail line in the published file: a moment
+
+
+def open_readonly(path: Path, *, wait_s: float = READER_WAIT_S) -> duckdb.DuckDBPyConnection:
+    """Open the published warehouse read-only (what reports and exports use). An action
+    holds it read-write for the moment it takes to record its audit-trail line
+    (recon.findings.acks): a conflicting lock is waited out for up to `wait_s`."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        if not path.exists():
+            raise WarehouseError(f"no warehouse at {path}: run `recon nightly` first")
+        try:
+            return connect(path, read_only=True)
+        except WarehouseError as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                raise
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ from recon.findings.selection import (
 )
 
 if TYPE_CHECKING:
+    from recon.findings.acks import AckEvent, NewEvent
     from recon.fx import Rates
 
 app = typer.Typer(
@@ -118,6 +119,36 @@ def list_(
     raise typer.Exit(guard(go))
 
 
+def _apply(log: Path, events: list[NewEvent]) -> tuple[int, list[AckEvent]]:
+    """Append `events` under the trail's lock, but not those that only repeat the standing
+    decision (recon.findings.work.repeats): (lines written, the decisions repeated)."""
+    from recon.findings.acks import AckLog
+    from recon.findings.work import repeats, work_events
+
+    trail = AckLog(log)
+    today = datetime.now(UTC).date()
+    with trail.locked():  # no decision lands between this check and the write
+        works = work_events(trail.read())
+        fresh: list[NewEvent] = []
+        again: list[AckEvent] = []
+        for event in events:
+            standing = repeats(works.get(event.finding_key), event, today)
+            if standing is None:
+                fresh.append(event)
+            else:
+                again.append(standing)
+        trail.append_events(fresh)
+    return len(fresh), again
+
+
+def _already(again: list[AckEvent], verb: str) -> None:
+    """Say which findings were left as they were: the action only repeated a decision."""
+    for e in again[:20]:
+        typer.echo(f"{e.finding_key}: already {verb} by {e.who} on {e.at:%Y-%m-%d}; no change")
+    if len(again) > 20:
+        typer.echo(f"… and {len(again) - 20:,} more already {verb}; no change")
+
+
 def _until(value: str | None) -> date | None:
     if value is None:
         return None
@@ -143,14 +174,16 @@ def ack(
     sel: Selection,
 ) -> None:
     """Acknowledge findings: they stay listed, counted apart, until their amounts change."""
-    from recon.findings.acks import AckLog
+    from recon.findings.acks import NewEvent
 
     def go() -> int:
         text = require_note(note, "acknowledged")
         day = _until(until)
         log, found = sel.chosen("acknowledging", keys, yes)
-        AckLog(log).append("ack", [(f.finding_key, f.amounts) for f in found], note=text, until=day)
-        typer.echo(f"acknowledged {len(found)} finding(s); audit trail: {log}")
+        events = [NewEvent("ack", f.finding_key, f.amounts, note=text, until=day) for f in found]
+        written, again = _apply(log, events)
+        _already(again, "acknowledged")
+        typer.echo(f"acknowledged {written} finding(s); audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
@@ -167,19 +200,19 @@ def assign(
     sel: Selection,
 ) -> None:
     """Mark findings as being investigated by an owner (audited)."""
-    from recon.findings.acks import AckLog
+    from recon.findings.acks import NewEvent
 
     def go() -> int:
         if to is None or not to.strip():
             raise ConfigError("--to", "must name who investigates the findings")
         log, found = sel.chosen("assigning", keys, yes)
-        AckLog(log).append(
-            "assign",
-            [(f.finding_key, f.amounts) for f in found],
-            note=note.strip() if note else None,
-            owner=to.strip(),
-        )
-        typer.echo(f"assigned {len(found)} finding(s) to {to.strip()}; audit trail: {log}")
+        text = note.strip() if note else None
+        events = [
+            NewEvent("assign", f.finding_key, f.amounts, note=text, owner=to.strip()) for f in found
+        ]
+        written, again = _apply(log, events)
+        _already(again, f"assigned to {to.strip()}")
+        typer.echo(f"assigned {written} finding(s) to {to.strip()}; audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
@@ -202,7 +235,7 @@ def resolve(
 ) -> None:
     """Resolve findings by hand with a reason code and a note (audited); they reopen if
     their amounts change."""
-    from recon.findings.acks import AckLog
+    from recon.findings.acks import NewEvent
     from recon.findings.work import REASONS
 
     def go() -> int:
@@ -210,10 +243,12 @@ def resolve(
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
         text = require_note(note, "resolved")
         log, found = sel.chosen("resolving", keys, yes)
-        AckLog(log).append(
-            "resolve", [(f.finding_key, f.amounts) for f in found], note=text, reason=reason
-        )
-        typer.echo(f"resolved {len(found)} finding(s) manually ({reason}); audit trail: {log}")
+        events = [
+            NewEvent("resolve", f.finding_key, f.amounts, note=text, reason=reason) for f in found
+        ]
+        written, again = _apply(log, events)
+        _already(again, "resolved manually")
+        typer.echo(f"resolved {written} finding(s) manually ({reason}); audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
