@@ -89,6 +89,8 @@ def close(
             )
         if fig.incomplete:
             tell(f"closed with {len(fig.incomplete)} incomplete night(s) (accepted, on the cover)")
+        for a in fig.after_sign_off:
+            tell(a.line())
         if fig.superseded:
             tell(f"{len(fig.superseded)} failed night(s) covered by a later complete one (listed)")
         state = "draft (not signed off)"

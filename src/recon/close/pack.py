@@ -114,6 +114,8 @@ def _summary(figures: PeriodFigures, cover: dict[str, Any]) -> pa.Table:
     items.append(("days without a run", figures.missing_ranges or "none"))
     for r in figures.incomplete:
         items.append(("INCOMPLETE night (accepted)", f"{r.run_id}: {r.status} — {r.reason or ''}"))
+    for a in figures.after_sign_off:
+        items.append(("AFTER SIGN-OFF", a.line()))
     for r in figures.superseded:
         items.append(
             ("failed night (covered by a later night)", f"{r.run_id}: {r.reason or r.status}")

@@ -27,6 +27,7 @@ import duckdb
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.catalogue_views import ensure_live_records
+from recon.close.after import AfterSignOff, changed_after_sign_off
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, amounts_of
 from recon.findings.work import judge, work_events
@@ -104,6 +105,7 @@ class PeriodFigures:
     matched_by_rule: pa.Table | None
     missing_days: list[date]
     trail: list[AckEvent] = field(default_factory=list)
+    after_sign_off: list[AfterSignOff] = field(default_factory=list)
 
     @property
     def in_period(self) -> list[RunRow]:
@@ -276,6 +278,7 @@ def compute_period(
     if _has_table(con, "ledger_orders") and _has_table(con, "ledger_matches"):
         books = _arrow(con, read_sql("close/books_activity.sql"), params)
         matched = _arrow(con, read_sql("close/matched_by_rule.sql"), params)
+    after = changed_after_sign_off(con, now or datetime.now(UTC))
     events = AckLog(trail).read()
     open_items = _with_work(open_items, events, (now or datetime.now(UTC)).date())
     # The pack sits beside the reports and keeps their promise: no personal data in it.
@@ -299,6 +302,7 @@ def compute_period(
         matched_by_rule=matched,
         missing_days=missing,
         trail=events,
+        after_sign_off=after,
     )
 
 
