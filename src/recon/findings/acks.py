@@ -38,7 +38,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -221,6 +221,34 @@ _path_locks: dict[Path, threading.RLock] = {}
 _guard = threading.Lock()
 
 
+def _who_when(who: str | None, at: datetime | None) -> tuple[str, str]:
+    """Who acts (given, else `who_acts()`) and when, as a line writes them."""
+    when = (at or datetime.now(UTC)).astimezone(UTC)
+    return who or who_acts(), when.isoformat().replace("+00:00", "Z")
+
+
+def _body(event: NewEvent, user: str, stamp: str) -> dict[str, Any]:
+    """The line of one event (before the chain's `prev`)."""
+    if not _ACTION.fullmatch(event.action):
+        raise ValueError(f"unknown action {event.action!r}")
+    body: dict[str, Any] = {
+        "action": event.action,
+        "finding_key": event.finding_key,
+        "who": user,
+        "at": stamp,
+        "note": event.note,
+        "until": event.until.isoformat() if event.until else None,
+        "amounts": asdict(event.amounts) if event.amounts is not None else None,
+    }
+    if event.owner is not None or event.action == "assign":
+        body["owner"] = event.owner
+    if event.reason is not None:
+        body["reason"] = event.reason
+    for name, value in event.fields.items():
+        body.setdefault(name, value)
+    return body
+
+
 def _count_lines(fd: int, size: int) -> int:
     """How many lines the first `size` bytes of the trail hold (a cut last line counts)."""
     count, pos, last = 0, 0, b"\n"
@@ -316,39 +344,24 @@ class AckLog:
         return hashlib.sha256(whole).hexdigest(), cut
 
     def append_events(
-        self, events: Sequence[NewEvent], *, who: str | None = None, at: datetime | None = None
+        self,
+        events: Sequence[NewEvent],
+        *,
+        who: str | None = None,
+        at: datetime | None = None,
+        apply: Callable[[Any], None] | None = None,
     ) -> int:
-        """Append one line per event, chained; fsync'd before returning."""
+        """Append one line per event, chained; fsync'd before returning. `apply(con)`: also
+        change the published warehouse in the transaction that records the lines."""
         if not events:
             return 0
-        for event in events:
-            if not _ACTION.fullmatch(event.action):
-                raise ValueError(f"unknown action {event.action!r}")
-        when = (at or datetime.now(UTC)).astimezone(UTC)
-        user = who or who_acts()
-        stamp = when.isoformat().replace("+00:00", "Z")
-        bodies: list[dict[str, Any]] = []
-        for event in events:
-            body: dict[str, Any] = {
-                "action": event.action,
-                "finding_key": event.finding_key,
-                "who": user,
-                "at": stamp,
-                "note": event.note,
-                "until": event.until.isoformat() if event.until else None,
-                "amounts": asdict(event.amounts) if event.amounts is not None else None,
-            }
-            if event.owner is not None or event.action == "assign":
-                body["owner"] = event.owner
-            if event.reason is not None:
-                body["reason"] = event.reason
-            for name, value in event.fields.items():
-                body.setdefault(name, value)
-            bodies.append(body)
-        self._append_bodies(bodies)
+        user, stamp = _who_when(who, at)
+        self._append_bodies([_body(e, user, stamp) for e in events], apply)
         return len(events)
 
-    def _append_bodies(self, bodies: Sequence[dict[str, Any]]) -> None:
+    def _append_bodies(
+        self, bodies: Sequence[dict[str, Any]], apply: Callable[[Any], None] | None = None
+    ) -> None:
         """Write `bodies` as chained lines (each gets `prev`; with RECON_TRAIL_KEY, `seal`),
         in one write, fsync'd, and record them in the published warehouse in the same
         transaction (committed after the write: a line the file lacks is never recorded)."""
@@ -375,6 +388,8 @@ class AckLog:
                 if con is not None:
                     con.execute("BEGIN TRANSACTION")
                     record_events(con, events)
+                    if apply is not None:
+                        apply(con)
                 os.write(fd, b"".join(out))  # one write: lines of concurrent writers never mix
                 os.fsync(fd)
                 if con is not None:
@@ -392,21 +407,22 @@ class AckLog:
         note: str | None,
         who: str | None = None,
         at: datetime | None = None,
+        also: Sequence[NewEvent] = (),
+        apply: Callable[[Any], None] | None = None,
     ) -> dict[str, Any]:
         """Append one line that is not about one finding (a manual match, an accepted books
         input: `action` names it, `fields` say what), with who, when and the note, chained
-        like every line; fsync'd before returning. Returns the line as written."""
+        like every line, then the lines of `also` in the same write; fsync'd before
+        returning. `apply(con)`: also change the published warehouse in the transaction
+        that records them. Returns the line as written."""
         if not _ACTION.fullmatch(action) or action in WORK_ACTIONS:
             raise ValueError(f"{action!r}: work actions are appended with append()")
-        when = (at or datetime.now(UTC)).astimezone(UTC)
-        line: dict[str, Any] = {
-            **fields,
-            "action": action,
-            "who": who or who_acts(),
-            "at": when.isoformat().replace("+00:00", "Z"),
-            "note": note,
-        }
-        self._append_bodies([line])
+        for event in also:
+            if not _ACTION.fullmatch(event.action):
+                raise ValueError(f"unknown action {event.action!r}")
+        user, stamp = _who_when(who, at)
+        line: dict[str, Any] = {**fields, "action": action, "who": user, "at": stamp, "note": note}
+        self._append_bodies([line, *(_body(e, user, stamp) for e in also)], apply)
         return line
 
     def head(self) -> dict[str, Any] | None:
