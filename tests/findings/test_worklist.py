@@ -62,7 +62,7 @@ def test_export_is_a_protected_worklist_with_editable_columns(db: Path, tmp_path
     assert rows[KEY_A][header.index("amount")].value == 1.5
     assert ws.column_dimensions["O"].hidden  # the version column
     validations = {str(v.sqref): v.formula1 for v in ws.data_validations.dataValidation}
-    assert validations["J2:J5"] == '"ack,unack,assign,resolve"'
+    assert validations["J2:J5"] == '"ack,unack,assign,resolve,match"'
 
 
 def test_round_trip_applies_valid_rows_and_refuses_stale_and_malformed(
@@ -106,7 +106,8 @@ def test_round_trip_applies_valid_rows_and_refuses_stale_and_malformed(
         f"row {rows[KEY_C]}: resolved manually {KEY_C}",
         f"row {rows[KEY_D]}: refused: {KEY_D} changed since the export "
         "(its amounts or a decision on it): export again",
-        f"row {rows[KEY_E]}: refused: unknown action 'shelve' (one of ack, unack, assign, resolve)",
+        f"row {rows[KEY_E]}: refused: unknown action 'shelve' "
+        "(one of ack, unack, assign, resolve, match)",
         f"row {rows[KEY_F]}: refused: ack needs a note saying why",
         f"row {rows[KEY_G]}: refused: resolve needs a reason code (timing, provider_error, "
         "books_error, written_off, duplicate, other), not none",

@@ -92,3 +92,33 @@ def test_match_accept_takes_the_unambiguous_proposals_by_filter(tmp_path: Path) 
                             "--note", "x")  # fmt: skip
     assert code == 1
     assert f"not matched: {ties[0]}: no unambiguous proposal" in out + err
+
+
+def test_the_worklist_match_action_accepts_a_proposal_once(tmp_path: Path) -> None:
+    import openpyxl
+
+    nights = Nights(tmp_path)
+    nights.night()
+    (case,) = [c for c in nights.books.cases if c["case"] == "no_reference"]
+    key = f"ledger_suggested_match:{case['order']}:suggested"
+    out = tmp_path / "worklist.xlsx"
+    result = CliRunner().invoke(app, ["findings", "export", str(out), "--db", str(nights.db)])
+    assert result.exit_code == 0, result.output
+    wb = openpyxl.load_workbook(out)
+    ws = wb["Worklist"]
+    header = [c.value for c in ws[1]]
+    for row in ws.iter_rows(min_row=2):
+        if row[0].value == key:
+            row[header.index("action")].value = "match"
+            row[header.index("note")].value = "same customer, same day"
+    wb.save(out)
+    first = CliRunner().invoke(app, ["findings", "import", str(out), "--db", str(nights.db)])
+    assert first.exit_code == 0, first.output
+    assert f"matched {key}" in first.stdout
+    assert nights.query("SELECT rule FROM ledger_matches WHERE entity_id = ?", [case["order"]]) == [
+        ("manual",)
+    ]
+    again = CliRunner().invoke(app, ["findings", "import", str(out), "--db", str(nights.db)])
+    assert again.exit_code == 0, again.output
+    assert f"already applied (matched {key})" in again.stdout
+    assert len(AckLog(acks_path(nights.db)).records(["match"])) == 1

@@ -3,7 +3,8 @@
 `write_worklist` writes one sheet, `Worklist`, a row per finding: what it is (key, check,
 state, owner, amount in major units with its currency's format, first seen, detail, why a
 decision lapsed) — locked — and five columns to fill in, unlocked: **action** (`ack`,
-`assign`, `resolve`, `unack`; a drop-down), **owner**, **reason** (a drop-down of the reason
+`assign`, `resolve`, `unack`, `match` — a `ledger_suggested_match` row's proposal
+accepted as `recon match KEY` does; a drop-down), **owner**, **reason** (a drop-down of the reason
 codes), **note**, **until** (a date). The sheet is protected without a password (it guards
 against slips, not people): sorting and filtering still work. A hidden column `version`
 holds what the row was exported against: the finding's amounts and its latest decision.
@@ -61,7 +62,9 @@ _VERBS = {
     "assign": "assigned",
     "resolve": "resolved manually",
     "unack": "reopened",
+    "match": "matched",
 }
+ACTIONS = (*WORK_ACTIONS, "match")  # match: accept a ledger_suggested_match's proposal
 
 
 def row_version(f: Finding, work: Work | None = _LISTED) -> str:
@@ -133,7 +136,7 @@ def _write(
     last = max(len(findings), 1)
     ws.data_validation(
         1, first_edit, last, first_edit,
-        {"validate": "list", "source": list(WORK_ACTIONS), "ignore_blank": True},
+        {"validate": "list", "source": list(ACTIONS), "ignore_blank": True},
     )  # fmt: skip
     ws.data_validation(
         1, first_edit + 2, last, first_edit + 2,
@@ -148,7 +151,8 @@ def _write(
         f"exported {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {len(findings):,} finding(s); "
         f"filters: {filters or 'none'}",
         "Fill in the yellow columns, then: recon findings import <this file>",
-        "action: ack (note, optional until), assign (owner), resolve (reason, note), unack",
+        "action: ack (note, optional until), assign (owner), resolve (reason, note), unack, "
+        "match (note; a ledger_suggested_match row: its proposal accepted)",
         f"reason codes: {', '.join(REASONS)}",
         "A row whose finding changed since this export is refused: export again.",
     ]
@@ -237,7 +241,7 @@ def _check(
     action = _cell(row.get("action")).lower()
     key = _cell(row.get("key"))
     if action not in WORK_ACTIONS:
-        return f"unknown action {action!r} (one of {', '.join(WORK_ACTIONS)})"
+        return f"unknown action {action!r} (one of {', '.join(ACTIONS)})"
     if f is None:
         return f"{key or 'the key'} is no longer an unresolved finding of the latest run"
     note = _cell(row.get("note")) or None
@@ -278,13 +282,18 @@ def apply_worklist(path: Path, db: Path, log: Path) -> ImportResult:
     trail = AckLog(log)
     with trail.locked():  # what was decided meanwhile is read, checked and appended at once
         works = work_events(trail.read())
+        matched = _matched_orders(trail)
         events: list[NewEvent] = []
+        matches: list[tuple[int, str, str]] = []
         seen: set[str] = set()
         for n, row in enumerate(rows, start=2):  # row 1 is the header
             if not _cell(row.get("action")):
                 result.blank += 1
                 continue
             key = _cell(row.get("key"))
+            if _cell(row.get("action")).lower() == "match":
+                _check_match(n, row, found.get(key), matched, seen, matches, result)
+                continue
             checked = _check(row, found.get(key), today, works.get(key))
             if isinstance(checked, str):
                 result.refused.append((n, checked))
@@ -298,4 +307,62 @@ def apply_worklist(path: Path, db: Path, log: Path) -> ImportResult:
                 events.append(checked)
                 result.applied.append((n, checked.action, key))
         trail.append_events(events, at=datetime.now(UTC))
+        for n, key, note in matches:
+            _apply_match(n, key, note, db, log, result)
     return result
+
+
+_SUGGESTION = "ledger_suggested_match:"
+
+
+def _matched_orders(trail: AckLog) -> set[str]:
+    """The orders matched by hand now (their latest match/unmatch line is a match)."""
+    latest: dict[str, str] = {}
+    for line in trail.records(["match", "unmatch"]):
+        latest[str(line.get("order"))] = str(line["action"])
+    return {order for order, action in latest.items() if action == "match"}
+
+
+def _check_match(
+    n: int,
+    row: dict[str, Any],
+    f: Finding | None,
+    matched: set[str],
+    seen: set[str],
+    matches: list[tuple[int, str, str]],
+    result: ImportResult,
+) -> None:
+    """A `match` row: queued, already applied, or refused with why."""
+    key = _cell(row.get("key"))
+    note = _cell(row.get("note")) or None
+    order = key.removeprefix(_SUGGESTION).rpartition(":")[0]
+    if not key.startswith(_SUGGESTION):
+        result.refused.append(
+            (n, "match is for ledger_suggested_match rows (else: recon match ORDER PAYMENT)")
+        )
+    elif order in matched:
+        result.already.append((n, "match", key))
+    elif f is None:
+        result.refused.append((n, f"{key} is no longer an unresolved finding of the latest run"))
+    elif note is None:
+        result.refused.append((n, "match needs a note saying why"))
+    elif key in seen:
+        result.refused.append((n, f"{key} is on an earlier row too"))
+    else:
+        seen.add(key)
+        matches.append((n, key, note))
+
+
+def _apply_match(n: int, key: str, note: str, db: Path, log: Path, result: ImportResult) -> None:
+    """Accept the proposal of `key` (recon.ledger.manual: checked, applied at once)."""
+    from recon.ledger.manual import Tolerance, match_suggestion
+    from recon.settings import load_settings
+
+    settings = load_settings(db=str(db))
+    tolerance = Tolerance(settings.ledger_tolerance_minor, settings.ledger_tolerance_bps)
+    try:
+        match_suggestion(db, log, key, note, tolerance=tolerance)
+    except ConfigError as exc:
+        result.refused.append((n, exc.problem))
+        return
+    result.applied.append((n, "match", key))
