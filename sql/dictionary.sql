@@ -91,7 +91,7 @@ COMMENT ON TABLE finding_acks IS 'The audit trail (recon findings ack/unack/assi
 COMMENT ON COLUMN finding_acks.seq IS 'Line number in the log.';
 COMMENT ON COLUMN finding_acks.action IS 'ack | unack | assign | resolve (work states); close | reopen (a period); others written by other commands.';
 COMMENT ON COLUMN finding_acks.finding_key IS 'The finding.';
-COMMENT ON COLUMN finding_acks.who IS 'The OS user.';
+COMMENT ON COLUMN finding_acks.who IS 'Who acted: RECON_USER, the OS user as os:<name>, or a workbench user.';
 COMMENT ON COLUMN finding_acks.acted_at IS 'When.';
 COMMENT ON COLUMN finding_acks.note IS 'Why (required for an ack).';
 COMMENT ON COLUMN finding_acks.until IS 'The ack lapses after this day.';
@@ -103,6 +103,11 @@ COMMENT ON COLUMN finding_acks.reason IS 'resolve: the reason code (timing, prov
 COMMENT ON COLUMN finding_acks.details IS 'Every other field of the line, as JSON (a period''s sign-off, a manual match, …).';
 COMMENT ON COLUMN finding_acks.line_hash IS 'SHA-256 of the line as written (recon findings verify compares the trail with it).';
 COMMENT ON COLUMN finding_acks.prev_hash IS 'SHA-256 of the line before it, as the line carries it (the hash chain).';
+
+-- trail_record
+COMMENT ON TABLE trail_record IS 'Since which line every line of the audit trail is recorded in finding_acks as it is written (recon findings verify).';
+COMMENT ON COLUMN trail_record.since_seq IS 'The first line recorded as written; lines before it were copied at a load.';
+COMMENT ON COLUMN trail_record.recorded_since IS 'When recording began.';
 
 -- finding_states
 COMMENT ON VIEW finding_states IS 'Every finding row with its work state as the audit trail decides it (docs/closing.md).';

@@ -1,6 +1,7 @@
 -- Books activity per currency for the period: the books' orders created inside it (as the
 -- latest load read the books) and how many of them the provider matched (ledger_matches of
--- the same load: state 'matched'), with the match rate in per cent of orders.
+-- the same load: state 'matched'), with the match rate as a fraction of orders (shown as %).
+-- Counts are `*_count`, amounts `*_minor` (close.xlsx shows them in the currency's units).
 WITH orders AS (
     SELECT o.reference, o.currency, o.amount_minor, m.state
     FROM ledger_orders AS o
@@ -9,13 +10,13 @@ WITH orders AS (
 )
 SELECT
     currency,
-    CAST(count(*) AS BIGINT) AS orders,
+    CAST(count(*) AS BIGINT) AS order_count,
     CAST(sum(amount_minor) AS BIGINT) AS orders_minor,
-    CAST(count(*) FILTER (WHERE state = 'matched') AS BIGINT) AS matched,
+    CAST(count(*) FILTER (WHERE state = 'matched') AS BIGINT) AS matched_count,
     CAST(coalesce(sum(amount_minor) FILTER (WHERE state = 'matched'), 0) AS BIGINT) AS matched_minor,
-    CAST(count(*) FILTER (WHERE state = 'break') AS BIGINT) AS breaks,
-    CAST(count(*) FILTER (WHERE state = 'pending') AS BIGINT) AS pending,
-    round(100.0 * count(*) FILTER (WHERE state = 'matched') / count(*), 1) AS match_rate_pct
+    CAST(count(*) FILTER (WHERE state = 'break') AS BIGINT) AS break_count,
+    CAST(count(*) FILTER (WHERE state = 'pending') AS BIGINT) AS pending_count,
+    round(count(*) FILTER (WHERE state = 'matched') / count(*), 4) AS match_rate
 FROM orders
 GROUP BY currency
 ORDER BY currency

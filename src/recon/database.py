@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,14 +69,28 @@ def connect(
     return con
 
 
-def open_readonly(path: Path, memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
-    """Open the published warehouse read-only (what reports and exports use), within
-    `memory_limit` (else `RECON_DUCKDB_MEMORY_LIMIT`, else "auto")."""
-    if not path.exists():
-        from recon.settings import no_warehouse
+READER_WAIT_S = 10.0  # an action records its trail line in the published file: a moment
 
-        raise WarehouseError(no_warehouse(path))
-    return connect(path, read_only=True, memory_limit=memory_limit)
+
+def open_readonly(
+    path: Path, memory_limit: str | None = None, *, wait_s: float = READER_WAIT_S
+) -> duckdb.DuckDBPyConnection:
+    """Open the published warehouse read-only (what reports and exports use), within
+    `memory_limit` (else `RECON_DUCKDB_MEMORY_LIMIT`, else "auto"). An action holds it
+    read-write for the moment it takes to record its audit-trail line (recon.findings.acks):
+    a conflicting lock is waited out for up to `wait_s`."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        if not path.exists():
+            from recon.settings import no_warehouse
+
+            raise WarehouseError(no_warehouse(path))
+        try:
+            return connect(path, read_only=True, memory_limit=memory_limit)
+        except WarehouseError as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                raise
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager

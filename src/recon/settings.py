@@ -298,6 +298,15 @@ class Settings(ReconSources):
         description="When to alert: failure (a night not complete), findings (that, or new "
         "findings), always (every night)",
     )
+
+    # The audit trail (recon.findings.acks; read from the environment where a line is written)
+    user: str | None = Field(
+        default=None, description="Who acts on the command line (else the OS user as os:<name>)"
+    )
+    trail_key: SecretStr | None = Field(
+        default=None,
+        description="Seals every audit-trail line (HMAC-SHA256); kept from analysts (secret)",
+    )
     page_size: int = Field(default=200, ge=1, le=200, description="Records per list request")
     page_size_param: str = Field(default="max-records", min_length=1)
     skip_param: str = Field(default="skip", min_length=1)
@@ -642,7 +651,7 @@ def load_settings(**overrides: Any) -> Settings:
     environment.
     """
     settings = _validated(Settings, {k: v for k, v in overrides.items() if v is not None})
-    for name in ("api_key", "bearer_token", "notify_url", "ledger_database_url"):
+    for name in ("api_key", "bearer_token", "notify_url", "ledger_database_url", "trail_key"):
         secret = getattr(settings, name)
         remember_secret(secret.get_secret_value() if secret is not None else None)
     for table in ("orders", "refunds", "invoices"):

@@ -109,8 +109,8 @@ def test_provider_activity_is_the_records_as_they_stood_at_the_end(db: Path) -> 
     assert provider["USD"]["settled_minor"] == 0
     books = fig.books.to_pylist()  # type: ignore[union-attr]
     assert books == [
-        {"currency": "EUR", "orders": 2, "orders_minor": 1700, "matched": 1, "matched_minor": 1000,
-         "breaks": 1, "pending": 0, "match_rate_pct": 50.0}
+        {"currency": "EUR", "order_count": 2, "orders_minor": 1700, "matched_count": 1,
+         "matched_minor": 1000, "break_count": 1, "pending_count": 0, "match_rate": 0.5}
     ]  # fmt: skip
     assert fig.matched_by_rule.to_pylist() == [  # type: ignore[union-attr]
         {"rule": "exact_reference", "currency": "EUR", "matches": 1, "amount_minor": 1000}

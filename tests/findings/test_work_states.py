@@ -152,3 +152,22 @@ def test_the_warehouse_views_agree_with_the_listing(db: Path) -> None:
     assert got == want
     assert got[KEY_D][0] == "open"
     assert got[KEY_D][2] is not None
+
+
+def test_a_repeated_resolve_is_a_no_op_that_says_so(db: Path) -> None:
+    from typer.testing import CliRunner
+
+    from recon.cli import app as cli
+    from recon.findings.acks import acks_path
+
+    from .conftest import KEY_C
+
+    args = ["findings", "resolve", KEY_C, "--reason", "timing", "--note", "booked", "--db", str(db)]
+    first = CliRunner().invoke(cli, args)
+    assert first.exit_code == 0
+    assert "resolved 1 finding(s) manually" in first.stdout
+    again = CliRunner().invoke(cli, [*args[:-4], "--note", "booked again", "--db", str(db)])
+    assert again.exit_code == 0
+    assert f"{KEY_C}: already resolved manually by os:" in again.stdout
+    assert "resolved 0 finding(s) manually" in again.stdout
+    assert len(acks_path(db).read_bytes().splitlines()) == 1

@@ -62,7 +62,7 @@ def test_export_is_a_protected_worklist_with_editable_columns(db: Path, tmp_path
     assert rows[KEY_A][header.index("amount")].value == 1.5
     assert ws.column_dimensions["O"].hidden  # the version column
     validations = {str(v.sqref): v.formula1 for v in ws.data_validations.dataValidation}
-    assert validations["J2:J5"] == '"ack,unack,assign,resolve"'
+    assert validations["J2:J5"] == '"ack,unack,assign,resolve,match"'
 
 
 def test_round_trip_applies_valid_rows_and_refuses_stale_and_malformed(
@@ -106,7 +106,8 @@ def test_round_trip_applies_valid_rows_and_refuses_stale_and_malformed(
         f"row {rows[KEY_C]}: resolved manually {KEY_C}",
         f"row {rows[KEY_D]}: refused: {KEY_D} changed since the export "
         "(its amounts or a decision on it): export again",
-        f"row {rows[KEY_E]}: refused: unknown action 'shelve' (one of ack, unack, assign, resolve)",
+        f"row {rows[KEY_E]}: refused: unknown action 'shelve' "
+        "(one of ack, unack, assign, resolve, match)",
         f"row {rows[KEY_F]}: refused: ack needs a note saying why",
         f"row {rows[KEY_G]}: refused: resolve needs a reason code (timing, provider_error, "
         "books_error, written_off, duplicate, other), not none",
@@ -121,9 +122,14 @@ def test_round_trip_applies_valid_rows_and_refuses_stale_and_malformed(
     )
     ack = next(x for x in trail if x["action"] == "ack")
     assert (ack["until"], ack["note"]) == (until, "FX rounding, ticket 4711")
-    # The same file again: every applied row is now stale, nothing is applied twice.
+    # The same file again: the applied rows are "already applied", nothing is applied twice.
     code, stdout, _ = _run("import", str(out), "--db", str(db))
-    assert stdout.strip().splitlines()[-1].startswith("applied 0 row(s) (nothing); refused 7")
+    assert (
+        stdout.strip()
+        .splitlines()[-1]
+        .startswith("applied 0 row(s) (nothing); 3 already applied; refused 4")
+    )
+    assert f"row {rows[KEY_A]}: already applied (acknowledged {KEY_A}): nothing written" in stdout
     assert len(acks_path(db).read_bytes().splitlines()) == 3
     assert _run("verify", "--db", str(db))[0] == 0
 
@@ -158,3 +164,43 @@ def test_the_worklist_holds_no_personal_data(db: Path, tmp_path: Path) -> None:
     details = [r[7] for r in ws.iter_rows(min_row=2, values_only=True)]
     assert "paid by [personal data removed]" in details
     assert not any("jane.doe" in str(d) for d in details)
+
+
+def test_a_corrected_worklist_imported_again_applies_the_rest_and_exits_0(
+    db: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "worklist.xlsx"
+    assert _run("export", str(out), "--db", str(db))[0] == 0
+    _fill(out, {KEY_A: {"action": "ack", "note": "FX"}, KEY_B: {"action": "ack"}})
+    assert _run("import", str(out), "--db", str(db))[0] == 1  # KEY_B: no note
+    _fill(out, {KEY_B: {"note": "now with a note"}})
+    code, stdout, _ = _run("import", str(out), "--db", str(db))
+    assert code == 0, stdout
+    assert (
+        stdout.strip()
+        .splitlines()[-1]
+        .startswith("applied 1 row(s) (1 acknowledged); 1 already applied; refused 0")
+    )
+    assert len(acks_path(db).read_bytes().splitlines()) == 2
+
+
+def test_two_imports_of_one_worklist_at_once_apply_it_once(db: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    keys = [f"stuck_non_final:pay_{n}:stuck" for n in range(10, 20)]
+    add_findings(db, R1, [(k, "open", "payment", k.split(":")[1], "EUR", 100, "d", R0)
+                          for k in keys])  # fmt: skip
+    out = tmp_path / "worklist.xlsx"
+    assert _run("export", str(out), "--check", "stuck_non_final", "--db", str(db))[0] == 0
+    _fill(out, {k: {"action": "ack", "note": f"batch {k}"} for k in keys})
+    recon = [sys.executable, "-m", "recon", "findings", "import", str(out), "--db", str(db)]
+    both = [subprocess.Popen(recon, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]  # fmt: skip
+    results = [p.communicate(timeout=120) for p in both]
+    assert [p.returncode for p in both] == [0, 0], results
+    trail = [orjson.loads(x) for x in acks_path(db).read_bytes().splitlines()]
+    assert sorted(x["finding_key"] for x in trail) == sorted(keys)  # 10 lines, not 20
+    tails = sorted(r[0].strip().splitlines()[-1] for r in results)
+    assert tails[0].startswith("applied 0 row(s) (nothing); 10 already applied; refused 0")
+    assert tails[1].startswith("applied 10 row(s) (10 acknowledged); refused 0")

@@ -72,8 +72,8 @@ def test_an_ack_is_audited_counted_apart_and_withdrawn(db: Path) -> None:
     assert "acknowledged 2 finding(s)" in out
     lines = [orjson.loads(x) for x in acks_path(db).read_bytes().splitlines()]
     assert [(x["action"], x["finding_key"], x["who"], x["note"]) for x in lines] == [
-        ("ack", KEY_A, getpass.getuser(), "FX order, ticket 12"),
-        ("ack", KEY_C, getpass.getuser(), "FX order, ticket 12"),
+        ("ack", KEY_A, f"os:{getpass.getuser()}", "FX order, ticket 12"),
+        ("ack", KEY_C, f"os:{getpass.getuser()}", "FX order, ticket 12"),
     ]
     assert lines[0]["amounts"] == {
         "currency": "EUR",

@@ -79,6 +79,16 @@ def test_a_suggestion_accepted_by_hand_is_matched_every_night_until_undone(
     )
     assert result.exit_code == 0, result.output
     assert f"matched {order} with {payment}" in result.output
+    # at once: the links and the order's row say so, its findings are resolved by hand
+    assert nights.query("SELECT rule, state FROM ledger_matches WHERE entity_id = ?", [order]) == [
+        ("manual", "matched")
+    ]
+    assert nights.query(
+        "SELECT payment_id, rule FROM ledger_links WHERE order_key = ?", [order]
+    ) == [(payment, "manual")]
+    resolved = {e.finding_key for e in AckLog(log).read() if e.action == "resolve"}
+    assert {key, f"ledger_order_missing_at_provider:{order}:no_payment"} <= resolved
+    assert f"resolved {len(resolved)} finding(s) by hand" in result.output
 
     second = nights.night()
     assert not {f for f in second if f[2] in (order, payment)}
@@ -91,8 +101,10 @@ def test_a_suggestion_accepted_by_hand_is_matched_every_night_until_undone(
         {payment: line["payments"][payment]},
         "paid by phone",
     )
-    # a line of the same hash-chained trail, no acknowledgement of any finding
-    assert [(e.action, e.finding_key) for e in AckLog(log).read()] == [("match", "")]
+    # a line of the same hash-chained trail, then the resolutions of its findings
+    events = AckLog(log).read()
+    assert (events[0].action, events[0].finding_key) == ("match", "")
+    assert {e.action for e in events[1:]} == {"resolve"}
 
     # the order disappears from the books: the match lapses, it is said, and not applied
     orders = pl.read_csv(nights.orders, infer_schema=False)

@@ -20,7 +20,7 @@ column. recon adds what finance needs on top:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -62,6 +62,7 @@ class Sheet:
 
     name: str
     table: pa.Table
+    formats: Mapping[str, str] | None = None  # column -> Excel number format (e.g. "0.0%")
 
 
 def money_columns(names: Sequence[str]) -> dict[str, tuple[str, str]]:
@@ -186,6 +187,7 @@ def write_xlsx(sheets: Sequence[Sheet], target: Path) -> dict[str, int]:
                     )
                 name = _sheet_name(sheet.name, used)
                 frame, formatted = _frame(sheet.table)
+                formats: dict[Any, Any] = dict(sheet.formats or {})
                 frame.write_excel(
                     workbook,
                     worksheet=name,
@@ -193,6 +195,7 @@ def write_xlsx(sheets: Sequence[Sheet], target: Path) -> dict[str, int]:
                     autofit=frame.height <= 10_000,
                     freeze_panes=(1, 0),
                     float_precision=3,
+                    column_formats=formats,
                     dtype_formats={
                         pl.Datetime: "yyyy-mm-dd hh:mm:ss",
                         pl.Date: "yyyy-mm-dd",

@@ -21,6 +21,12 @@ def close(
     note: Annotated[
         str | None, typer.Option("--note", help="The sign-off's or reopening's note.")
     ] = None,
+    provisional: Annotated[
+        bool,
+        typer.Option(
+            "--provisional", help="Sign off a month that has not ended yet (marked provisional)."
+        ),
+    ] = False,
     reopen: Annotated[
         bool, typer.Option("--reopen", help="Reopen a signed-off period to redo it (needs --note).")
     ] = False,
@@ -43,6 +49,8 @@ def close(
         month = parse_period(period)
         if sign_off is not None and not (sign_off.strip() and note and note.strip()):
             raise ConfigError("--sign-off", "needs a name and a --note")
+        if provisional and sign_off is None:
+            raise ConfigError("--provisional", "is for --sign-off")
         if reopen and not (note and note.strip()):
             raise ConfigError("--reopen", "needs a --note saying why")
         overrides = {k: str(v) for k, v in (("db", db), ("reports", reports)) if v}
@@ -62,7 +70,9 @@ def close(
                 acks_path(settings.db),
                 settings.reports,
                 month,
-                sign_off=SignOff(sign_off.strip(), (note or "").strip()) if sign_off else None,
+                sign_off=SignOff(sign_off.strip(), (note or "").strip(), provisional)
+                if sign_off
+                else None,
                 accept_incomplete=accept_incomplete,
                 reopen_note=note.strip() if reopen and note else None,
                 failed_statuses=tuple(settings.refund_failed_statuses),
@@ -79,7 +89,13 @@ def close(
             )
         if fig.incomplete:
             tell(f"closed with {len(fig.incomplete)} incomplete night(s) (accepted, on the cover)")
-        state = f"signed off by {sign_off}" if paths.signed else "draft (not signed off)"
+        for a in fig.after_sign_off:
+            tell(a.line())
+        if fig.superseded:
+            tell(f"{len(fig.superseded)} failed night(s) covered by a later complete one (listed)")
+        state = "draft (not signed off)"
+        if paths.signed:
+            state = f"signed off by {sign_off}" + (" PROVISIONALLY" if provisional else "")
         whose = f"account {account}: " if account else ""
         tell(f"{whose}close pack {month.name}: {state}: {paths.xlsx}, {paths.html}")
         return paths.folder

@@ -5,11 +5,20 @@
 sign-off appends one `close` line to the audit trail carrying the SHA-256 of both files.
 A signed-off period is frozen: closing it again is refused (ClosedError) until it is
 reopened, which is one `reopen` line in the trail with its note. A period holding a run
-that is not complete is closed only when the caller accepts it, and the cover says so.
+that is not complete is closed only when the caller accepts it, and the cover says so; a
+night that failed before it read anything, followed by a complete night, is listed on the
+cover and does not hold the close up.
+
+A period is signed off only once it has ended (before: `provisional`, and marked so on the
+cover and in its `close` line). A sign-off holds the night lock (recon.night.nightlock):
+no night publishes while its figures are read. Every pack shows the audit trail's chain
+head as it stood (recon findings verify checks the trail against it); the `close` line
+records it too, and who signed (`who`: RECON_USER or os:<name>) beside the name given.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,7 +33,8 @@ from recon.close.period import Period, PeriodFigures, compute_period, manual_res
 from recon.database import open_readonly
 from recon.errors import ConfigError, ReconError
 from recon.files import atomic_write_text
-from recon.findings.acks import AckEvent, AckLog, NewEvent
+from recon.findings.acks import AckEvent, AckLog, NewEvent, who_acts
+from recon.night.nightlock import night_lock
 from recon.report._money import format_amount
 
 __all__ = ["ClosePaths", "ClosedError", "SignOff", "close_period", "period_key", "period_status"]
@@ -52,6 +62,7 @@ class SignOff:
 
     name: str
     note: str
+    provisional: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,7 @@ def _summary(figures: PeriodFigures, cover: dict[str, Any]) -> pa.Table:
         items.insert(0, ("account", str(cover["account"])))
     if cover.get("signed_by"):
         items.append(("signed off by", f"{cover['signed_by']} on {cover['signed_at']}"))
+        items.append(("recorded as", str(cover["signed_as"])))
         items.append(("sign-off note", cover["note"]))
     opening = figures.opening
     items.append(("opening run", f"{opening.run_id}" if opening else "none (nothing open)"))
@@ -102,6 +114,12 @@ def _summary(figures: PeriodFigures, cover: dict[str, Any]) -> pa.Table:
     items.append(("days without a run", figures.missing_ranges or "none"))
     for r in figures.incomplete:
         items.append(("INCOMPLETE night (accepted)", f"{r.run_id}: {r.status} — {r.reason or ''}"))
+    for a in figures.after_sign_off:
+        items.append(("AFTER SIGN-OFF", a.line()))
+    for r in figures.superseded:
+        items.append(
+            ("failed night (covered by a later night)", f"{r.run_id}: {r.reason or r.status}")
+        )
     for row in figures.rollforward.to_pylist():
         label = f"roll-forward {row['family']} {row['currency'] or 'no currency'}"
         cur = row["currency"]
@@ -117,6 +135,13 @@ def _summary(figures: PeriodFigures, cover: dict[str, Any]) -> pa.Table:
                 f"{row['open_end_count']}: {'ties' if row['ties'] else 'DOES NOT TIE'}",
             )
         )
+    head = cover.get("trail_head")
+    items.append(
+        (
+            "audit trail head",
+            f"{head['lines']} line(s), {head['head']}" if head else "empty trail",
+        )
+    )
     items.append(("generated", cover["generated_at"]))
     return pa.table({"item": [i for i, _ in items], "value": [v for _, v in items]})
 
@@ -144,7 +169,8 @@ def _sheets(figures: PeriodFigures, cover: dict[str, Any]) -> list[Sheet]:
         Sheet("Provider activity", figures.provider),
         Sheet(
             "Books activity",
-            figures.books if figures.books is not None else _empty(["currency", "orders"]),
+            figures.books if figures.books is not None else _empty(["currency", "order_count"]),
+            formats={"match_rate": "0.0%"},
         ),
     ]
 
@@ -189,6 +215,35 @@ def close_period(
     """Write the close pack of `period`; sign it off if asked. See the module docstring.
     `account` (one of `[accounts]`) is named on the cover of both files."""
     log = AckLog(trail)
+    when = (now or datetime.now(UTC)).astimezone(UTC)
+    if sign_off is not None and when < period.end and not sign_off.provisional:
+        raise ConfigError(
+            "--sign-off",
+            f"{period.name} has not ended (it ends {period.end:%Y-%m-%d %H:%M} UTC): sign it "
+            "off after that, or now with --provisional (marked so)",
+        )
+    if sign_off is not None and sign_off.provisional and when >= period.end:
+        sign_off = SignOff(sign_off.name, sign_off.note)  # ended: nothing provisional about it
+    lock = night_lock(db) if sign_off is not None else contextlib.nullcontext()
+    with lock:  # a sign-off: no night publishes while its figures are read
+        return _close(
+            db, log, reports, period, sign_off, accept_incomplete, reopen_note,
+            failed_statuses, when, account,
+        )  # fmt: skip
+
+
+def _close(
+    db: Path,
+    log: AckLog,
+    reports: Path,
+    period: Period,
+    sign_off: SignOff | None,
+    accept_incomplete: bool,
+    reopen_note: str | None,
+    failed_statuses: tuple[str, ...] | None,
+    when: datetime,
+    account: str | None,
+) -> ClosePaths:
     frozen = period_status(log.read(), period)
     if frozen is not None and reopen_note is None:
         who = frozen.fields.get("signed_off_by") or frozen.who
@@ -201,7 +256,7 @@ def close_period(
     con = open_readonly(db)
     try:
         kwargs = {"failed_statuses": failed_statuses} if failed_statuses else {}
-        figures = compute_period(con, period, trail, now=now, **kwargs)
+        figures = compute_period(con, period, log.path, now=when, **kwargs)
     except duckdb.Error as exc:
         raise ReconError(f"cannot read the warehouse for {period.name}: {exc}") from None
     finally:
@@ -213,42 +268,57 @@ def close_period(
         raise ConfigError(
             "--accept-incomplete",
             f"{period.name} has {len(figures.incomplete)} night(s) that are not complete: {runs}; "
-            "finish them (recon nightly --retry-failed) or close with --accept-incomplete",
+            "run a complete night (or recon nightly --retry-failed RUN_ID for an incomplete "
+            "one that is the latest) or close with --accept-incomplete",
         )
     if reopen_note is not None:
         log.append_events([NewEvent("reopen", period_key(period), note=reopen_note)])
-    when = (now or datetime.now(UTC)).astimezone(UTC)
-    cover: dict[str, Any] = {
-        "account": account,
-        "status": "signed off" if sign_off else "draft (not signed off)",
-        "signed_by": sign_off.name if sign_off else None,
-        "signed_at": f"{when:%Y-%m-%d %H:%M} UTC",
-        "note": sign_off.note if sign_off else None,
-        "generated_at": f"{when:%Y-%m-%d %H:%M:%S} UTC",
-        "accepted_incomplete": bool(figures.incomplete),
-    }
-    folder = reports / f"close-{period.name}"
-    folder.mkdir(parents=True, exist_ok=True)
-    xlsx, html = folder / "close.xlsx", folder / "close.html"
-    write_xlsx(_sheets(figures, cover), xlsx)
-    atomic_write_text(html, _html(figures, cover))
-    if sign_off:
-        log.append_events(
-            [
-                NewEvent(
-                    "close",
-                    period_key(period),
-                    note=sign_off.note,
-                    fields={
-                        "period": period.name,
-                        "signed_off_by": sign_off.name,
-                        "close_xlsx_sha256": _sha256(xlsx),
-                        "close_html_sha256": _sha256(html),
-                        "cutoff_run": figures.cutoff.run_id if figures.cutoff else None,
-                        "accepted_incomplete": [r.run_id for r in figures.incomplete],
-                    },
-                )
-            ],
-            at=when,
-        )
+    with log.locked():  # the head shown is the trail's as the pack is written
+        head = log.head()
+        cover: dict[str, Any] = {
+            "account": account,
+            "status": _status(sign_off),
+            "signed_by": sign_off.name if sign_off else None,
+            "signed_as": who_acts() if sign_off else None,
+            "provisional": bool(sign_off and sign_off.provisional),
+            "signed_at": f"{when:%Y-%m-%d %H:%M} UTC",
+            "note": sign_off.note if sign_off else None,
+            "generated_at": f"{when:%Y-%m-%d %H:%M:%S} UTC",
+            "accepted_incomplete": bool(figures.incomplete),
+            "trail_head": head,
+        }
+        folder = reports / f"close-{period.name}"
+        folder.mkdir(parents=True, exist_ok=True)
+        xlsx, html = folder / "close.xlsx", folder / "close.html"
+        write_xlsx(_sheets(figures, cover), xlsx)
+        atomic_write_text(html, _html(figures, cover))
+        if sign_off:
+            log.append_events(
+                [
+                    NewEvent(
+                        "close",
+                        period_key(period),
+                        note=sign_off.note,
+                        fields={
+                            "period": period.name,
+                            "signed_off_by": sign_off.name,
+                            "provisional": sign_off.provisional,
+                            "close_xlsx_sha256": _sha256(xlsx),
+                            "close_html_sha256": _sha256(html),
+                            "cutoff_run": figures.cutoff.run_id if figures.cutoff else None,
+                            "accepted_incomplete": [r.run_id for r in figures.incomplete],
+                            "trail_head": head,
+                        },
+                    )
+                ],
+                at=when,
+            )
     return ClosePaths(folder, xlsx, html, figures, signed=sign_off is not None)
+
+
+def _status(sign_off: SignOff | None) -> str:
+    if sign_off is None:
+        return "draft (not signed off)"
+    if sign_off.provisional:
+        return "signed off PROVISIONALLY (before the period ended)"
+    return "signed off"

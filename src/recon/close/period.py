@@ -27,6 +27,7 @@ import duckdb
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.catalogue_views import ensure_live_records
+from recon.close.after import AfterSignOff, changed_after_sign_off
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, amounts_of
 from recon.findings.work import judge, work_events
@@ -104,6 +105,7 @@ class PeriodFigures:
     matched_by_rule: pa.Table | None
     missing_days: list[date]
     trail: list[AckEvent] = field(default_factory=list)
+    after_sign_off: list[AfterSignOff] = field(default_factory=list)
 
     @property
     def in_period(self) -> list[RunRow]:
@@ -130,8 +132,21 @@ class PeriodFigures:
         return ", ".join(str(s[0]) if len(s) == 1 else f"{s[0]} to {s[-1]}" for s in spans)
 
     @property
+    def superseded(self) -> list[RunRow]:
+        """Nights that failed (read nothing: a refused key, a wrong address, …) followed by a
+        complete night in the period, which read everything again: listed, not holding the
+        close up."""
+        inside = self.in_period
+        return [
+            r
+            for i, r in enumerate(inside)
+            if r.status == "failed" and any(x.status == "complete" for x in inside[i + 1 :])
+        ]
+
+    @property
     def incomplete(self) -> list[RunRow]:
-        return [r for r in self.in_period if r.status != "complete"]
+        covered = {r.run_id for r in self.superseded}
+        return [r for r in self.in_period if r.status != "complete" and r.run_id not in covered]
 
 
 def _families() -> pa.Table:
@@ -197,6 +212,12 @@ def _with_work(table: pa.Table, events: list[AckEvent], today: date) -> pa.Table
 
 
 def _manual_resolutions(events: list[AckEvent], period: Period) -> list[dict[str, Any]]:
+    """The manual resolutions made in the period: one per finding (its latest, if it still
+    stands: a repeated resolve is one resolution; an `unack` after it withdraws it)."""
+    latest: dict[str, AckEvent] = {}
+    for e in events:
+        if e.action in ("resolve", "unack") and period.start <= e.at < period.end:
+            latest[e.finding_key] = e
     return [
         {
             "finding_key": e.finding_key,
@@ -207,8 +228,8 @@ def _manual_resolutions(events: list[AckEvent], period: Period) -> list[dict[str
             "currency": e.amounts.currency if e.amounts else None,
             "amount_minor": e.amounts.amount_minor if e.amounts else None,
         }
-        for e in events
-        if e.action == "resolve" and period.start <= e.at < period.end
+        for e in latest.values()
+        if e.action == "resolve"
     ]
 
 
@@ -235,7 +256,12 @@ def compute_period(
     )
     last = max(r.step for r in runs)
     cutoff = next(r for r in runs if r.step == last)
-    params.update(last_step=last, cutoff_run=cutoff.run_id, failed_statuses=list(failed_statuses))
+    params.update(
+        last_step=last,
+        cutoff_run=cutoff.run_id,
+        cutoff_at=cutoff.started_at,
+        failed_statuses=list(failed_statuses),
+    )
     con.register("close_families", _families())
     con.register("close_steps", steps)
     try:
@@ -252,6 +278,7 @@ def compute_period(
     if _has_table(con, "ledger_orders") and _has_table(con, "ledger_matches"):
         books = _arrow(con, read_sql("close/books_activity.sql"), params)
         matched = _arrow(con, read_sql("close/matched_by_rule.sql"), params)
+    after = changed_after_sign_off(con, now or datetime.now(UTC))
     events = AckLog(trail).read()
     open_items = _with_work(open_items, events, (now or datetime.now(UTC)).date())
     # The pack sits beside the reports and keeps their promise: no personal data in it.
@@ -275,6 +302,7 @@ def compute_period(
         matched_by_rule=matched,
         missing_days=missing,
         trail=events,
+        after_sign_off=after,
     )
 
 

@@ -9,6 +9,13 @@ under an exclusive lock, flushed and fsync'd before the command says it is done.
 it into `finding_acks` at load and once more just before publish; a finding's state is
 always decided when read (recon.findings.work). Readers ignore actions they do not know.
 
+**Recorded outside the file at once.** Under the same lock, every line is also inserted into
+the published warehouse's `finding_acks` (recon.findings.trail_table) in one transaction
+with the write: `findings_current` shows an action at once, and `recon findings verify`
+compares every line with that record (docs/audit-trail.md). `who` is `RECON_USER`, else the
+OS user as `os:<name>`; with `RECON_TRAIL_KEY` set every line also carries `seal`, an
+HMAC-SHA256 of its bytes under that key.
+
 **Tamper evidence.** Every line carries `prev`, the SHA-256 (hex) of the line before it
 (its bytes without the newline; the first line: of nothing). A line edited, removed or
 moved breaks the chain at the next line, which `verify_trail` names. Lines written before
@@ -24,11 +31,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import getpass
+import glob
 import hashlib
+import hmac
 import logging
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -47,7 +57,11 @@ __all__ = [
     "current_acks",
     "is_acknowledged",
     "line_hash",
+    "seal_of",
     "split_lines",
+    "trail_key",
+    "warehouse_of",
+    "who_acts",
 ]
 
 log = logging.getLogger("recon")
@@ -60,6 +74,65 @@ WORK_ACTIONS = ("ack", "unack", "assign", "resolve")  # recon.findings.work deci
 def line_hash(line: bytes) -> str:
     """The SHA-256 (hex) of one line's bytes, without its newline."""
     return hashlib.sha256(line).hexdigest()
+
+
+def who_acts() -> str:
+    """Who acts from the command line: `RECON_USER`, else the OS user as `os:<name>`."""
+    named = (os.environ.get("RECON_USER") or "").strip()
+    if named:
+        return named
+    try:
+        return f"os:{getpass.getuser()}"
+    except (KeyError, OSError):  # no name for this uid (a container)
+        return f"os:uid-{os.getuid()}"
+
+
+def trail_key() -> bytes | None:
+    """`RECON_TRAIL_KEY`, the key that seals every line (HMAC-SHA256), if set."""
+    key = os.environ.get("RECON_TRAIL_KEY") or ""
+    return key.encode() if key.strip() else None
+
+
+_SEAL = re.compile(rb',"seal":"([0-9a-f]{64})"\}$')
+
+
+def _sealed(body: bytes, key: bytes) -> bytes:
+    """`body` (a JSON object's bytes) with `seal`, the HMAC of those bytes, as its last field."""
+    digest = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
+    return body[:-1] + b',"seal":"' + digest + b'"}'
+
+
+def seal_of(line: bytes, key: bytes) -> bool | None:
+    """Whether `line`'s seal is the HMAC of the rest of it under `key` (None: no seal)."""
+    m = _SEAL.search(line)
+    if m is None:
+        return None
+    body = line[: m.start()] + b"}"
+    expected = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
+    return hmac.compare_digest(expected, m.group(1))
+
+
+def warehouse_of(trail: Path) -> Path | None:
+    """The warehouse file whose trail `trail` is (the inverse of `acks_path`), if one exists
+    beside it: a DuckDB file named like it (`recon.acks.jsonl` -> `recon.duckdb`, `recon.db`)."""
+    stem = trail.name.removesuffix(".acks.jsonl")
+    if stem == trail.name:
+        return None
+    try:
+        candidates = sorted(trail.parent.glob(f"{glob.escape(stem)}.*"))
+    except OSError:
+        return None
+    for path in candidates:
+        if path == trail or path.name.count(".") != stem.count(".") + 1 or not path.is_file():
+            continue
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(12)
+        except OSError:
+            continue
+        if head[8:12] == b"DUCK":  # DuckDB's file header
+            return path
+    return None
 
 
 @dataclass(frozen=True)
@@ -142,28 +215,105 @@ def _has_prev(line: bytes) -> bool | None:
     return ("prev" in data) if isinstance(data, dict) else None
 
 
-class AckLog:
-    """The append-only log file."""
+_UNSET: Any = object()
+_held: dict[Path, tuple[int, int]] = {}  # trail -> (fd, depth) held by this process
+_path_locks: dict[Path, threading.RLock] = {}
+_guard = threading.Lock()
 
-    def __init__(self, path: Path) -> None:
+
+def _who_when(who: str | None, at: datetime | None) -> tuple[str, str]:
+    """Who acts (given, else `who_acts()`) and when, as a line writes them."""
+    when = (at or datetime.now(UTC)).astimezone(UTC)
+    return who or who_acts(), when.isoformat().replace("+00:00", "Z")
+
+
+def _body(event: NewEvent, user: str, stamp: str) -> dict[str, Any]:
+    """The line of one event (before the chain's `prev`)."""
+    if not _ACTION.fullmatch(event.action):
+        raise ValueError(f"unknown action {event.action!r}")
+    body: dict[str, Any] = {
+        "action": event.action,
+        "finding_key": event.finding_key,
+        "who": user,
+        "at": stamp,
+        "note": event.note,
+        "until": event.until.isoformat() if event.until else None,
+        "amounts": asdict(event.amounts) if event.amounts is not None else None,
+    }
+    if event.owner is not None or event.action == "assign":
+        body["owner"] = event.owner
+    if event.reason is not None:
+        body["reason"] = event.reason
+    for name, value in event.fields.items():
+        body.setdefault(name, value)
+    return body
+
+
+def _count_lines(fd: int, size: int) -> int:
+    """How many lines the first `size` bytes of the trail hold (a cut last line counts)."""
+    count, pos, last = 0, 0, b"\n"
+    while pos < size:
+        chunk = os.pread(fd, min(1 << 22, size - pos), pos)
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+        pos += len(chunk)
+    return count + (last != b"\n")
+
+
+class AckLog:
+    """The append-only log file (and its record in the warehouse beside it)."""
+
+    def __init__(self, path: Path, warehouse: Path | None = _UNSET) -> None:
         self.path = path
+        self._warehouse = warehouse
+
+    @property
+    def warehouse(self) -> Path | None:
+        """The published warehouse that records every line (found beside the trail)."""
+        if self._warehouse is _UNSET:
+            return warehouse_of(self.path)
+        return self._warehouse
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the trail's lock: no line is written by anyone else meanwhile (re-entrant in
+        this process). A check made inside it (is this finding decided already?) still holds
+        when the lines it allows are appended in it."""
+        with self._locked():
+            yield
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[int]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        created = not self.path.exists()
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield fd
-        finally:
-            os.close(fd)  # releases the lock
-        if created:  # the new file's name must survive a crash too
-            dir_fd = os.open(self.path.parent, os.O_RDONLY)
+        key = self.path.absolute()
+        with _guard:
+            rlock = _path_locks.setdefault(key, threading.RLock())
+        with rlock:
+            fd, depth = _held.get(key, (-1, 0))
+            if depth:
+                _held[key] = (fd, depth + 1)
+                try:
+                    yield fd
+                finally:
+                    _held[key] = (fd, depth)
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            created = not self.path.exists()
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
             try:
-                os.fsync(dir_fd)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                _held[key] = (fd, 1)
+                yield fd
             finally:
-                os.close(dir_fd)
+                _held.pop(key, None)
+                os.close(fd)  # releases the lock
+            if created:  # the new file's name must survive a crash too
+                dir_fd = os.open(self.path.parent, os.O_RDONLY)
+                try:
+                    os.fsync(dir_fd)
+                finally:
+                    os.close(dir_fd)
 
     @staticmethod
     def _prev(fd: int, size: int) -> tuple[str, bool]:
@@ -194,49 +344,60 @@ class AckLog:
         return hashlib.sha256(whole).hexdigest(), cut
 
     def append_events(
-        self, events: Sequence[NewEvent], *, who: str | None = None, at: datetime | None = None
+        self,
+        events: Sequence[NewEvent],
+        *,
+        who: str | None = None,
+        at: datetime | None = None,
+        apply: Callable[[Any], None] | None = None,
     ) -> int:
-        """Append one line per event, chained; fsync'd before returning."""
+        """Append one line per event, chained; fsync'd before returning. `apply(con)`: also
+        change the published warehouse in the transaction that records the lines."""
         if not events:
             return 0
-        for event in events:
-            if not _ACTION.fullmatch(event.action):
-                raise ValueError(f"unknown action {event.action!r}")
-        when = (at or datetime.now(UTC)).astimezone(UTC)
-        user = who or getpass.getuser()
-        stamp = when.isoformat().replace("+00:00", "Z")
-        bodies: list[dict[str, Any]] = []
-        for event in events:
-            body: dict[str, Any] = {
-                "action": event.action,
-                "finding_key": event.finding_key,
-                "who": user,
-                "at": stamp,
-                "note": event.note,
-                "until": event.until.isoformat() if event.until else None,
-                "amounts": asdict(event.amounts) if event.amounts is not None else None,
-            }
-            if event.owner is not None or event.action == "assign":
-                body["owner"] = event.owner
-            if event.reason is not None:
-                body["reason"] = event.reason
-            for name, value in event.fields.items():
-                body.setdefault(name, value)
-            bodies.append(body)
-        self._append_bodies(bodies)
+        user, stamp = _who_when(who, at)
+        self._append_bodies([_body(e, user, stamp) for e in events], apply)
         return len(events)
 
-    def _append_bodies(self, bodies: Sequence[dict[str, Any]]) -> None:
-        """Write `bodies` as chained lines (each gets `prev`), in one write, fsync'd."""
+    def _append_bodies(
+        self, bodies: Sequence[dict[str, Any]], apply: Callable[[Any], None] | None = None
+    ) -> None:
+        """Write `bodies` as chained lines (each gets `prev`; with RECON_TRAIL_KEY, `seal`),
+        in one write, fsync'd, and record them in the published warehouse in the same
+        transaction (committed after the write: a line the file lacks is never recorded)."""
+        from recon.findings.trail_table import open_record, record_events
+
+        key = trail_key()
         with self._locked() as fd:
-            prev, cut = self._prev(fd, os.fstat(fd).st_size)
-            out = [b"\n"] if cut else []  # end a line cut by a crash, so that it stays alone
-            for body in bodies:
-                line = orjson.dumps({**body, "prev": prev})
-                prev = line_hash(line)
-                out.append(line + b"\n")
-            os.write(fd, b"".join(out))  # one write: lines of concurrent writers never mix
-            os.fsync(fd)
+            warehouse = self.warehouse
+            con = open_record(warehouse) if warehouse is not None else None
+            try:
+                size = os.fstat(fd).st_size
+                prev, cut = self._prev(fd, size)
+                seq = _count_lines(fd, size)
+                out = [b"\n"] if cut else []  # end a line cut by a crash, so it stays alone
+                events: list[AckEvent] = []
+                for body in bodies:
+                    line = orjson.dumps({**body, "prev": prev})
+                    if key is not None:
+                        line = _sealed(line, key)
+                    prev = line_hash(line)
+                    seq += 1
+                    events.append(_event(seq, orjson.loads(line), prev))
+                    out.append(line + b"\n")
+                if con is not None:
+                    con.execute("BEGIN TRANSACTION")
+                    record_events(con, events)
+                    if apply is not None:
+                        apply(con)
+                os.write(fd, b"".join(out))  # one write: lines of concurrent writers never mix
+                os.fsync(fd)
+                if con is not None:
+                    con.execute("COMMIT")
+                    con.execute("CHECKPOINT")
+            finally:
+                if con is not None:
+                    con.close()
 
     def record(
         self,
@@ -246,22 +407,33 @@ class AckLog:
         note: str | None,
         who: str | None = None,
         at: datetime | None = None,
+        also: Sequence[NewEvent] = (),
+        apply: Callable[[Any], None] | None = None,
     ) -> dict[str, Any]:
         """Append one line that is not about one finding (a manual match, an accepted books
         input: `action` names it, `fields` say what), with who, when and the note, chained
-        like every line; fsync'd before returning. Returns the line as written."""
+        like every line, then the lines of `also` in the same write; fsync'd before
+        returning. `apply(con)`: also change the published warehouse in the transaction
+        that records them. Returns the line as written."""
         if not _ACTION.fullmatch(action) or action in WORK_ACTIONS:
             raise ValueError(f"{action!r}: work actions are appended with append()")
-        when = (at or datetime.now(UTC)).astimezone(UTC)
-        line: dict[str, Any] = {
-            **fields,
-            "action": action,
-            "who": who or getpass.getuser(),
-            "at": when.isoformat().replace("+00:00", "Z"),
-            "note": note,
-        }
-        self._append_bodies([line])
+        for event in also:
+            if not _ACTION.fullmatch(event.action):
+                raise ValueError(f"unknown action {event.action!r}")
+        user, stamp = _who_when(who, at)
+        line: dict[str, Any] = {**fields, "action": action, "who": user, "at": stamp, "note": note}
+        self._append_bodies([line, *(_body(e, user, stamp) for e in also)], apply)
         return line
+
+    def head(self) -> dict[str, Any] | None:
+        """The trail's chain head now: {"lines", "head"} (the SHA-256 of its last line), or
+        None for an empty trail. Written down in close packs (recon findings verify)."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        lines = split_lines(raw)
+        return {"lines": len(lines), "head": line_hash(lines[-1])} if lines else None
 
     def records(self, actions: Iterable[str]) -> list[dict[str, Any]]:
         """Every line whose action is one of `actions`, in order (with `at` as a datetime,
@@ -277,6 +449,7 @@ class AckLog:
                 data = orjson.loads(line)
                 if isinstance(data, dict) and data.get("action") in wanted:
                     data.pop("prev", None)
+                    data.pop("seal", None)
                     data["at"] = datetime.fromisoformat(str(data["at"]).replace("Z", "+00:00"))
                     out.append(data)
             except (orjson.JSONDecodeError, KeyError, ValueError):
@@ -346,7 +519,7 @@ def _event(seq: int, data: Mapping[str, Any], digest: str) -> AckEvent:
         amounts=Amounts(**amounts) if isinstance(amounts, dict) else None,
         owner=data.get("owner"),
         reason=data.get("reason"),
-        fields={k: v for k, v in data.items() if k not in _KNOWN and k != "prev"},
+        fields={k: v for k, v in data.items() if k not in _KNOWN and k not in ("prev", "seal")},
         line_hash=digest,
         prev=data.get("prev"),
     )

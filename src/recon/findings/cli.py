@@ -30,6 +30,7 @@ from recon.findings.selection import (
 )
 
 if TYPE_CHECKING:
+    from recon.findings.acks import AckEvent, NewEvent
     from recon.fx import Rates
 
 app = typer.Typer(
@@ -114,6 +115,36 @@ def list_(
     raise typer.Exit(guard(go))
 
 
+def _apply(log: Path, events: list[NewEvent]) -> tuple[int, list[AckEvent]]:
+    """Append `events` under the trail's lock, but not those that only repeat the standing
+    decision (recon.findings.work.repeats): (lines written, the decisions repeated)."""
+    from recon.findings.acks import AckLog
+    from recon.findings.work import repeats, work_events
+
+    trail = AckLog(log)
+    today = datetime.now(UTC).date()
+    with trail.locked():  # no decision lands between this check and the write
+        works = work_events(trail.read())
+        fresh: list[NewEvent] = []
+        again: list[AckEvent] = []
+        for event in events:
+            standing = repeats(works.get(event.finding_key), event, today)
+            if standing is None:
+                fresh.append(event)
+            else:
+                again.append(standing)
+        trail.append_events(fresh)
+    return len(fresh), again
+
+
+def _already(again: list[AckEvent], verb: str) -> None:
+    """Say which findings were left as they were: the action only repeated a decision."""
+    for e in again[:20]:
+        typer.echo(f"{e.finding_key}: already {verb} by {e.who} on {e.at:%Y-%m-%d}; no change")
+    if len(again) > 20:
+        typer.echo(f"… and {len(again) - 20:,} more already {verb}; no change")
+
+
 def _until(value: str | None) -> date | None:
     if value is None:
         return None
@@ -139,14 +170,16 @@ def ack(
     sel: Selection,
 ) -> None:
     """Acknowledge findings: they stay listed, counted apart, until their amounts change."""
-    from recon.findings.acks import AckLog
+    from recon.findings.acks import NewEvent
 
     def go() -> int:
         text = require_note(note, "acknowledged")
         day = _until(until)
         log, found = sel.chosen("acknowledging", keys, yes)
-        AckLog(log).append("ack", [(f.finding_key, f.amounts) for f in found], note=text, until=day)
-        typer.echo(f"acknowledged {len(found)} finding(s); audit trail: {log}")
+        events = [NewEvent("ack", f.finding_key, f.amounts, note=text, until=day) for f in found]
+        written, again = _apply(log, events)
+        _already(again, "acknowledged")
+        typer.echo(f"acknowledged {written} finding(s); audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
@@ -163,19 +196,19 @@ def assign(
     sel: Selection,
 ) -> None:
     """Mark findings as being investigated by an owner (audited)."""
-    from recon.findings.acks import AckLog
+    from recon.findings.acks import NewEvent
 
     def go() -> int:
         if to is None or not to.strip():
             raise ConfigError("--to", "must name who investigates the findings")
         log, found = sel.chosen("assigning", keys, yes)
-        AckLog(log).append(
-            "assign",
-            [(f.finding_key, f.amounts) for f in found],
-            note=note.strip() if note else None,
-            owner=to.strip(),
-        )
-        typer.echo(f"assigned {len(found)} finding(s) to {to.strip()}; audit trail: {log}")
+        text = note.strip() if note else None
+        events = [
+            NewEvent("assign", f.finding_key, f.amounts, note=text, owner=to.strip()) for f in found
+        ]
+        written, again = _apply(log, events)
+        _already(again, f"assigned to {to.strip()}")
+        typer.echo(f"assigned {written} finding(s) to {to.strip()}; audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
@@ -198,7 +231,7 @@ def resolve(
 ) -> None:
     """Resolve findings by hand with a reason code and a note (audited); they reopen if
     their amounts change."""
-    from recon.findings.acks import AckLog
+    from recon.findings.acks import NewEvent
     from recon.findings.work import REASONS
 
     def go() -> int:
@@ -206,10 +239,12 @@ def resolve(
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
         text = require_note(note, "resolved")
         log, found = sel.chosen("resolving", keys, yes)
-        AckLog(log).append(
-            "resolve", [(f.finding_key, f.amounts) for f in found], note=text, reason=reason
-        )
-        typer.echo(f"resolved {len(found)} finding(s) manually ({reason}); audit trail: {log}")
+        events = [
+            NewEvent("resolve", f.finding_key, f.amounts, note=text, reason=reason) for f in found
+        ]
+        written, again = _apply(log, events)
+        _already(again, "resolved manually")
+        typer.echo(f"resolved {written} finding(s) manually ({reason}); audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
@@ -260,14 +295,25 @@ def unack(
 
 
 @app.command()
-def verify(db: DbPath = None, account: AccountName = None) -> None:
-    """Check the audit trail's hash chain: exit 0 if intact, 1 naming the first line that
-    was edited, removed or reordered."""
-    from recon.findings.verify import verify_trail
+def verify(
+    db: DbPath = None,
+    account: AccountName = None,
+    reports: Annotated[
+        Path | None,
+        typer.Option(help="The reports folder whose summaries and close packs hold chain heads."),
+    ] = None,
+) -> None:
+    """Check the audit trail: its hash chain, the warehouse's record of every line, every
+    chain head the reports and close packs wrote down (and seals, with RECON_TRAIL_KEY):
+    exit 0 if intact, 1 naming the first line that was edited, removed, added or reordered."""
+    from recon.findings.acks import AckLog, trail_key
+    from recon.findings.verify import gather_evidence, verify_trail
 
     def go() -> int:
         warehouse, log = warehouse_paths(db, account)
-        report = verify_trail(log, _recorded(warehouse))
+        folder = reports or _reports(db, account)
+        with AckLog(log).locked():  # no action half-written (in the file, not yet recorded)
+            report = verify_trail(log, evidence=gather_evidence(warehouse, folder), key=trail_key())
         for note in report.notes:
             typer.echo(f"note: {note}", err=True)
         if not report.intact:
@@ -279,24 +325,15 @@ def verify(db: DbPath = None, account: AccountName = None) -> None:
     raise typer.Exit(guard(go))
 
 
-def _recorded(warehouse: Path) -> dict[int, str]:
-    """The (line, hash) pairs the published warehouse copied at its last load."""
-    import duckdb
+def _reports(db: Path | None, account: str | None) -> Path | None:
+    """The reports folder of the warehouse (of `account`), where chain heads are written."""
+    from recon.settings import load_settings
 
-    from recon.database import open_readonly
+    try:
+        if account is not None:
+            from recon.group.accounts import account_settings
 
-    if not warehouse.exists():
-        return {}
-    try:
-        con = open_readonly(warehouse)
-    except (ReconError, duckdb.Error):
-        return {}
-    try:
-        rows = con.execute(
-            "SELECT seq, line_hash FROM finding_acks WHERE line_hash IS NOT NULL"
-        ).fetchall()
-    except duckdb.Error:
-        return {}
-    finally:
-        con.close()
-    return {int(seq): str(digest) for seq, digest in rows}
+            return account_settings(account, {}, secrets=False).reports
+        return load_settings(**({"db": str(db)} if db else {})).reports
+    except ReconError:
+        return None

@@ -19,9 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from recon.findings.acks import WORK_ACTIONS, AckEvent, Amounts
+from recon.findings.acks import WORK_ACTIONS, AckEvent, Amounts, NewEvent
 
-__all__ = ["REASONS", "WORK_ACTIONS", "WORK_STATES", "Work", "judge", "work_events"]
+__all__ = ["REASONS", "WORK_ACTIONS", "WORK_STATES", "Work", "judge", "repeats", "work_events"]
 
 WORK_STATES = ("open", "investigating", "acknowledged", "resolved_manually")
 REASONS = ("timing", "provider_error", "books_error", "written_off", "duplicate", "other")
@@ -67,3 +67,25 @@ def judge(work: Work | None, amounts: Amounts, today: date) -> tuple[str, str | 
             return "open", f"acknowledged until {event.until}, which has passed"
         return "acknowledged", None
     return "resolved_manually", None
+
+
+def repeats(work: Work | None, event: NewEvent, today: date) -> AckEvent | None:
+    """The standing decision that `event` would only repeat (None: it changes something).
+
+    A resolve of a finding resolved by hand with the amounts it has now repeats it, whatever
+    its note; an ack, an assign or an unack repeats the latest decision when it says the
+    same (note, until, owner). Applying it again would add a line and, for a resolve, a
+    second row to the close pack's "Resolved manually": it is a no-op that says so."""
+    last = work.event if work else None
+    if last is None or last.action != event.action:
+        return None
+    if event.action == "resolve":
+        state, _ = judge(work, event.amounts or Amounts(None, None, None), today)
+        return last if state == "resolved_manually" else None
+    if event.action == "ack" and (last.amounts != event.amounts or last.until != event.until):
+        return None
+    if event.action in ("ack", "unack") and last.note != event.note:
+        return None
+    if event.action == "assign" and last.owner != event.owner:
+        return None
+    return last

@@ -3,7 +3,8 @@
 `write_worklist` writes one sheet, `Worklist`, a row per finding: what it is (key, check,
 state, owner, amount in major units with its currency's format, first seen, detail, why a
 decision lapsed) — locked — and five columns to fill in, unlocked: **action** (`ack`,
-`assign`, `resolve`, `unack`; a drop-down), **owner**, **reason** (a drop-down of the reason
+`assign`, `resolve`, `unack`, `match` — a `ledger_suggested_match` row's proposal
+accepted as `recon match KEY` does; a drop-down), **owner**, **reason** (a drop-down of the reason
 codes), **note**, **until** (a date). The sheet is protected without a password (it guards
 against slips, not people): sorting and filtering still work. A hidden column `version`
 holds what the row was exported against: the finding's amounts and its latest decision.
@@ -12,8 +13,11 @@ holds what the row was exported against: the finding's amounts and its latest de
 reason, when its finding is no longer an unresolved finding of the latest run or changed
 since the export (amounts, or someone decided on it meanwhile), when its action is unknown,
 or when what the action needs is missing (a note for ack and resolve, a reason code for
-resolve, an owner for assign, a valid future date for until). The other rows are applied,
-as one append to the audit trail.
+resolve, an owner for assign, a valid future date for until). A row whose decision is
+already the finding's latest (the same file imported again, or by two people at once) is
+"already applied": not refused, not written twice. The other rows are applied, as one
+append to the audit trail; the trail is read, the rows checked and the lines written under
+the trail's lock, so two imports of one worklist at once apply it once.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from recon.errors import ConfigError
 from recon.files import atomic_path
 from recon.findings.acks import AckLog, NewEvent
 from recon.findings.listing import Finding, list_findings
-from recon.findings.work import REASONS, WORK_ACTIONS
+from recon.findings.work import REASONS, WORK_ACTIONS, Work, repeats, work_events
 from recon.report.privacy import scrub_text
 
 __all__ = [
@@ -59,18 +63,25 @@ SHOWN = (
 EDITABLE = (("action", 10), ("owner", 14), ("reason", 14), ("note", 40), ("until", 12))
 VERSION = "version"
 HEADER = [n for n, _ in SHOWN] + [n for n, _ in EDITABLE] + [VERSION]
+_LISTED: Any = Work(None, None)  # row_version's default: the finding as it was listed
 _VERBS = {
     "ack": "acknowledged",
     "assign": "assigned",
     "resolve": "resolved manually",
     "unack": "reopened",
+    "match": "matched",
 }
+ACTIONS = (*WORK_ACTIONS, "match")  # match: accept a ledger_suggested_match's proposal
 
 
-def row_version(f: Finding) -> str:
-    """What a row was exported against: its amounts and the latest decision on it."""
+def row_version(f: Finding, work: Work | None = _LISTED) -> str:
+    """What a row was exported against: its amounts and the latest decision on it (`work`:
+    the trail's as read now; by default the one the finding was listed with)."""
     a = f.amounts
-    seq = f.ack.seq if f.ack else 0
+    if work is _LISTED:
+        seq = f.ack.seq if f.ack else 0
+    else:
+        seq = work.event.seq if work is not None and work.event is not None else 0
     money = hashlib.sha256(repr((a.currency, a.amount_minor, a.sides)).encode()).hexdigest()
     return f"{seq}:{money[:16]}"
 
@@ -150,7 +161,7 @@ def _write(
     last = max(count, 1)
     ws.data_validation(
         1, first_edit, last, first_edit,
-        {"validate": "list", "source": list(WORK_ACTIONS), "ignore_blank": True},
+        {"validate": "list", "source": list(ACTIONS), "ignore_blank": True},
     )  # fmt: skip
     ws.data_validation(
         1, first_edit + 2, last, first_edit + 2,
@@ -165,7 +176,8 @@ def _write(
         f"exported {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {count:,} finding(s); "
         f"filters: {filters or 'none'}",
         "Fill in the yellow columns, then: recon findings import <this file>",
-        "action: ack (note, optional until), assign (owner), resolve (reason, note), unack",
+        "action: ack (note, optional until), assign (owner), resolve (reason, note), unack, "
+        "match (note; a ledger_suggested_match row: its proposal accepted)",
         f"reason codes: {', '.join(REASONS)}",
         "A row whose finding changed since this export is refused: export again.",
     ]
@@ -181,18 +193,22 @@ class ImportResult:
     applied: list[tuple[int, str, str]] = field(default_factory=list)  # row, action, key
     refused: list[tuple[int, str]] = field(default_factory=list)  # row, reason
     blank: int = 0
+    already: list[tuple[int, str, str]] = field(default_factory=list)  # row, action, key
 
     def lines(self) -> Iterable[str]:
         for row, action, key in self.applied:
             yield f"row {row}: {_VERBS[action]} {key}"
+        for row, action, key in self.already:
+            yield f"row {row}: already applied ({_VERBS[action]} {key}): nothing written"
         for row, reason in self.refused:
             yield f"row {row}: refused: {reason}"
         counts: dict[str, int] = {}
         for _, action, _ in self.applied:
             counts[action] = counts.get(action, 0) + 1
         what = ", ".join(f"{n} {_VERBS[a]}" for a, n in sorted(counts.items())) or "nothing"
+        again = f"; {len(self.already)} already applied" if self.already else ""
         yield (
-            f"applied {len(self.applied)} row(s) ({what}); refused {len(self.refused)}; "
+            f"applied {len(self.applied)} row(s) ({what}){again}; refused {len(self.refused)}; "
             f"{self.blank} row(s) without an action left as they were"
         )
 
@@ -242,16 +258,17 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return list(data)
 
 
-def _check(row: dict[str, Any], f: Finding | None, today: date) -> NewEvent | str:
-    """The event a filled row asks for, or why it is refused."""
+def _check(
+    row: dict[str, Any], f: Finding | None, today: date, work: Work | None
+) -> NewEvent | str:
+    """The event a filled row asks for, or why it is refused (`work`: the trail's latest
+    decision on the finding, read under the trail's lock)."""
     action = _cell(row.get("action")).lower()
     key = _cell(row.get("key"))
     if action not in WORK_ACTIONS:
-        return f"unknown action {action!r} (one of {', '.join(WORK_ACTIONS)})"
+        return f"unknown action {action!r} (one of {', '.join(ACTIONS)})"
     if f is None:
         return f"{key or 'the key'} is no longer an unresolved finding of the latest run"
-    if _cell(row.get(VERSION)) != row_version(f):
-        return f"{key} changed since the export (its amounts or a decision on it): export again"
     note = _cell(row.get("note")) or None
     owner = _cell(row.get("owner")) or None
     reason = _cell(row.get("reason")).lower() or None
@@ -267,7 +284,7 @@ def _check(row: dict[str, Any], f: Finding | None, today: date) -> NewEvent | st
         return f"resolve needs a reason code ({', '.join(REASONS)}), not {reason or 'none'}"
     if action == "assign" and owner is None:
         return "assign needs an owner"
-    return NewEvent(
+    event = NewEvent(
         action,
         f.finding_key,
         None if action == "unack" else f.amounts,
@@ -276,6 +293,9 @@ def _check(row: dict[str, Any], f: Finding | None, today: date) -> NewEvent | st
         owner=owner if action == "assign" else None,
         reason=reason if action == "resolve" else None,
     )
+    if repeats(work, event, today) is None and _cell(row.get(VERSION)) != row_version(f, work):
+        return f"{key} changed since the export (its amounts or a decision on it): export again"
+    return event
 
 
 def apply_worklist(path: Path, db: Path, log: Path) -> ImportResult:
@@ -284,21 +304,90 @@ def apply_worklist(path: Path, db: Path, log: Path) -> ImportResult:
     found = {f.finding_key: f for f in list_findings(db, log)}
     today = datetime.now(UTC).date()
     result = ImportResult()
-    events: list[NewEvent] = []
-    seen: set[str] = set()
-    for n, row in enumerate(rows, start=2):  # row 1 is the header
-        if not _cell(row.get("action")):
-            result.blank += 1
-            continue
-        key = _cell(row.get("key"))
-        checked = _check(row, found.get(key), today)
-        if isinstance(checked, str):
-            result.refused.append((n, checked))
-        elif key in seen:
-            result.refused.append((n, f"{key} is on an earlier row too"))
-        else:
-            seen.add(key)
-            events.append(checked)
-            result.applied.append((n, checked.action, key))
-    AckLog(log).append_events(events, at=datetime.now(UTC))
+    trail = AckLog(log)
+    with trail.locked():  # what was decided meanwhile is read, checked and appended at once
+        works = work_events(trail.read())
+        matched = _matched_orders(trail)
+        events: list[NewEvent] = []
+        matches: list[tuple[int, str, str]] = []
+        seen: set[str] = set()
+        for n, row in enumerate(rows, start=2):  # row 1 is the header
+            if not _cell(row.get("action")):
+                result.blank += 1
+                continue
+            key = _cell(row.get("key"))
+            if _cell(row.get("action")).lower() == "match":
+                _check_match(n, row, found.get(key), matched, seen, matches, result)
+                continue
+            checked = _check(row, found.get(key), today, works.get(key))
+            if isinstance(checked, str):
+                result.refused.append((n, checked))
+            elif key in seen:
+                result.refused.append((n, f"{key} is on an earlier row too"))
+            elif repeats(works.get(key), checked, today) is not None:
+                seen.add(key)
+                result.already.append((n, checked.action, key))
+            else:
+                seen.add(key)
+                events.append(checked)
+                result.applied.append((n, checked.action, key))
+        trail.append_events(events, at=datetime.now(UTC))
+        for n, key, note in matches:
+            _apply_match(n, key, note, db, log, result)
     return result
+
+
+_SUGGESTION = "ledger_suggested_match:"
+
+
+def _matched_orders(trail: AckLog) -> set[str]:
+    """The orders matched by hand now (their latest match/unmatch line is a match)."""
+    latest: dict[str, str] = {}
+    for line in trail.records(["match", "unmatch"]):
+        latest[str(line.get("order"))] = str(line["action"])
+    return {order for order, action in latest.items() if action == "match"}
+
+
+def _check_match(
+    n: int,
+    row: dict[str, Any],
+    f: Finding | None,
+    matched: set[str],
+    seen: set[str],
+    matches: list[tuple[int, str, str]],
+    result: ImportResult,
+) -> None:
+    """A `match` row: queued, already applied, or refused with why."""
+    key = _cell(row.get("key"))
+    note = _cell(row.get("note")) or None
+    order = key.removeprefix(_SUGGESTION).rpartition(":")[0]
+    if not key.startswith(_SUGGESTION):
+        result.refused.append(
+            (n, "match is for ledger_suggested_match rows (else: recon match ORDER PAYMENT)")
+        )
+    elif order in matched:
+        result.already.append((n, "match", key))
+    elif f is None:
+        result.refused.append((n, f"{key} is no longer an unresolved finding of the latest run"))
+    elif note is None:
+        result.refused.append((n, "match needs a note saying why"))
+    elif key in seen:
+        result.refused.append((n, f"{key} is on an earlier row too"))
+    else:
+        seen.add(key)
+        matches.append((n, key, note))
+
+
+def _apply_match(n: int, key: str, note: str, db: Path, log: Path, result: ImportResult) -> None:
+    """Accept the proposal of `key` (recon.ledger.manual: checked, applied at once)."""
+    from recon.ledger.manual import Tolerance, match_suggestion
+    from recon.settings import load_settings
+
+    settings = load_settings(db=str(db))
+    tolerance = Tolerance(settings.ledger_tolerance_minor, settings.ledger_tolerance_bps)
+    try:
+        match_suggestion(db, log, key, note, tolerance=tolerance)
+    except ConfigError as exc:
+        result.refused.append((n, exc.problem))
+        return
+    result.applied.append((n, "match", key))

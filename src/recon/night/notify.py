@@ -74,6 +74,7 @@ class Alert:
     new_findings: Mapping[str, int] | None = None
     report: Path | None = None
     account: str | None = None
+    trail_head: Mapping[str, Any] | None = None  # the audit trail's head (recon findings verify)
 
     def text(self) -> str:
         """The message: a headline with the first reason, then one line per fact."""
@@ -100,6 +101,10 @@ class Alert:
                 lines.append(f"  … and {len(self.failed_calls) - _SHOWN_CALLS} more")
         if self.report is not None:
             lines.append(f"report: {self.report}")
+        if self.trail_head:
+            lines.append(
+                f"audit trail: {self.trail_head['lines']} line(s), head {self.trail_head['head']}"
+            )
         return scrub("\n".join(lines))
 
     def payload(self) -> dict[str, Any]:
@@ -123,6 +128,7 @@ def wanted(notify_on: str, *, exit_code: int, new_findings: int | None = None) -
 def alert_for(summary: RunSummary) -> Alert:
     """The alert of a reported run, read from the published warehouse."""
     from recon.database import open_readonly
+    from recon.findings.trail_table import trail_head
     from recon.report.data import failed_calls
     from recon.sql import read_sql
 
@@ -131,6 +137,7 @@ def alert_for(summary: RunSummary) -> Alert:
         calls = failed_calls(con, summary.run_id)
         rows = con.execute(read_sql("report/new_findings_by_severity.sql"), [summary.run_id])
         new = {str(severity): int(n) for severity, n in rows.fetchall()}
+        head = trail_head(con)  # written down off the machine: recon findings verify's anchor
     finally:
         con.close()
     report = (summary.report_dir / "report.html").resolve() if summary.report_dir else None
@@ -143,6 +150,7 @@ def alert_for(summary: RunSummary) -> Alert:
         new,
         report,
         summary.account,
+        head,
     )
 
 

@@ -20,8 +20,9 @@ import duckdb
 from recon import logs
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
-from recon.findings.acks import acks_path
-from recon.findings.trail_table import load_acks, refresh_acks
+from recon.findings.acks import AckLog, acks_path
+from recon.findings.trail_table import copy_checked, refresh_acks
+from recon.findings.verify import check_before_copy
 from recon.fx import load_rates
 from recon.ledger.loading import load_books, validate_books
 from recon.night import early, reach
@@ -220,7 +221,8 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
         result = load_run(con, landing, fields=settings.fields, begun=loaded)
         account = (overrides or {}).get("account")
         load_books(con, settings, run_id, account=account)  # the books, matched (recon.ledger)
-        load_acks(con, acks_path(settings.db))  # the acknowledgement audit trail
+        # The audit trail, checked against its record first (a forged trail is refused).
+        copy_checked(con, settings.db, acks_path(settings.db), settings.reports)
         return result
 
 
@@ -255,9 +257,12 @@ def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
     settings = settings_for(overrides)
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     wh.acquire(run_id)
+    trail = acks_path(settings.db)
     try:
-        refresh_acks(wh.work_path, acks_path(settings.db))  # acks made while the run ran
-        wh.publish()
+        with AckLog(trail).locked():  # no action lands between the copy and the rename
+            check_before_copy(settings.db, trail, settings.reports)
+            refresh_acks(wh.work_path, trail)  # acks made while the run ran
+            wh.publish()
     finally:
         wh.release()
     return settings.db
@@ -441,5 +446,5 @@ def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=False, publish=False) as con:
         load_books(con, settings, run_id, account=(overrides or {}).get("account"))
-        load_acks(con, acks_path(settings.db))
+        copy_checked(con, settings.db, acks_path(settings.db), settings.reports)
     return status

@@ -145,8 +145,13 @@ class Warehouse:
             self.work_path.unlink(missing_ok=True)
             wal.unlink(missing_ok=True)
             if self.path.exists():
+                from recon.findings.acks import AckLog, acks_path
+
                 try:
-                    shutil.copyfile(self.path, self.work_path)
+                    # Actions record their trail lines in the published file under the
+                    # trail's lock (recon.findings.acks): never copy it half-written.
+                    with AckLog(acks_path(self.path), None).locked():
+                        shutil.copyfile(self.path, self.work_path)
                 except OSError as exc:
                     raise WarehouseError(f"cannot copy {self.path}: {exc.strerror}") from None
         con = connect(self.work_path, memory_limit=self.memory_limit)

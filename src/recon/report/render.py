@@ -396,11 +396,21 @@ def render_report(
 
     ledger = build_ledger_section(con, run_id, folder, csv_dialect)  # Books vs provider
     rows.update(ledger.files)
-    summary = build_summary(data, generated_at, ledger, account=account)
+    from recon.close.after import changed_after_sign_off
+    from recon.findings.trail_table import trail_head
+
+    trail = trail_head(con)  # the audit trail's head, written down outside the trail
+    after = changed_after_sign_off(con, datetime.now(UTC), run_id)  # frozen months it moved
+    summary = build_summary(data, generated_at, ledger, account=account, audit_trail=trail)
+    summary["after_sign_off"] = [
+        {"period": a.period, "signed_at": a.signed_at.isoformat(), "items": a.items} for a in after
+    ]
     env = environment()
     view = _view(data, summary, top_n)
     view["ledger"] = ledger
     view["account"] = account
+    view["audit_trail"] = trail
+    view["after_sign_off"] = after
     view["group_page"] = _link(group_page, folder)
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None

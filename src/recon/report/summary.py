@@ -82,14 +82,17 @@ def build_summary(
     ledger: LedgerSection | None = None,
     *,
     account: str | None = None,
+    audit_trail: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The machine-readable summary of `data` (and of the books section, when given);
-    `account`: the account of `[accounts]` it is (None with one account)."""
+    `account`: the account of `[accounts]` it is (None with one account); `audit_trail`:
+    the trail's chain head, {"lines", "head"} (recon.findings.trail_table.trail_head)."""
     run = data.run
     return {
         "schema_version": SCHEMA_VERSION,
         "generated_at": generated_at,
         "account": account,
+        "audit_trail": audit_trail,
         "run": {
             "run_id": run.run_id,
             "status": run.status,
