@@ -32,7 +32,7 @@ import xlsxwriter  # type: ignore[import-untyped,unused-ignore]
 
 from recon.currency import currency_exponent, is_iso4217
 from recon.files import atomic_path
-from recon.spreadsheet import as_text, csv_native
+from recon.spreadsheet import as_text, csv_native, money_columns
 
 __all__ = [
     "MAX_ROWS",
@@ -62,21 +62,6 @@ class Sheet:
 
     name: str
     table: pa.Table
-
-
-def money_columns(names: Sequence[str]) -> dict[str, tuple[str, str]]:
-    """`<x>_minor` column -> (`<x>`, its currency column), for the columns in `names`."""
-    found: dict[str, tuple[str, str]] = {}
-    present = set(names)
-    for name in names:
-        if not name.endswith("_minor") or name == "_minor":
-            continue
-        parts = name.removesuffix("_minor").split("_")
-        candidates = [f"{'_'.join(parts[:i])}_currency" for i in range(len(parts) - 1, 0, -1)]
-        currency = next((c for c in [*candidates, "currency"] if c in present), None)
-        if currency is not None:
-            found[name] = (name.removesuffix("_minor"), currency)
-    return found
 
 
 def _exponent(currency: Any) -> int | None:
