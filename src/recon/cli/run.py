@@ -315,6 +315,9 @@ def print_summary(summary: Any) -> None:
     where = f"--account {account}" if account else f"--db {shlex.quote(str(db))}"
     command = f"query {_double_quoted(sql)} {where}"
     out.print(f"query it:  {recon_command()} {command}", highlight=False, markup=False)
+    # what now: the report's first screen names the same two commands
+    for label, step in (("work it:", "findings list"), ("", "findings export worklist.xlsx")):
+        out.print(f"{label:<10} {recon_command()} {step} {where}", highlight=False, markup=False)
 
 
 def _double_quoted(text: str) -> str:
