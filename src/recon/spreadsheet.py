@@ -60,6 +60,8 @@ __all__ = [
     "money_columns",
     "neutralise",
     "neutralise_table",
+    "unique_names",
+    "unique_reader",
     "write_csv",
     "write_csv_batches",
     "write_csv_stream",
@@ -143,6 +145,43 @@ def _with_major_units(table: pa.Table, *, decimal_comma: bool) -> tuple[pa.Table
             names.insert(names.index(minor) + 1, major)
         written.add(major)
     return pa.Table.from_arrays([columns[n] for n in names], names=names), written
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """`names` with a name that comes again renamed `<name>_2`, `<name>_3`… (never one the
+    list already has): CSV, JSON and every frame library need each column named once.
+
+    >>> unique_names(["id", "id", "x", "id_2", "x"])
+    ['id', 'id_3', 'x', 'id_2', 'x_2']
+    """
+    taken = set(names)
+    seen: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        if name not in seen:
+            seen.add(name)
+            out.append(name)
+            continue
+        n = 2
+        while f"{name}_{n}" in taken:
+            n += 1
+        renamed = f"{name}_{n}"
+        taken.add(renamed)
+        seen.add(renamed)
+        out.append(renamed)
+    return out
+
+
+def unique_reader(reader: pa.RecordBatchReader) -> pa.RecordBatchReader:
+    """`reader` with its columns named once each (`unique_names`)."""
+    names = list(reader.schema.names)
+    renamed = unique_names(names)
+    if renamed == names:
+        return reader
+    schema = pa.schema([f.with_name(n) for f, n in zip(reader.schema, renamed, strict=True)])
+    return pa.RecordBatchReader.from_batches(
+        schema, (pa.RecordBatch.from_arrays(b.columns, schema=schema) for b in reader)
+    )
 
 
 def neutralise(value: str) -> str:

@@ -43,7 +43,12 @@ from recon.errors import ConfigError, WarehouseError
 from recon.group.consolidated import attach_accounts
 from recon.report.privacy import PERSONAL_KEYS, scrub_column
 from recon.resources import personal_paths
-from recon.spreadsheet import CsvDialect, write_csv_batches, write_parquet_batches
+from recon.spreadsheet import (
+    CsvDialect,
+    unique_reader,
+    write_csv_batches,
+    write_parquet_batches,
+)
 
 __all__ = [
     "ExportFormat",
@@ -346,7 +351,8 @@ def _scrubbed(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
 
 
 def _reader(rel: duckdb.DuckDBPyRelation, include_raw: bool) -> pa.RecordBatchReader:
-    reader: pa.RecordBatchReader = rel.to_arrow_reader(_BATCH_ROWS)
+    # a column named twice (`SELECT id, id`) is written as id, id_2
+    reader: pa.RecordBatchReader = unique_reader(rel.to_arrow_reader(_BATCH_ROWS))
     if include_raw:
         return reader
     schema = pa.schema(
