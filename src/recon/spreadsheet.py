@@ -3,8 +3,10 @@
 Shared by the reports (`recon.report`) and `recon export`.
 
 Formula injection: a spreadsheet treats a cell that begins with ``=``, ``+``, ``-``, ``@``,
-tab, CR or LF as a formula (or strips the control character and then does). Every *text*
-cell that starts with one of those is prefixed with ``'`` and written quoted. Numeric
+tab, CR or LF as a formula (or strips the control character and then does), also after
+leading spaces (`` =1+1``) and in the fullwidth forms (U+FF1D, U+FF0B, U+FF0D, U+FF20).
+Every *text* cell that starts with one of those is prefixed with ``'`` and written quoted.
+Numeric
 columns are never touched: a refund of -12.50 stays the number -12.50.
 
 Timestamps: written in UTC as ``2026-11-21 02:00:00`` (ISO 8601 date and time, the
@@ -30,6 +32,7 @@ Atomic writes: `recon.files` (one helper for every writer), re-exported here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -69,9 +72,13 @@ __all__ = [
     "write_parquet_batches",
 ]
 
-# The characters that make a spreadsheet cell a formula (docs/facts.md, "Security and retries").
+# The characters that make a spreadsheet cell a formula (docs/facts.md, "Security and retries"),
+# also after leading blanks (` =1+1`: spreadsheets trim them) and in their fullwidth forms
+# (U+FF1D FULLWIDTH EQUALS SIGN: some spreadsheets fold it to `=`).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
-_FORMULA_REGEX = r"^[=+\-@\t\r\n]"
+_FULLWIDTH = "\uff1d\uff0b\uff0d\uff20"  # fullwidth = + - @
+_FORMULA_PYTHON = re.compile(f"^(?:[\t\r\n]|[ \u00a0\u3000]*[=+\\-@{_FULLWIDTH}])")
+_FORMULA_REGEX = r"^(?:[\t\r\n]|[ \x{a0}\x{3000}]*[=+\-@\x{ff1d}\x{ff0b}\x{ff0d}\x{ff20}])"
 BOM = b"\xef\xbb\xbf"
 CSV_DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 CsvDialect = Literal["excel", "excel-eu"]
@@ -186,7 +193,7 @@ def unique_reader(reader: pa.RecordBatchReader) -> pa.RecordBatchReader:
 
 def neutralise(value: str) -> str:
     """Return `value` prefixed with ``'`` when a spreadsheet would read it as a formula."""
-    if value.startswith(FORMULA_PREFIXES):
+    if _FORMULA_PYTHON.match(value):
         return "'" + value
     return value
 

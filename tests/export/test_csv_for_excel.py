@@ -96,3 +96,16 @@ def test_recon_export_of_a_table_carries_the_amount_beside_amount_minor(
     rows = _rows(out)
     assert rows[0] == ["id", "amount_minor", "amount", "currency"]
     assert [r[2] for r in rows[1:]] == ["552.33", "59631", "1.234"]
+
+
+def test_a_formula_behind_blanks_or_in_fullwidth_is_neutralised(tmp_path: Path) -> None:
+    table = pa.table({"t": [" =1+1", "\u3000=HYPERLINK()", "\uff1dSUM(A1)", "  @cmd", "a=b"]})
+    out = tmp_path / "t.csv"
+    write_csv(table, out)
+    assert [r[0] for r in _rows(out)[1:]] == [
+        "' =1+1",
+        "'\u3000=HYPERLINK()",
+        "'\uff1dSUM(A1)",
+        "'  @cmd",
+        "a=b",
+    ]

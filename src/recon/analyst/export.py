@@ -57,6 +57,7 @@ __all__ = [
     "is_personal_column",
     "list_relations",
     "open_read_only",
+    "output_path",
     "personal_from_raw",
 ]
 
@@ -155,6 +156,13 @@ def _check_output(out: Path, base_dir: Path | None, fmt: ExportFormat | None) ->
             f"cannot tell the format from {target.name!r}; use a .csv, .parquet or .xlsx name",
         )
     return target, chosen
+
+
+def output_path(out: Path, base_dir: Path | None, fmt: ExportFormat | None = None) -> Path:
+    """Where an export named `out` is written: inside `base_dir` (RECON_EXPORT_ROOT) when
+    one is set, in a writable existing folder; ConfigError otherwise. Shared by
+    `recon export` and `recon findings export`."""
+    return _check_output(out, base_dir, fmt)[0]
 
 
 def _sources(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -47,18 +48,25 @@ def export_(
     sel: Selection,
 ) -> None:
     """Write a worklist (.xlsx) of the findings the filters keep: fill in action, owner,
-    reason, note and until, then `recon findings import` it."""
+    reason, note and until, then `recon findings import` it. With RECON_EXPORT_ROOT set, the
+    worklist must be inside that folder (a relative OUT is taken inside it)."""
+    from recon.analyst.export import output_path
     from recon.findings.listing import list_findings
     from recon.findings.worklist import write_worklist
 
     def go() -> int:
         if out.suffix.lower() != ".xlsx":
             raise ConfigError("OUT", f"{out.name}: a worklist is an .xlsx file")
+        # like `recon export`: with RECON_EXPORT_ROOT set, only inside that folder
+        root = os.environ.get("RECON_EXPORT_ROOT") or None
+        target = output_path(out, Path(root) if root else None, "xlsx")
         warehouse, log = sel.paths()
         filters = sel.filters()
         found = list_findings(warehouse, log, filters=filters)
-        write_worklist(found, out, filters=filters.describe(), personal=_personal(warehouse, found))
-        typer.echo(f"wrote {len(found):,} finding(s) to {out}")
+        write_worklist(
+            found, target, filters=filters.describe(), personal=_personal(warehouse, found)
+        )
+        typer.echo(f"wrote {len(found):,} finding(s) to {target}")
         return 0
 
     raise typer.Exit(guard(go))
