@@ -504,6 +504,7 @@ COMMENT ON MACRO recon_assumed IS 'recon_assumed(assumed, assumed_count, currenc
 COMMENT ON MACRO ledger_amount_decimals IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
 COMMENT ON MACRO ledger_amount_minor IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
 COMMENT ON MACRO ledger_amount_ok IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
+COMMENT ON MACRO ledger_amount_mark_problem IS 'recon''s books conversion helper (sql/ledger/macros.sql): why an amount with a ''.'' in decimal-comma books is refused.';
 COMMENT ON MACRO ledger_amount_problem IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
 COMMENT ON MACRO ledger_amount_text IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';
 COMMENT ON MACRO ledger_currency_problem IS 'recon''s books conversion helper (sql/ledger/macros.sql): exact amounts, currencies, statuses and times of the books'' rows.';

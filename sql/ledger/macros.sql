@@ -4,9 +4,18 @@
 -- once per row (as columns), and the macros below work on those.
 --   t = ledger_amount_text('12,50', ',') = '12.50'    ledger_amount_decimals(t) = '5'
 --   ledger_amount_minor(t, true, '5', 'major', 2) = 1250
+-- With a decimal comma, a '.' in an amount is refused, never read as the decimal point:
+-- '1.234' may be one thousand two hundred and thirty-four (a thousands separator) as well as
+-- one point two three four, and a BHD amount read the wrong way is 1,000 times too small.
 CREATE OR REPLACE MACRO ledger_amount_text(value, decimal_mark) AS
-    CASE WHEN decimal_mark = ',' THEN replace(trim(value), ',', '.') ELSE trim(value) END;
-CREATE OR REPLACE MACRO ledger_amount_ok(t) AS regexp_full_match(t, '[+-]?[0-9]+(\.[0-9]*)?');
+    CASE WHEN decimal_mark = ',' AND contains(trim(value), '.') THEN NULL
+         WHEN decimal_mark = ',' THEN replace(trim(value), ',', '.') ELSE trim(value) END;
+CREATE OR REPLACE MACRO ledger_amount_mark_problem(raw_value, decimal_mark) AS
+    CASE WHEN decimal_mark = ',' AND contains(trim(raw_value), '.')
+         THEN 'amount ''' || left(raw_value, 40) || ''' has a ''.'' but the books'' decimal mark is '','' '
+              || '(a thousands separator? write the amount without one): refused, not guessed'
+    END;
+CREATE OR REPLACE MACRO ledger_amount_ok(t) AS coalesce(regexp_full_match(t, '[+-]?[0-9]+(\.[0-9]*)?'), false);
 -- The decimals that matter: trailing zeros dropped (12.50 has one, 12.00 none).
 CREATE OR REPLACE MACRO ledger_amount_decimals(t) AS rtrim(split_part(t, '.', 2), '0');
 CREATE OR REPLACE MACRO ledger_amount_minor(t, ok, decimals, amounts, exponent) AS

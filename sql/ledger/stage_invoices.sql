@@ -31,7 +31,8 @@ checked AS (
                  AND list_contains($statuses, status_t) THEN NULL
             ELSE concat_ws('; ',
                 CASE WHEN invoice_id_t IS NULL THEN 'no invoice_id' END,
-                ledger_amount_problem(amount, amount_ok, amount_decimals, amount_minor_t, $amounts, known, exponent),
+                coalesce(ledger_amount_mark_problem(amount, $decimal),
+                    ledger_amount_problem(amount, amount_ok, amount_decimals, amount_minor_t, $amounts, known, exponent)),
                 ledger_currency_problem(currency, code, known, exponent),
                 ledger_status_problem(status, status_t, $statuses, '[ledger.invoices]'))
         END AS problem

@@ -37,7 +37,8 @@ checked AS (
                  AND list_contains($statuses, status_t) AND created_at_t IS NOT NULL THEN NULL
             ELSE concat_ws('; ',
                 CASE WHEN key_t IS NULL THEN 'no reference and no order_id' END,
-                ledger_amount_problem(amount, amount_ok, amount_decimals, amount_minor_t, $amounts, known, exponent),
+                coalesce(ledger_amount_mark_problem(amount, $decimal),
+                    ledger_amount_problem(amount, amount_ok, amount_decimals, amount_minor_t, $amounts, known, exponent)),
                 ledger_currency_problem(currency, code, known, exponent),
                 ledger_status_problem(status, status_t, $statuses, '[ledger.orders]'),
                 ledger_time_problem(created_at, created_at_t))

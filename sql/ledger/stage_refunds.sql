@@ -33,7 +33,8 @@ checked AS (
             ELSE concat_ws('; ',
                 CASE WHEN payment_id_t IS NULL AND reference_t IS NULL
                      THEN 'neither payment_id nor reference' END,
-                ledger_amount_problem(amount, amount_ok, amount_decimals, amount_minor_t, $amounts, known, exponent),
+                coalesce(ledger_amount_mark_problem(amount, $decimal),
+                    ledger_amount_problem(amount, amount_ok, amount_decimals, amount_minor_t, $amounts, known, exponent)),
                 ledger_currency_problem(currency, code, known, exponent),
                 ledger_time_problem(created_at, created_at_t))
         END AS problem

@@ -3,8 +3,10 @@
 Shared by the reports (`recon.report`) and `recon export`.
 
 Formula injection: a spreadsheet treats a cell that begins with ``=``, ``+``, ``-``, ``@``,
-tab, CR or LF as a formula (or strips the control character and then does). Every *text*
-cell that starts with one of those is prefixed with ``'`` and written quoted. Numeric
+tab, CR or LF as a formula (or strips the control character and then does), also after
+leading spaces (`` =1+1``) and in the fullwidth forms (U+FF1D, U+FF0B, U+FF0D, U+FF20).
+Every *text* cell that starts with one of those is prefixed with ``'`` and written quoted.
+Numeric
 columns are never touched: a refund of -12.50 stays the number -12.50.
 
 Timestamps: written in UTC as ``2026-11-21 02:00:00`` (ISO 8601 date and time, the
@@ -13,13 +15,25 @@ LibreOffice open as date-times; a zone offset such as ``+0000`` makes them text.
 
 Dialects: ``excel`` (comma-separated, decimal point) and ``excel-eu`` (semicolon-separated,
 decimal comma: what Excel expects in most of Europe), `RECON_CSV_DIALECT` /
-``--csv-dialect``.
+``--csv-dialect``. A CSV *file* of either dialect begins with a UTF-8 byte-order mark: without
+it Excel opens a double-clicked file as the local code page and garbles ``Müller €5``. A CSV
+sent to a pipe (`recon query`) has none.
+
+Money: a file's every ``<x>_minor`` column with a currency column beside it
+(`money_columns`) gets ``<x>`` in currency units right after it, with that row's
+currency's own decimals (``552.33``, JPY ``59631``, BHD ``1.234``; decimal comma in
+``excel-eu``), exactly, from the integer; a ``<x>`` the source already has (the
+``*_major`` views' DECIMAL(38,4) ``552.3300``) is written the same way. A currency that
+cannot be scaled (not ISO 4217, no minor unit) leaves the cell empty: its minor units stand
+beside it.
 
 Atomic writes: `recon.files` (one helper for every writer), re-exported here.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, Literal
@@ -30,10 +44,12 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.parquet as pq  # type: ignore[import-untyped,unused-ignore]
 
+from recon.currency import currency_exponent, is_iso4217
 from recon.files import atomic_path, atomic_write_bytes, atomic_write_text
 from recon.visible import visible_array
 
 __all__ = [
+    "BOM",
     "CSV_DATETIME_FORMAT",
     "CSV_DIALECTS",
     "FORMULA_PREFIXES",
@@ -43,8 +59,12 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "csv_native",
+    "major_text",
+    "money_columns",
     "neutralise",
     "neutralise_table",
+    "unique_names",
+    "unique_reader",
     "write_csv",
     "write_csv_batches",
     "write_csv_stream",
@@ -52,18 +72,128 @@ __all__ = [
     "write_parquet_batches",
 ]
 
-# The characters that make a spreadsheet cell a formula (docs/facts.md, "Security and retries").
+# The characters that make a spreadsheet cell a formula (docs/facts.md, "Security and retries"),
+# also after leading blanks (` =1+1`: spreadsheets trim them) and in their fullwidth forms
+# (U+FF1D FULLWIDTH EQUALS SIGN: some spreadsheets fold it to `=`).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\n")
-_FORMULA_REGEX = r"^[=+\-@\t\r\n]"
+_FULLWIDTH = "\uff1d\uff0b\uff0d\uff20"  # fullwidth = + - @
+_FORMULA_PYTHON = re.compile(f"^(?:[\t\r\n]|[ \u00a0\u3000]*[=+\\-@{_FULLWIDTH}])")
+_FORMULA_REGEX = r"^(?:[\t\r\n]|[ \x{a0}\x{3000}]*[=+\-@\x{ff1d}\x{ff0b}\x{ff0d}\x{ff20}])"
+BOM = b"\xef\xbb\xbf"
 CSV_DATETIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 CsvDialect = Literal["excel", "excel-eu"]
 #: dialect -> (field separator, decimal comma)
 CSV_DIALECTS: dict[str, tuple[str, bool]] = {"excel": (",", False), "excel-eu": (";", True)}
 
 
+def money_columns(names: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """`<x>_minor` column -> (`<x>`, its currency column), for the columns in `names`.
+
+    The currency column is `<prefix>_currency` (`books_amount_minor` -> `books_currency`)
+    when there is one, else `currency`.
+    """
+    found: dict[str, tuple[str, str]] = {}
+    present = set(names)
+    for name in names:
+        if not name.endswith("_minor") or name == "_minor":
+            continue
+        parts = name.removesuffix("_minor").split("_")
+        candidates = [f"{'_'.join(parts[:i])}_currency" for i in range(len(parts) - 1, 0, -1)]
+        currency = next((c for c in [*candidates, "currency"] if c in present), None)
+        if currency is not None:
+            found[name] = (name.removesuffix("_minor"), currency)
+    return found
+
+
+def major_text(minor: object, currency: object, *, decimal_comma: bool = False) -> str | None:
+    """`minor` in `currency`'s units as plain text with its own decimals, exactly.
+
+    >>> major_text(55233, "EUR"), major_text(59631, "JPY"), major_text(-1234, "BHD")
+    ('552.33', '59631', '-1.234')
+
+    None when it cannot be scaled (no amount, a currency that is not ISO 4217 or has no
+    minor unit).
+    """
+    if minor is None or isinstance(minor, bool) or not isinstance(currency, str):
+        return None
+    if not is_iso4217(currency):
+        return None
+    exponent = currency_exponent(currency)
+    if exponent is None:
+        return None
+    value = int(minor)  # type: ignore[call-overload]
+    sign = "-" if value < 0 else ""
+    whole, cents = divmod(abs(value), 10**exponent)
+    if exponent == 0:
+        return f"{sign}{whole}"
+    return f"{sign}{whole}{',' if decimal_comma else '.'}{cents:0{exponent}d}"
+
+
+def _with_major_units(table: pa.Table, *, decimal_comma: bool) -> tuple[pa.Table, set[str]]:
+    """`table` with `<x>` in currency units as text beside every money column `<x>_minor`
+    (replacing a `<x>` it has); the names of those columns."""
+    money = money_columns(table.column_names)
+    if not money:
+        return table, set()
+    names = list(table.column_names)
+    columns: dict[str, pa.Array | pa.ChunkedArray] = dict(zip(names, table.columns, strict=True))
+    written: set[str] = set()
+    for minor, (major, currency) in money.items():
+        if not pa.types.is_integer(table.schema.field(minor).type):
+            continue
+        if major in columns and not pa.types.is_decimal(table.schema.field(major).type):
+            continue  # a column of another kind that merely shares the name: left alone
+        values = [
+            major_text(m, c, decimal_comma=decimal_comma)
+            for m, c in zip(columns[minor].to_pylist(), columns[currency].to_pylist(), strict=True)
+        ]
+        columns[major] = pa.array(values, type=pa.string())
+        if major not in names:
+            names.insert(names.index(minor) + 1, major)
+        written.add(major)
+    return pa.Table.from_arrays([columns[n] for n in names], names=names), written
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """`names` with a name that comes again renamed `<name>_2`, `<name>_3`… (never one the
+    list already has): CSV, JSON and every frame library need each column named once.
+
+    >>> unique_names(["id", "id", "x", "id_2", "x"])
+    ['id', 'id_3', 'x', 'id_2', 'x_2']
+    """
+    taken = set(names)
+    seen: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        if name not in seen:
+            seen.add(name)
+            out.append(name)
+            continue
+        n = 2
+        while f"{name}_{n}" in taken:
+            n += 1
+        renamed = f"{name}_{n}"
+        taken.add(renamed)
+        seen.add(renamed)
+        out.append(renamed)
+    return out
+
+
+def unique_reader(reader: pa.RecordBatchReader) -> pa.RecordBatchReader:
+    """`reader` with its columns named once each (`unique_names`)."""
+    names = list(reader.schema.names)
+    renamed = unique_names(names)
+    if renamed == names:
+        return reader
+    schema = pa.schema([f.with_name(n) for f, n in zip(reader.schema, renamed, strict=True)])
+    return pa.RecordBatchReader.from_batches(
+        schema, (pa.RecordBatch.from_arrays(b.columns, schema=schema) for b in reader)
+    )
+
+
 def neutralise(value: str) -> str:
     """Return `value` prefixed with ``'`` when a spreadsheet would read it as a formula."""
-    if value.startswith(FORMULA_PREFIXES):
+    if _FORMULA_PYTHON.match(value):
         return "'" + value
     return value
 
@@ -114,17 +244,23 @@ def csv_native(t: pa.DataType) -> bool:
     )
 
 
-def neutralise_table(table: pa.Table) -> pa.Table:
+def neutralise_table(
+    table: pa.Table, *, numbers: frozenset[str] | set[str] = frozenset()
+) -> pa.Table:
     """Neutralise every text column of `table`.
 
     Nested, binary and other columns a CSV cannot hold are turned into text first (lists of
     scalars as space-separated words, structs and maps as JSON, bytes as hex) and then
-    neutralised too. Numeric, boolean and temporal columns are returned unchanged.
+    neutralised too. Numeric, boolean and temporal columns are returned unchanged, and so
+    are `numbers`: text columns recon wrote itself as numbers (`-12.50` stays a number).
     """
     columns: list[pa.Array | pa.ChunkedArray] = []
     for field, column in zip(table.schema, table.columns, strict=True):
         col: pa.Array | pa.ChunkedArray = column
         t = field.type
+        if field.name in numbers:
+            columns.append(col)
+            continue
         if pa.types.is_dictionary(t):
             col = pc.cast(col, pa.string())
         elif not (pa.types.is_string(t) or pa.types.is_large_string(t) or csv_native(t)):
@@ -166,45 +302,68 @@ def _write_frame(
     )
 
 
-def write_csv(table: pa.Table, target: Path, *, dialect: CsvDialect = "excel") -> int:
-    """Write `table` as spreadsheet-safe CSV (UTF-8, header row) to `target`; return rows.
+def _safe(table: pa.Table, dialect: CsvDialect, major_units: bool) -> pa.Table:
+    numbers: set[str] = set()
+    if major_units:
+        table, numbers = _with_major_units(table, decimal_comma=CSV_DIALECTS[dialect][1])
+    return neutralise_table(table, numbers=numbers)
+
+
+def write_csv(
+    table: pa.Table, target: Path, *, dialect: CsvDialect = "excel", major_units: bool = True
+) -> int:
+    """Write `table` as spreadsheet-safe CSV (UTF-8 with a BOM, header row) to `target`;
+    return rows.
 
     Text cells that would start a formula get a ``'`` prefix; every text cell is quoted,
-    numbers are not; NULL is an empty unquoted cell.
+    numbers are not; NULL is an empty unquoted cell. With `major_units`, every money column
+    `<x>_minor` has `<x>` in currency units beside it (module docstring).
     """
-    safe = neutralise_table(table)
+    safe = _safe(table, dialect, major_units)
     frame = _csv_frame(safe)
     with atomic_path(target) as tmp, tmp.open("wb") as fh:
+        fh.write(BOM)
         _write_frame(frame, fh, header=True, dialect=dialect)
     return int(safe.num_rows)
 
 
 def write_csv_stream(
-    reader: pa.RecordBatchReader, fh: IO[bytes], *, dialect: CsvDialect = "excel"
+    reader: pa.RecordBatchReader,
+    fh: IO[bytes],
+    *,
+    dialect: CsvDialect = "excel",
+    major_units: bool = False,
 ) -> int:
     """Stream `reader` as spreadsheet-safe CSV into the open binary `fh`; return rows.
 
-    Same cell rules as `write_csv`; memory stays bounded by one batch.
+    Same cell rules as `write_csv` (no BOM: `fh` may be a pipe); memory stays bounded by
+    one batch.
     """
     rows = 0
     header = True
     for batch in reader:
-        safe = neutralise_table(pa.Table.from_batches([batch]))
+        safe = _safe(pa.Table.from_batches([batch]), dialect, major_units)
         _write_frame(_csv_frame(safe), fh, header=header, dialect=dialect)
         header = False
         rows += int(safe.num_rows)
     if header:  # no batch at all: still write the header row
-        empty = _csv_frame(neutralise_table(reader.schema.empty_table()))
+        empty = _csv_frame(_safe(reader.schema.empty_table(), dialect, major_units))
         _write_frame(empty, fh, header=True, dialect=dialect)
     return rows
 
 
 def write_csv_batches(
-    reader: pa.RecordBatchReader, target: Path, *, dialect: CsvDialect = "excel"
+    reader: pa.RecordBatchReader,
+    target: Path,
+    *,
+    dialect: CsvDialect = "excel",
+    major_units: bool = True,
 ) -> int:
-    """Stream `reader` into a spreadsheet-safe CSV at `target` (atomically); return rows."""
+    """Stream `reader` into a spreadsheet-safe CSV at `target` (atomically, UTF-8 with a
+    BOM); return rows."""
     with atomic_path(target) as tmp, tmp.open("wb") as fh:
-        return write_csv_stream(reader, fh, dialect=dialect)
+        fh.write(BOM)
+        return write_csv_stream(reader, fh, dialect=dialect, major_units=major_units)
 
 
 def _parquet_safe(table: pa.Table) -> pa.Table:

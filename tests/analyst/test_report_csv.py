@@ -13,7 +13,7 @@ import pytest
 def test_the_reports_csvs_carry_the_amount_in_currency_units(analyst_db: Path) -> None:
     latest = analyst_db.parent.parent / "reports" / "latest"
     for name in ("findings.csv", "ledger_breaks.csv"):
-        with (latest / name).open(newline="") as fh:
+        with (latest / name).open(newline="", encoding="utf-8-sig") as fh:
             rows = list(csv.DictReader(fh))
         assert rows, name
         columns = list(rows[0])
@@ -30,7 +30,7 @@ def test_breaks_carry_both_ages_and_an_invoice_is_aged_from_its_own_date(
     import duckdb
 
     latest = analyst_db.parent.parent / "reports" / "latest"
-    with (latest / "ledger_breaks.csv").open(newline="") as fh:
+    with (latest / "ledger_breaks.csv").open(newline="", encoding="utf-8-sig") as fh:
         rows = list(csv.DictReader(fh))
     assert {"item_age_days", "known_days"} <= set(rows[0])
     con = duckdb.connect(str(analyst_db), read_only=True)

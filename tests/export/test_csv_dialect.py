@@ -31,13 +31,13 @@ TABLE = pa.table(
 
 def test_timestamps_are_written_to_the_second(tmp_path: Path) -> None:
     write_csv(TABLE, tmp_path / "t.csv")
-    lines = (tmp_path / "t.csv").read_text().splitlines()
+    lines = (tmp_path / "t.csv").read_text(encoding="utf-8-sig").splitlines()
     assert lines[1] == '"pay_1","a;b",12.34,"2026-11-21 02:00:00"'
 
 
 def test_the_european_dialect_uses_semicolons_and_decimal_commas(tmp_path: Path) -> None:
     write_csv(TABLE, tmp_path / "t.csv", dialect="excel-eu")
-    assert (tmp_path / "t.csv").read_text().splitlines() == [
+    assert (tmp_path / "t.csv").read_text(encoding="utf-8-sig").splitlines() == [
         '"id";"note";"amount";"at"',
         '"pay_1";"a;b";12,34;"2026-11-21 02:00:00"',
         '"pay_2";"\'-x";-1,50;"2026-11-21 02:00:00"',
@@ -57,10 +57,11 @@ def test_recon_export_takes_the_dialect(tmp_path: Path, monkeypatch: pytest.Monk
         app, ["export", str(out), "--table", "t", "--db", str(db), "--csv-dialect", "excel-eu"]
     )
     assert result.exit_code == 0, result.output
-    assert out.read_text().splitlines() == ['"currency";"amount"', '"EUR";12,34']
+    lines = out.read_text(encoding="utf-8-sig").splitlines()
+    assert lines == ['"currency";"amount"', '"EUR";12,34']
     monkeypatch.setenv("RECON_CSV_DIALECT", "excel-eu")
     result = CliRunner().invoke(app, ["export", str(out), "--table", "t", "--db", str(db)])
-    assert out.read_text().splitlines()[1] == '"EUR";12,34'
+    assert out.read_text(encoding="utf-8-sig").splitlines()[1] == '"EUR";12,34'
 
 
 def test_amounts_in_currency_units_sit_beside_the_minor_units() -> None:

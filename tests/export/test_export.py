@@ -40,7 +40,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="") as fh:
+    with path.open(newline="", encoding="utf-8-sig") as fh:
         return list(csv.DictReader(fh))
 
 
@@ -60,13 +60,13 @@ def test_table_to_csv_is_formula_safe(db: Path, tmp_path: Path) -> None:
     assert rows["pay_8"]["reference"] == "plain ref, with comma"
     assert rows["pay_9"]["reference"] == ""
     assert rows["pay_2"]["amount_minor"] == "-1250"  # numbers untouched
-    text = result.path.read_text()
+    text = result.path.read_text(encoding="utf-8-sig")
     assert ",-1250," in text  # not quoted: a spreadsheet sees a number
 
 
 def test_numbers_stay_numbers(db: Path, tmp_path: Path) -> None:
     result = export(db, table="ledger", out=tmp_path / "ledger.csv", base_dir=tmp_path)
-    lines = result.path.read_text().splitlines()
+    lines = result.path.read_text(encoding="utf-8-sig").splitlines()
     assert lines[1] == '"\'=refund",-12.50,-0.5'
     assert lines[2] == '"ok",3.00,1.25'
 
@@ -105,7 +105,7 @@ def test_injection_attempt_as_bound_value_finds_nothing(
         base_dir=tmp_path,
     )
     assert result.rows == 0
-    text = result.path.read_text()
+    text = result.path.read_text(encoding="utf-8-sig")
     assert "root:" not in text
     assert text.startswith('"run_id","check_name"')  # header only
 

@@ -51,7 +51,7 @@ def test_columns_read_from_personal_paths_are_left_out_whatever_their_name(
         "raw->>'$.bankAccount.bankName' AS bank FROM payments"
     )
     result = export(db, query=sql, out=tmp_path / "pii.csv")
-    text = (tmp_path / "pii.csv").read_text()
+    text = (tmp_path / "pii.csv").read_text(encoding="utf-8-sig")
     assert text.splitlines()[0] == '"id","cur","bank"'
     assert "4242" not in text
     assert "ana@example.test" not in text
@@ -64,7 +64,7 @@ def test_columns_read_from_personal_paths_are_left_out_whatever_their_name(
     )
     kept = export(db, query=sql, out=tmp_path / "all.csv", include_raw=True)
     assert kept.left_out == ()
-    assert "4242" in (tmp_path / "all.csv").read_text()
+    assert "4242" in (tmp_path / "all.csv").read_text(encoding="utf-8-sig")
 
 
 def test_the_command_says_what_it_left_out(
@@ -100,4 +100,4 @@ def test_a_personal_value_named_in_a_cte_or_subquery_is_recognised(
     )
     result = export(db, query=sql, out=tmp_path / "pii.csv")
     assert result.left_out == ("digits (raw $.card.last4)", "who (raw $.customer.email)")
-    assert "4242" not in (tmp_path / "pii.csv").read_text()
+    assert "4242" not in (tmp_path / "pii.csv").read_text(encoding="utf-8-sig")

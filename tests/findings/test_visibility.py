@@ -72,7 +72,7 @@ def test_report_files_and_explorer_carry_the_work_state(db: Path, tmp_path: Path
         paths = render_report(con, run_id=R1, reports_dir=tmp_path / "reports")
     finally:
         con.close()
-    rows = list(csv.DictReader(io.StringIO(paths.findings_csv.read_text())))
+    rows = list(csv.DictReader(io.StringIO(paths.findings_csv.read_text(encoding="utf-8-sig"))))
     got = {
         r["finding_key"]: (
             r["work_state"],

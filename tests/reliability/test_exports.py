@@ -108,7 +108,7 @@ def test_exports_bind_filter_values_and_read_no_file(
             tmp_path, night, f"q{i}.csv", "--query", query, "--param", f"ref={value}"
         )
         assert code == 0, out
-        text = (tmp_path / f"q{i}.csv").read_text()
+        text = (tmp_path / f"q{i}.csv").read_text(encoding="utf-8-sig")
         assert text.splitlines() == ['"id","reference"'], text  # header only: nothing matched
         assert "CANARY-FILE-CONTENT" not in text
         assert "root:" not in text

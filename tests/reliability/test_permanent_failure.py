@@ -69,7 +69,7 @@ def test_permanent_failure_after_a_complete_night(tmp_path: Path) -> None:
     assert folder is not None
     summary = json.loads((folder / "summary.json").read_text())
     text = json.dumps(summary)
-    with (folder / "failed_calls.csv").open(newline="") as fh:
+    with (folder / "failed_calls.csv").open(newline="", encoding="utf-8-sig") as fh:
         csv_text = "\n".join(",".join(r) for r in csv.reader(fh))
     html = (folder / "report.html").read_text()
     headline = html[: html.index("</table>", html.index("failed API calls"))]

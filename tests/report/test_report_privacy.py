@@ -150,7 +150,7 @@ def report_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
                 str(v) for column in table.columns for v in column.to_pylist()
             )
         else:
-            files[path.name] = path.read_text(encoding="utf-8")
+            files[path.name] = path.read_text(encoding="utf-8-sig")
     files["index.html"] = paths.index_html.read_text(encoding="utf-8")
     return files
 

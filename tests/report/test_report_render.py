@@ -225,7 +225,7 @@ def test_drill_down_when_too_many_to_explore(rendered: Rendered, tmp_path: Path)
 
 
 def test_findings_csv_is_spreadsheet_safe(rendered: Rendered) -> None:
-    with rendered.paths.findings_csv.open(newline="") as fh:
+    with rendered.paths.findings_csv.open(newline="", encoding="utf-8-sig") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == TOTAL_ROWS
     dangerous = ("=", "+", "-", "@", "\t", "\r", "\n")
@@ -240,16 +240,16 @@ def test_findings_csv_is_spreadsheet_safe(rendered: Rendered) -> None:
     assert bad["amount_minor"] == "-1250"  # a number stays a number
     assert by_id["pay_bad_cur"]["detail"] == "'@SUM(1+1)"
     assert by_id["pay_odd"]["detail"] == "'-status weird"
-    raw = rendered.paths.findings_csv.read_text()
+    raw = rendered.paths.findings_csv.read_text(encoding="utf-8-sig")
     assert ",-1250," in raw  # unquoted, so a spreadsheet reads a number
-    # beside the minor units, the amount in currency units (at the file's largest exponent,
-    # BHD's 3 here), also a number
-    assert bad["amount"] == "-12.500"
-    assert ",-1250,-12.500," in raw
+    # beside the minor units, the amount in currency units with its currency's own decimals
+    # (quoted text that a spreadsheet reads as a number; never neutralised)
+    assert bad["amount"] == "-12.50"
+    assert ',-1250,"-12.50",' in raw
 
 
 def test_failed_calls_csv(rendered: Rendered) -> None:
-    with rendered.paths.failed_calls_csv.open(newline="") as fh:
+    with rendered.paths.failed_calls_csv.open(newline="", encoding="utf-8-sig") as fh:
         rows = list(csv.DictReader(fh))
     assert list(rows[0])[:8] == [
         "method",

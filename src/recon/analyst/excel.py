@@ -16,6 +16,8 @@ column. recon adds what finance needs on top:
   and `strings_to_numbers` off, so a cell starting with `= + - @` is stored as a string
   cell and never evaluated: no `'` prefix is needed (unlike CSV).
 - Time zones: Excel has none; zoned timestamps are written as UTC wall time.
+- Control characters (NUL, ESC, a right-to-left override) in text are written as escapes
+  (`recon.visible`), as in the CSV files and the reports.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ import xlsxwriter  # type: ignore[import-untyped,unused-ignore]
 
 from recon.currency import currency_exponent, is_iso4217
 from recon.files import atomic_path
-from recon.spreadsheet import as_text, csv_native
+from recon.spreadsheet import as_text, csv_native, money_columns
+from recon.visible import visible_array
 
 __all__ = [
     "MAX_ROWS",
@@ -63,21 +66,6 @@ class Sheet:
     name: str
     table: pa.Table
     formats: Mapping[str, str] | None = None  # column -> Excel number format (e.g. "0.0%")
-
-
-def money_columns(names: Sequence[str]) -> dict[str, tuple[str, str]]:
-    """`<x>_minor` column -> (`<x>`, its currency column), for the columns in `names`."""
-    found: dict[str, tuple[str, str]] = {}
-    present = set(names)
-    for name in names:
-        if not name.endswith("_minor") or name == "_minor":
-            continue
-        parts = name.removesuffix("_minor").split("_")
-        candidates = [f"{'_'.join(parts[:i])}_currency" for i in range(len(parts) - 1, 0, -1)]
-        currency = next((c for c in [*candidates, "currency"] if c in present), None)
-        if currency is not None:
-            found[name] = (name.removesuffix("_minor"), currency)
-    return found
 
 
 def _exponent(currency: Any) -> int | None:
@@ -148,7 +136,10 @@ def _plain(table: pa.Table) -> pa.Table:
         keep = pa.types.is_string(t) or pa.types.is_large_string(t) or csv_native(t)
         if pa.types.is_duration(t):
             keep = False
-        columns.append(column if keep else as_text(column))
+        col = column if keep else as_text(column)
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            col = visible_array(col)  # a NUL, ESC or RLO shown as an escape, not obeyed
+        columns.append(col)
     return pa.Table.from_arrays(columns, names=table.column_names)
 
 

@@ -43,7 +43,12 @@ from recon.errors import ConfigError, WarehouseError
 from recon.group.consolidated import attach_accounts
 from recon.report.privacy import PERSONAL_KEYS, scrub_column
 from recon.resources import personal_paths
-from recon.spreadsheet import CsvDialect, write_csv_batches, write_parquet_batches
+from recon.spreadsheet import (
+    CsvDialect,
+    unique_reader,
+    write_csv_batches,
+    write_parquet_batches,
+)
 
 __all__ = [
     "ExportFormat",
@@ -52,6 +57,7 @@ __all__ = [
     "is_personal_column",
     "list_relations",
     "open_read_only",
+    "output_path",
     "personal_from_raw",
 ]
 
@@ -152,6 +158,13 @@ def _check_output(out: Path, base_dir: Path | None, fmt: ExportFormat | None) ->
             f"cannot tell the format from {target.name!r}; use a .csv, .parquet or .xlsx name",
         )
     return target, chosen
+
+
+def output_path(out: Path, base_dir: Path | None, fmt: ExportFormat | None = None) -> Path:
+    """Where an export named `out` is written: inside `base_dir` (RECON_EXPORT_ROOT) when
+    one is set, in a writable existing folder; ConfigError otherwise. Shared by
+    `recon export` and `recon findings export`."""
+    return _check_output(out, base_dir, fmt)[0]
 
 
 def _sources(
@@ -348,7 +361,8 @@ def _scrubbed(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
 
 
 def _reader(rel: duckdb.DuckDBPyRelation, include_raw: bool) -> pa.RecordBatchReader:
-    reader: pa.RecordBatchReader = rel.to_arrow_reader(_BATCH_ROWS)
+    # a column named twice (`SELECT id, id`) is written as id, id_2
+    reader: pa.RecordBatchReader = unique_reader(rel.to_arrow_reader(_BATCH_ROWS))
     if include_raw:
         return reader
     schema = pa.schema(

@@ -32,10 +32,16 @@ from recon.analyst.export import open_read_only
 from recon.currency import currency_exponent, is_iso4217
 from recon.errors import ConfigError, ReconError
 from recon.settings import ReconSources, Settings
-from recon.spreadsheet import write_csv_stream
+from recon.spreadsheet import unique_reader, write_csv_stream
 from recon.visible import visible
 
-__all__ = ["OutputFormat", "QueryError", "read_query_text", "run_query", "warehouse_path"]
+__all__ = [
+    "OutputFormat",
+    "QueryError",
+    "read_query_text",
+    "run_query",
+    "warehouse_path",
+]
 
 OutputFormat = Literal["table", "csv", "json"]
 
@@ -97,7 +103,7 @@ def run_query(
                     stream.write(f"(first {max_rows} rows; --max-rows to see more)\n".encode())
                 stream.flush()
                 return int(min(head.num_rows, max_rows))
-            reader = rel.to_arrow_reader(65_536)
+            reader = unique_reader(rel.to_arrow_reader(65_536))
             if fmt == "csv":
                 rows = write_csv_stream(reader, stream)
             else:

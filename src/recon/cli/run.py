@@ -35,7 +35,7 @@ from recon.errors import ConfigError, ReconError
 
 
 @contextlib.contextmanager
-def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
+def _sandbox(payments: int, faults: str, seed: int, day: int = 0) -> Iterator[str]:
     """Start the bundled sandbox on 127.0.0.1; yields its base URL.
 
     The run then reads the sandbox's credentials where the sandbox does (`credentials:
@@ -47,14 +47,29 @@ def _sandbox(payments: int, faults: str, seed: int) -> Iterator[str]:
 
     key, token = sandbox_credentials()
     config = SandboxConfig(
-        seed=seed, payments=payments, faults=faults, api_key=key, bearer_token=token
+        seed=seed, payments=payments, faults=faults, api_key=key, bearer_token=token, day=day
     )
-    say(f"sandbox: {payments:,} payments, faults={faults}, seed={seed} on 127.0.0.1")
+    say(
+        f"sandbox: {payments:,} payments, faults={faults}, seed={seed}, day {day} "
+        f"({'kept still' if faults == 'none' else 'moves on each night'}) on 127.0.0.1"
+    )
     with serve_in_thread(config) as base_url:
         yield base_url
 
 
-def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[str, Any]:
+def _sandbox_day(seed: int, payments: int, faults: str, overrides: dict[str, Any]) -> int:
+    """This night's sandbox day (recon.sandbox.life): one more than the last night's beside
+    the warehouse, the same with `--sandbox-faults none`."""
+    from recon.night.nightly import settings_for
+    from recon.sandbox.life import next_day
+
+    folder = settings_for(overrides).db.parent
+    return next_day(folder, seed, payments, still=faults == "none")
+
+
+def _sandbox_books(
+    seed: int, payments: int, overrides: dict[str, Any], day: int = 0
+) -> dict[str, Any]:
     """The sandbox's books beside the warehouse, so that the demo reconciles them too; but
     the user's own books (RECON_LEDGER_*, `[ledger.*]` in recon.toml) win, and it says so."""
     from recon.ledger.sources import resolve_sources
@@ -69,7 +84,7 @@ def _sandbox_books(seed: int, payments: int, overrides: dict[str, Any]) -> dict[
             "not the sandbox's"
         )
         return {}
-    return sandbox_ledger(seed, payments, settings.db.parent)
+    return sandbox_ledger(seed, payments, settings.db.parent, day)
 
 
 @contextlib.contextmanager
@@ -95,7 +110,12 @@ def nightly(
         int, typer.Option(help="Payments in the sandbox (with --sandbox).", min=1)
     ] = 20_000,
     sandbox_faults: Annotated[
-        str, typer.Option(help="Sandbox fault profile (with --sandbox).")
+        str,
+        typer.Option(
+            help="Sandbox fault profile (with --sandbox). The sandbox lives: each night moves "
+            "on from the last (new payments, refunds, status changes, books fixed); `none` "
+            "keeps it still."
+        ),
     ] = "flaky",
     sandbox_seed: Annotated[int, typer.Option(help="Sandbox data seed (with --sandbox).")] = 7,
     resume: Annotated[
@@ -220,9 +240,12 @@ def nightly(
             from recon.night.refetch import resolve_retry
 
             if sandbox:
-                url = stack.enter_context(_sandbox(sandbox_payments, sandbox_faults, sandbox_seed))
+                day = _sandbox_day(sandbox_seed, sandbox_payments, sandbox_faults, overrides)
+                url = stack.enter_context(
+                    _sandbox(sandbox_payments, sandbox_faults, sandbox_seed, day)
+                )
                 overrides.update(base_url=url, credentials="sandbox")
-                overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides))
+                overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides, day))
             settings = preflight(overrides, probe_api=True)  # before the flow starts
             if accept_books:
                 from recon.ledger.loading import accept_books as accept
@@ -352,6 +375,9 @@ def print_summary(summary: Any) -> None:
     where = f"--account {account}" if account else f"--db {shlex.quote(str(db))}"
     command = f"query {_double_quoted(sql)} {where}"
     out.print(f"query it:  {recon_command()} {command}", highlight=False, markup=False)
+    # what now: the report's first screen names the same two commands
+    for label, step in (("work it:", "findings list"), ("", "findings export worklist.xlsx")):
+        out.print(f"{label:<10} {recon_command()} {step} {where}", highlight=False, markup=False)
 
 
 def _double_quoted(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -68,13 +69,18 @@ def export_(
     sel: Selection,
 ) -> None:
     """Write a worklist (.xlsx) of the findings the filters keep: fill in action, owner,
-    reason, note and until, then `recon findings import` it."""
+    reason, note and until, then `recon findings import` it. With RECON_EXPORT_ROOT set, the
+    worklist must be inside that folder (a relative OUT is taken inside it)."""
+    from recon.analyst.export import output_path
     from recon.findings.listing import iter_findings
     from recon.findings.worklist import EXCEL_MAX_ROWS, write_worklist
 
     def go() -> int:
         if out.suffix.lower() != ".xlsx":
             raise ConfigError("OUT", f"{out.name}: a worklist is an .xlsx file")
+        # like `recon export`: with RECON_EXPORT_ROOT set, only inside that folder
+        root = os.environ.get("RECON_EXPORT_ROOT") or None
+        target = output_path(out, Path(root) if root else None, "xlsx")
         warehouse, log = sel.paths()
         filters = sel.filters()
         # counted first (a stream: a million findings are never held), then written
@@ -83,12 +89,12 @@ def export_(
             raise UsageError("OUT", _too_many(count, EXCEL_MAX_ROWS))
         write_worklist(
             iter_findings(warehouse, log, filters=filters),
-            out,
+            target,
             filters=filters.describe(),
             personal=_personal(warehouse, run_id),
             count=count,
         )
-        typer.echo(f"wrote {count:,} finding(s) to {out}")
+        typer.echo(f"wrote {count:,} finding(s) to {target}")
         return 0
 
     raise typer.Exit(guard(go))

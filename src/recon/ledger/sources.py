@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import csv
 import glob
+import io
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +40,7 @@ __all__ = [
     "check_columns",
     "read_source",
     "resolve_sources",
+    "snapshot",
     "unread_sheets",
 ]
 
@@ -208,9 +213,14 @@ def _file_columns(source: BooksSource, path: Path) -> list[str]:
 
 def _csv_header(source: BooksSource, path: Path) -> list[str]:
     """The CSV's header as the reader (DuckDB's read_csv) names it: quotes undone, `""`
-    read as `"`; a column named twice refused, naming it (a reader would rename one)."""
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        header = next(csv.reader(fh, delimiter=source.mapping.delimiter), [])
+    read as `"`; a column named twice refused, naming it (a reader would rename one).
+
+    Only the header line is decoded: a mis-encoded line further down is the reader's to
+    refuse (that row, with its reason), not a reason to refuse the file."""
+    with path.open("rb") as raw:
+        first = raw.readline()
+    text = first.decode("utf-8-sig")  # a header that is not UTF-8 is refused: ValueError
+    header = next(csv.reader(io.StringIO(text, newline=""), delimiter=source.mapping.delimiter), [])
     seen: set[str] = set()
     for name in header:
         if name in seen:
@@ -240,12 +250,61 @@ def read_source(source: BooksSource) -> Iterator[tuple[str, pa.Table]]:
             elif suffix == ".xlsx":
                 frame, first = _read_xlsx(source, path), 2
             else:
-                _csv_header(source, path)  # a column named twice is refused
-                (frame, unread), first = _read_csv_rows(source, path), 2
+                with tempfile.TemporaryDirectory(prefix="recon-books-") as folder:
+                    # a file the merchant's export is still writing: read a stable copy
+                    copy = snapshot(path, Path(folder) / path.name)
+                    _csv_header(source, copy)  # a column named twice is refused
+                    (frame, unread), first = _read_csv_rows(source, copy), 2
         except (*_UNREADABLE, duckdb.Error) as exc:
             raise ConfigError(source.setting, f"cannot read {path}: {_first_line(exc)}") from None
         _require(source, str(path), list(frame.columns))
         yield str(path), _shape(source, frame, first_row=first, unread=unread)
+
+
+def _copy_prefix(source: Path, target: Path, size: int) -> None:
+    """The first `size` bytes of `source` into `target`."""
+    with source.open("rb") as src, target.open("wb") as dst:
+        remaining = size
+        while remaining > 0:
+            block = src.read(min(remaining, 1 << 20))
+            if not block:
+                break
+            dst.write(block)
+            remaining -= len(block)
+
+
+def snapshot(path: Path, target: Path) -> Path:
+    """A stable copy of the CSV at `path` in `target`, to read instead of the live file.
+
+    The bytes there when the copy began are copied; when the file changed meanwhile (an
+    export still appending), the copy ends at its last complete line, so that a line cut
+    mid-way is never read as a short row. A file that is not growing is copied whole.
+    """
+    before = os.stat(path)
+    _copy_prefix(path, target, before.st_size)
+    after = os.stat(path)
+    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        with target.open("rb+") as fh:
+            data_end = target.stat().st_size
+            keep = _last_newline(fh, data_end)
+            fh.truncate(keep)
+    else:
+        shutil.copystat(path, target)
+    return target
+
+
+def _last_newline(fh: io.BufferedRandom, end: int) -> int:
+    """The offset just past the last newline before `end` (0 when there is none)."""
+    position = end
+    while position > 0:
+        start = max(0, position - (1 << 16))
+        fh.seek(start)
+        block = fh.read(position - start)
+        at = block.rfind(b"\n")
+        if at >= 0:
+            return start + at + 1
+        position = start
+    return 0
 
 
 def book_ids(settings: Settings, name: str, field: str) -> list[str]:
@@ -276,7 +335,9 @@ def _read_csv_rows(source: BooksSource, path: Path) -> tuple[pl.DataFrame, dict[
         ).to_arrow_table()
         unread = dict(
             con.execute(
-                "SELECT line, min(error_message) FROM reject_errors GROUP BY line"
+                "SELECT line, min(CASE WHEN error_type = 'INVALID ENCODING' THEN "
+                "'this line is not UTF-8 (the rest of the file is read; save the books as "
+                "UTF-8)' ELSE error_message END) FROM reject_errors GROUP BY line"
             ).fetchall()
         )
     finally:

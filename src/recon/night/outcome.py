@@ -95,13 +95,16 @@ def closing_lines(con: Any, run_id: str) -> list[str]:
         ).fetchall()
     )
     if counts:
+        # the report's words: a check that found something "has findings", it did not fail
+        words = {"failed": "with findings", "not_evaluated": "not evaluated"}
         lines.append(
             "  checks: "
             + ", ".join(
-                f"{counts.get(s, 0)} {s.replace('_', ' ')}"
+                f"{counts.get(s, 0)} {words.get(s, s)}"
                 for s in ("failed", "passed", "not_evaluated", "errored")
             )
         )
+        lines += _books_lines(con, run_id)
     from recon.report.data import failed_calls
 
     done = con.execute("SELECT status = 'complete' FROM runs WHERE run_id = ?", [run_id])
@@ -111,5 +114,28 @@ def closing_lines(con: Any, run_id: str) -> list[str]:
         lines.append(
             f"  {label} {call.method} {call.path}{q} → {call.http_status or '-'} "
             f"{call.error or ''} (request_id={call.request_id or 'none given'})"
+        )
+    return lines
+
+
+def _books_lines(con: Any, run_id: str) -> list[str]:
+    """Where the findings (and the books, when read) stand, as the report's first screen."""
+    import duckdb
+
+    from recon.report.headline import books_headline
+
+    try:
+        row = con.execute("SELECT count(*) FROM ledger_loads WHERE run_id = ?", [run_id])
+        books = bool((row.fetchone() or (0,))[0])
+    except duckdb.Error:
+        books = False
+    lines = []
+    for ledger in (False, True) if books else (False,):
+        h = books_headline(con, run_id, ledger_configured=ledger)
+        what = "books" if ledger else "findings"
+        lines.append(
+            f"  {what}: {h.open:,} {h.noun}{'s' if h.open != 1 else ''} open, "
+            f"{h.new:,} new tonight, {h.resolved:,} resolved tonight"
+            + (f", {h.reopened:,} reopened" if h.reopened else "")
         )
     return lines

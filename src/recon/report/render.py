@@ -29,6 +29,7 @@ from recon.report._money import is_iso_currency, major_scale, with_major_amount
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
 from recon.report.explore import EXPLORE_MAX, NO_CURRENCY, Explorer, build_explorer, script
+from recon.report.headline import books_headline, next_commands
 from recon.report.index import render_index
 from recon.report.ledger import build_ledger_section
 from recon.report.privacy import scrub_table
@@ -411,6 +412,8 @@ def render_report(
     view["account"] = account
     view["audit_trail"] = trail
     view["after_sign_off"] = after
+    view["books"] = books_headline(con, run_id, ledger_configured=ledger.configured)
+    view["next_commands"] = next_commands(account)
     view["group_page"] = _link(group_page, folder)
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
     rows["report.md"] = None

@@ -1,6 +1,8 @@
 """The Jinja environment of the report templates, and the filters they use.
 
-HTML templates (`*.html.j2`) are autoescaped; `report.md.j2` escapes with `md`.
+HTML templates (`*.html.j2`) are autoescaped; `report.md.j2` escapes with `md`. Every value
+a template writes has its control and bidirectional characters shown as escapes
+(`recon.visible`): report.html, report.md and close.html alike.
 
 Compiled templates are kept in recon's cache (`$XDG_CACHE_HOME/recon/jinja2`, else
 `~/.cache/recon/jinja2`; Jinja's bytecode cache, keyed by each template's source, so an
@@ -28,6 +30,7 @@ from jinja2.bccache import Bucket
 from markupsafe import Markup
 
 from recon.report._money import format_amount, is_iso_currency
+from recon.visible import visible
 
 __all__ = ["environment", "md_escape"]
 
@@ -45,6 +48,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         bytecode_cache=_bytecode_cache(),
+        finalize=_shown,
     )
     env.filters["money"] = format_amount
     env.filters["iso"] = is_iso_currency
@@ -82,7 +86,21 @@ def _bytecode_cache() -> BytecodeCache | None:
         return None
     if not os.access(folder, os.W_OK | os.X_OK):
         return None
-    return _QuietCache(str(folder))
+    # the compiled code depends on the environment's options (finalize), not only on the
+    # template's source: a new name when they change
+    return _QuietCache(str(folder), pattern=f"__recon_{_COMPILED}_%s.cache")
+
+
+_COMPILED = "v2"  # bump when the Environment's compile options change
+
+
+def _shown(value: object) -> object:
+    """Every value a template writes: text with its control characters (NUL, ESC, a
+    right-to-left override) shown as escapes, never obeyed by a browser or a terminal;
+    markup recon made (charts, the explorer's JSON) as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible(value, keep_breaks=True)
+    return value
 
 
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|])")
@@ -98,7 +116,7 @@ def md_escape(value: object) -> str:
 
 def _wbr(name: object) -> Markup:
     """An identifier that may break after its underscores (long check names in narrow cells)."""
-    return Markup("_<wbr>").join(str(name).split("_"))
+    return Markup("_<wbr>").join(visible(str(name)).split("_"))
 
 
 def _when(iso: str | None) -> str:

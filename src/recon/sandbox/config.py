@@ -38,6 +38,10 @@ class SandboxConfig:
     #: share of records carrying a planted anomaly (0.13: a real first night, issue 38);
     #: None: a few hundred of each kind at most (recon.sandbox.records.keyspace)
     anomaly_rate: float | None = None
+    #: the sandbox's day (recon.sandbox.life): 0 is the generated data set; each later day
+    #: has new payments, refunds and status changes on top (`recon nightly --sandbox` counts
+    #: its nights)
+    day: int = 0
     #: serialise every list record up front: "off" (on first touch), "sync" (before the app is
     #: returned) or "background" (in a daemon thread; /_sandbox/state says when it is done)
     prewarm: Literal["off", "sync", "background"] = "off"
@@ -69,6 +73,8 @@ class SandboxConfig:
             raise ValueError("prewarm must be off, sync or background")
         if self.payments < 0:
             raise ValueError("payments must be >= 0")
+        if self.day < 0:
+            raise ValueError("day must be >= 0")
         if self.cache_records < 0:
             raise ValueError("cache_records must be >= 0 (0 keeps every record)")
         if self.latency_ms < 0 or self.latency_jitter_ms < 0:

@@ -18,6 +18,7 @@ from recon.sandbox.drift import Drift
 from recon.sandbox.envelope import RequestIds
 from recon.sandbox.faults import FaultPlan, FaultProfile
 from recon.sandbox.idempotency import Creates
+from recon.sandbox.life import apply_life
 from recon.sandbox.mutations import ID_PREFIX, is_harmless, new_record
 from recon.sandbox.pacing import PACING_FIELDS, Pacing
 from recon.sandbox.store import ListView
@@ -87,6 +88,7 @@ class SandboxState:
             now_iso=self.now_iso,
             extra_payments=self.extra_payments,
         )
+        self.life = apply_life(ds, self.lists, self.config.day, self.extra_payments)
         self._new = count(1)
         self._last_ms = 0
         self.requests = 0

@@ -36,6 +36,8 @@
           C.cur[i] === null ? "" : D.currencies[C.cur[i]], C.text[i],
           C.first[i] === null ? "" : D.firstSeen[C.first[i]], C.detail[i] || "",
           C.owner[i] === null ? "" : D.owners[C.owner[i]],
+          // amounts without their thousands separators too: 1653.12 finds 1,653.12
+          C.text[i].replace(/,/g, ""), (C.detail[i] || "").replace(/(\d),(?=\d{3})/g, "$1"),
         ].join("\u0001").toLowerCase();
       }
     }
@@ -143,7 +145,26 @@
 
   const pick = (value, list) => (value === "" ? ANY : list.indexOf(value));
   let matched = [];
+  let items = []; // the matched findings by item (entity and id): one row each
   let page = 0;
+  // One item with several problems is one row listing them (the findings stay separate
+  // in the warehouse); an item takes the place of its first finding in the order.
+  const byItem = (idx) => {
+    const at = new Map();
+    const out = [];
+    for (const i of idx) {
+      const key = C.entity[i] + "\u0001" + C.id[i];
+      const found = at.get(key);
+      if (found === undefined) {
+        const item = [i];
+        at.set(key, item);
+        out.push(item);
+      } else {
+        found.push(i);
+      }
+    }
+    return out;
+  };
 
   const filter = () => {
     const terms = el.q.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
@@ -172,6 +193,7 @@
       out.push(i);
     }
     matched = out;
+    items = byItem(out);
     page = 0;
     render();
   };
@@ -191,64 +213,128 @@
     return s;
   };
 
+  // What one finding shows in each column, written into `to` (a cell, or one line of a
+  // cell when the row lists several problems of one item).
+  const show = {
+    check: (to, i) => {
+      D.checks[C.check[i]].split("_").forEach((part, k) => {
+        if (k > 0) to.append("_", document.createElement("wbr")); // break after "_" only
+        to.append(part);
+      });
+      const note = D.checkNotes[C.check[i]];
+      if (note) {
+        to.appendChild(document.createElement("br"));
+        span(to, note, "muted");
+      }
+    },
+    sev: (to, i) => { const sev = D.severities[C.sev[i]]; span(to, sev, "sev " + sev); },
+    state: (to, i) => {
+      const st = D.states[C.state[i]];
+      span(to, st, st === "new" ? "state-new" : "state");
+    },
+    issue: (to, i) => { to.append(D.issues[C.issue[i]]); },
+    amount: (to, i) => {
+      to.append(C.text[i] || "—");
+      const cv = el.sort.value === "converted-desc" ? converted(i) : null;
+      if (cv !== null && C.cur[i] !== null && D.currencies[C.cur[i]] !== D.fx.base) {
+        to.appendChild(document.createElement("br"));
+        span(to, "≈ " + D.fx.base + " " + fx.format(cv) + " converted", "muted");
+      }
+    },
+    age: (to, i) => {
+      const a = C.age[i];
+      to.append(a === null ? "—" : a === 0 ? "tonight"
+        : fmt.format(a) + (a === 1 ? " day" : " days"));
+      if (C.first[i] !== null) to.title = "first seen in run " + D.firstSeen[C.first[i]];
+    },
+    detail: (to, i) => { to.append(C.detail[i] || ""); },
+    work: (to, i) => {
+      to.append(C.work[i] === null ? "—" : D.works[C.work[i]].replace("_", " "));
+      if (C.owner[i] !== null) {
+        to.appendChild(document.createElement("br"));
+        span(to, D.owners[C.owner[i]], "owner");
+      }
+      if (C.lapsed[i]) {
+        to.appendChild(document.createElement("br"));
+        span(to, "lapsed: " + C.lapsed[i], "muted");
+      }
+    },
+  };
+  const COLUMNS = [["check", "check"], ["sev", ""], ["state", ""], ["id", "id"],
+    ["issue", ""], ["amount", "amt"], ["age", "n"], ["detail", "detail"], ["work", "work"]];
+
+  // In a row listing several problems, the k-th line of every cell is one problem: give
+  // each line the height of its tallest cell, so that a problem reads straight across.
+  // All heights are read first, then all written (one layout).
+  const align = () => {
+    const rows = el.body.querySelectorAll("tr.several");
+    const plan = [];
+    for (const tr of rows) {
+      const cells = [...tr.querySelectorAll("td.problems")];
+      for (const c of cells) for (const line of c.children) line.style.minHeight = "";
+      const k = cells.length ? cells[0].children.length : 0;
+      for (let j = 0; j < k; j++) {
+        const lines = cells.map((c) => c.children[j]);
+        plan.push([lines, Math.max(...lines.map((line) => line.offsetHeight))]);
+      }
+    }
+    for (const [lines, h] of plan) for (const line of lines) line.style.minHeight = h + "px";
+  };
+  let resizing = 0;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(align, 150);
+  });
+
   let renders = 0; // how many times the rows were drawn (benchmarks wait on it)
   const render = () => {
     root.dataset.renders = String(++renders);
     const size = Number(el.size.value) || 50;
-    const pages = Math.max(1, Math.ceil(matched.length / size));
+    const pages = Math.max(1, Math.ceil(items.length / size));
     page = Math.min(Math.max(page, 0), pages - 1);
     const start = page * size;
-    const end = Math.min(matched.length, start + size);
+    const end = Math.min(items.length, start + size);
     const frag = document.createDocumentFragment();
     for (let j = start; j < end; j++) {
-      const i = matched[j];
+      const item = items[j];
+      const first = item[0];
       const tr = document.createElement("tr");
-      const check = cell(tr, "", "check");
-      D.checks[C.check[i]].split("_").forEach((part, k) => {
-        if (k > 0) check.append("_", document.createElement("wbr")); // break after "_" only
-        check.append(part);
-      });
-      const note = D.checkNotes[C.check[i]];
-      if (note) {
-        check.appendChild(document.createElement("br"));
-        span(check, note, "muted");
-      }
-      const sev = D.severities[C.sev[i]];
-      span(cell(tr, "", ""), sev, "sev " + sev);
-      const st = D.states[C.state[i]];
-      span(cell(tr, "", ""), st, st === "new" ? "state-new" : "state");
-      const id = cell(tr, C.id[i], "id");
-      id.appendChild(document.createElement("br"));
-      span(id, D.entities[C.entity[i]], "muted");
-      cell(tr, D.issues[C.issue[i]], "");
-      const amt = cell(tr, C.text[i] || "—", "amt");
-      const cv = el.sort.value === "converted-desc" ? converted(i) : null;
-      if (cv !== null && C.cur[i] !== null && D.currencies[C.cur[i]] !== D.fx.base) {
-        amt.appendChild(document.createElement("br"));
-        span(amt, "≈ " + D.fx.base + " " + fx.format(cv) + " converted", "muted");
-      }
-      const a = C.age[i];
-      const age = cell(tr, a === null ? "—" : a === 0 ? "tonight"
-        : fmt.format(a) + (a === 1 ? " day" : " days"), "n");
-      if (C.first[i] !== null) age.title = "first seen in run " + D.firstSeen[C.first[i]];
-      cell(tr, C.detail[i] || "", "detail");
-      const wk = cell(tr, C.work[i] === null ? "—" : D.works[C.work[i]].replace("_", " "), "work");
-      if (C.owner[i] !== null) {
-        wk.appendChild(document.createElement("br"));
-        span(wk, D.owners[C.owner[i]], "owner");
-      }
-      if (C.lapsed[i]) {
-        wk.appendChild(document.createElement("br"));
-        span(wk, "lapsed: " + C.lapsed[i], "muted");
+      if (item.length > 1) tr.className = "several";
+      for (const [name, cls] of COLUMNS) {
+        if (name === "id") {
+          const id = cell(tr, C.id[first], "id");
+          id.appendChild(document.createElement("br"));
+          span(id, D.entities[C.entity[first]], "muted");
+          if (item.length > 1) {
+            id.appendChild(document.createElement("br"));
+            span(id, item.length + " problems", "problems-count");
+          }
+          continue;
+        }
+        const td = cell(tr, "", cls + (item.length > 1 ? " problems" : ""));
+        if (item.length === 1) {
+          show[name](td, first);
+        } else {
+          for (const i of item) {
+            const line = document.createElement("div");
+            show[name](line, i);
+            td.appendChild(line);
+          }
+        }
       }
       frag.appendChild(tr);
     }
     el.body.replaceChildren(frag);
+    align();
     el.status.textContent = n === 0 ? "No findings in this run."
       : matched.length === 0
         ? `No finding matches these filters (${fmt.format(n)} in this run).`
-        : `Showing ${fmt.format(start + 1)}–${fmt.format(end)} of ${fmt.format(matched.length)}`
-          + ` matching findings (${fmt.format(n)} in this run).`;
+        : items.length === matched.length
+          ? `Showing ${fmt.format(start + 1)}–${fmt.format(end)} of ${fmt.format(matched.length)}`
+            + ` matching findings (${fmt.format(n)} in this run).`
+          : `Showing items ${fmt.format(start + 1)}–${fmt.format(end)} of ${fmt.format(items.length)}`
+            + ` with ${fmt.format(matched.length)} matching findings (${fmt.format(n)} in this run;`
+            + " an item with several problems is one row).";
     el.page.textContent = `Page ${fmt.format(page + 1)} of ${fmt.format(pages)}`;
     // printed pages lose the controls: say which filters made these rows
     const chosen = [el.q.value.trim() ? `search "${el.q.value.trim()}"` : ""];

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -12,7 +12,15 @@ import polars as pl
 
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger.books import make_books
-from recon.sandbox.ledger.model import INVOICE_COLUMNS, ORDER_COLUMNS, REFUND_COLUMNS, Books, Row
+from recon.sandbox.ledger.model import (
+    INVOICE_COLUMNS,
+    ORDER_COLUMNS,
+    REFUND_COLUMNS,
+    SETTLED,
+    Books,
+    Row,
+)
+from recon.sandbox.life import live_books
 
 __all__ = ["FORMATS", "describe_books", "sandbox_books", "sandbox_ledger", "write_books"]
 
@@ -51,10 +59,16 @@ def write_books(books: Books, out: Path, formats: Iterable[str] = FORMATS) -> di
     return written
 
 
-def sandbox_books(dataset: Dataset, folder: Path, fmt: str = "csv") -> dict[str, str]:
-    """Write the books of `dataset` under `folder` as `fmt`; the `ledger_*` settings that
-    point recon at them (what `recon nightly --sandbox` adds to its overrides)."""
-    written = write_books(make_books(dataset), folder, formats=(fmt,))
+def sandbox_books(
+    dataset: Dataset, folder: Path, fmt: str = "csv", *, day: int = 0
+) -> dict[str, str]:
+    """Write the books of `dataset` (on sandbox `day`: recon.sandbox.life) under `folder` as
+    `fmt`; the `ledger_*` settings that point recon at them (what `recon nightly --sandbox`
+    adds to its overrides)."""
+    books = make_books(dataset)
+    if day:
+        live_books(dataset, day, books, _settled_by_reference(dataset))
+    written = write_books(books, folder, formats=(fmt,))
     return {f"ledger_{name}": str(paths[0]) for name, paths in written.items()}
 
 
@@ -86,9 +100,30 @@ def describe_books(
     return lines
 
 
-def sandbox_ledger(seed: int, payments: int, folder: Path) -> dict[str, Any]:
+def _settled_by_reference(dataset: Dataset) -> Callable[[str], int | None]:
+    """reference -> what the provider settled for it (the amount a fixed order carries)."""
+    sums: dict[str, int] | None = None
+
+    def amount(reference: str) -> int | None:
+        nonlocal sums
+        if sums is None:
+            sums = {}
+            for i in range(dataset.n):
+                p = dataset.payment(i)
+                value = p.get("amountMinor")
+                ref = p.get("reference")
+                if p.get("status") in SETTLED and isinstance(value, int) and isinstance(ref, str):
+                    sums[ref] = sums.get(ref, 0) + value
+        found = sums.get(reference)
+        return found if found is not None and found > 0 else None
+
+    return amount
+
+
+def sandbox_ledger(seed: int, payments: int, folder: Path, day: int = 0) -> dict[str, Any]:
     """The demo's books: write the books of the sandbox `recon nightly --sandbox` starts
-    (same seed and size, today's anchor) under `folder/sandbox-books`; the overrides that
-    point the run at them (default layout: a recon.toml mapping does not apply)."""
-    paths = sandbox_books(Dataset(seed, payments), folder / "sandbox-books")
+    (same seed and size, today's anchor, its `day`) under `folder/sandbox-books`; the
+    overrides that point the run at them (default layout: a recon.toml mapping does not
+    apply)."""
+    paths = sandbox_books(Dataset(seed, payments), folder / "sandbox-books", day=day)
     return {**paths, "ledger": {}}
