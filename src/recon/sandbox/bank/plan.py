@@ -97,6 +97,7 @@ class BankPlan:
     short: str
     unexpected: list[tuple[str, str]]  # (currency, reference of the planted line)
     gap: tuple[str, date]  # (currency, the business day left out)
+    gap_settlement: str = ""  # the settlement paid that day (missing where no balances tell)
 
 
 def _business(day: date) -> bool:
@@ -235,4 +236,6 @@ def plan_statements(data: Dataset, formats: dict[str, str] | None = None) -> Ban
                 statements.append(st)
             day = _add_business(day, 1)
         days[currency] = statements
-    return BankPlan(days, settlements, missing.key, short.key, unexpected, ("BHD", gap_day))
+    return BankPlan(
+        days, settlements, missing.key, short.key, unexpected, ("BHD", gap_day), gap_settlement.key
+    )

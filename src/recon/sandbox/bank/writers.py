@@ -165,8 +165,10 @@ def write_statements(plan: BankPlan, folder: Path, fmt: str | None = None) -> di
             if cur == currency:
                 truth["bank_unexpected_credit"].append(f"{name}:{numbers[ref]}")
         gap_currency, gap_day = plan.gap
-        if currency == gap_currency and kind != "csv":  # a CSV has no balances to chain
+        if currency == gap_currency and kind != "csv":
             truth["bank_statement_gap"].append(f"{gap_currency}:{gap_day.isoformat()}")
+        elif currency == gap_currency:  # a CSV has no balances to chain: the day's credit
+            truth["bank_settlement_missing"].append(plan.gap_settlement)  # is simply missing
     result = {"files": files, "provider_match": PROVIDER_MATCH, "bank": SANDBOX_BANK, **truth}
     (folder / "truth.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     return result
