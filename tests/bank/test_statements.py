@@ -67,7 +67,7 @@ def test_bai2_with_a_wrong_control_total_is_refused(tmp_path: Path) -> None:
     text = (SAMPLES / "bai2_bank.bai").read_text().replace("49,1325000,5/", "49,1325001,5/")
     path = tmp_path / "edited.bai"
     path.write_text(text)
-    with pytest.raises(StatementError, match="edited.bai"):
+    with pytest.raises(StatementError, match=r"edited\.bai"):
         read_statement_file(path)
 
 
