@@ -21,6 +21,7 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
+from recon.bank.cash import build_cash_section
 from recon.errors import ConfigError
 from recon.fx import Rates
 from recon.report._money import is_iso_currency, with_major_amount
@@ -314,6 +315,7 @@ def render_report(
     env = environment()
     view = _view(data, summary, top_n)
     view["ledger"] = ledger
+    view["cash"] = build_cash_section(con, run_id)  # the bank leg (recon.bank)
     view["account"] = account
     view["group_page"] = _link(group_page, folder)
     atomic_write_text(paths.report_md, env.get_template("report.md.j2").render(**view))
