@@ -163,7 +163,8 @@ def test_two_credits_equally_good_are_a_tie_never_picked(tmp_path: Path) -> None
     ).fetchone()
     assert row is not None
     assert (row[0], row[1]) == ("ambiguous", None)
-    assert "bank-test.csv:2" in row[2] and "bank-test.csv:3" in row[2]
+    assert "bank-test.csv:2" in row[2]
+    assert "bank-test.csv:3" in row[2]
     states = con.execute(
         "SELECT DISTINCT match_state FROM bank_lines WHERE amount_minor = 9641"
     ).fetchall()
