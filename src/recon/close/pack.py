@@ -39,6 +39,7 @@ SHEETS = (
     "Matched by rule",
     "Provider activity",
     "Books activity",
+    "Cash",
 )
 
 
@@ -146,6 +147,7 @@ def _sheets(figures: PeriodFigures, cover: dict[str, Any]) -> list[Sheet]:
             "Books activity",
             figures.books if figures.books is not None else _empty(["currency", "orders"]),
         ),
+        Sheet("Cash", figures.cash if figures.cash is not None else _empty(["currency"])),
     ]
 
 
@@ -166,6 +168,7 @@ def _html(figures: PeriodFigures, cover: dict[str, Any]) -> str:
             manual=manual_resolutions(figures).to_pylist(),
             provider=figures.provider.to_pylist(),
             books=figures.books.to_pylist() if figures.books is not None else None,
+            cash=figures.cash.to_pylist() if figures.cash is not None else None,
             matched=figures.matched_by_rule.to_pylist()
             if figures.matched_by_rule is not None
             else None,

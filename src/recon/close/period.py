@@ -104,6 +104,7 @@ class PeriodFigures:
     matched_by_rule: pa.Table | None
     missing_days: list[date]
     trail: list[AckEvent] = field(default_factory=list)
+    cash: pa.Table | None = None  # the bank leg's roll-forward (None: no statements read)
 
     @property
     def in_period(self) -> list[RunRow]:
@@ -252,6 +253,10 @@ def compute_period(
     if _has_table(con, "ledger_orders") and _has_table(con, "ledger_matches"):
         books = _arrow(con, read_sql("close/books_activity.sql"), params)
         matched = _arrow(con, read_sql("close/matched_by_rule.sql"), params)
+    cash = None
+    if _has_table(con, "bank_settlements"):
+        cash = _arrow(con, read_sql("bank/close_cash.sql"), params)
+        cash = cash if cash.num_rows else None
     events = AckLog(trail).read()
     open_items = _with_work(open_items, events, (now or datetime.now(UTC)).date())
     # The pack sits beside the reports and keeps their promise: no personal data in it.
@@ -275,6 +280,7 @@ def compute_period(
         matched_by_rule=matched,
         missing_days=missing,
         trail=events,
+        cash=cash,
     )
 
 
