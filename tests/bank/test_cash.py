@@ -5,6 +5,7 @@ transit at the cut-off), over the sandbox's statements with every plant."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 
 from recon.bank.cash import build_cash_section
@@ -39,7 +40,7 @@ def test_cash_section_adds_up_and_the_close_sheet_rolls_forward(tmp_path: Path) 
     assert (by["GBP"].unexpected, by["JPY"].unexpected) == (1, 1)
     months = [datetime(2026, m, 1, tzinfo=UTC) for m in (8, 9, 10, 11, 12)]
     carried: dict[str, int] = {}
-    for start, end in zip(months, months[1:], strict=False):
+    for start, end in pairwise(months):
         sheet = con.execute(
             read_sql("bank/close_cash.sql"), {"period_start": start, "period_end": end}
         ).fetchall()
