@@ -26,7 +26,7 @@ import duckdb
 from recon.bank.loading import load_bank
 from recon.night.migrations import apply_migrations
 from recon.sandbox.bank.plan import FORMAT_OF, PROVIDER_MATCH, DayStatement, PlannedLine
-from recon.sandbox.bank.writers import EXTENSIONS, _WRITERS
+from recon.sandbox.bank.writers import EXTENSIONS, statement_text
 from recon.settings import settings_from
 
 RUN = "20261231T020000Z-bench1"
@@ -107,7 +107,7 @@ def write_statements(con: duckdb.DuckDBPyConnection, folder: Path) -> int:
                 )
             balance = st.closing
             statements.append(st)
-        text, _ = _WRITERS[kind](currency, statements)
+        text, _ = statement_text(kind, currency, statements)
         (folder / f"bank-{currency.lower()}.{EXTENSIONS[kind]}").write_text(text)
         count += len(statements)
     return count

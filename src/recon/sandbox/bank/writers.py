@@ -20,7 +20,7 @@ from recon.sandbox.bank.plan import (
 )
 from recon.sandbox.data import Dataset
 
-__all__ = ["EXTENSIONS", "bank_truth", "sandbox_bank", "write_statements"]
+__all__ = ["EXTENSIONS", "bank_truth", "sandbox_bank", "statement_text", "write_statements"]
 
 EXTENSIONS = {"camt053": "xml", "mt940": "sta", "bai2": "bai", "csv": "csv"}
 
@@ -142,6 +142,13 @@ def _csv(currency: str, days: list[DayStatement]) -> tuple[str, dict[str, int]]:
 
 
 _WRITERS = {"camt053": _camt, "mt940": _mt940, "bai2": _bai2, "csv": _csv}
+
+
+def statement_text(
+    kind: str, currency: str, days: list[DayStatement]
+) -> tuple[str, dict[str, int]]:
+    """One account's statements in format `kind`, and each line's number by its reference."""
+    return _WRITERS[kind](currency, days)
 
 
 def write_statements(plan: BankPlan, folder: Path, fmt: str | None = None) -> dict[str, Any]:
