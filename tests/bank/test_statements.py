@@ -142,3 +142,12 @@ def test_an_amount_finer_than_its_currency_is_refused_never_rounded(
 ) -> None:
     with pytest.raises(StatementError):
         to_minor(text, currency, where="t")
+
+
+def test_camt053_pending_entries_are_not_booked_and_numbers_stay_ordinal(tmp_path: Path) -> None:
+    text = (SAMPLES / "camt053_bank.xml").read_text()
+    first_entry = text.index("<Sts>BOOK</Sts>")
+    path = tmp_path / "pending.xml"
+    path.write_text(text[:first_entry] + "<Sts>PDNG</Sts>" + text[first_entry + 15 :])
+    (st,) = read_statement_file(path)
+    assert [(ln.number, ln.amount_minor) for ln in st.lines] == [(2, -8_000)]

@@ -96,13 +96,17 @@ def read_camt053(path: Path, data: bytes) -> list[Statement]:
                 opening = minor
             elif code in _CLOSING:
                 closing, closing_date = minor, _date(_child(bal, "Dt"), where)
-        if closing_date is None:
-            closing_date = _date(_child(stmt, "FrToDt"), where)  # no CLBD: the period's end
+        if closing_date is None:  # no CLBD: the period's end
+            end = _text(stmt, "FrToDt", "ToDtTm")[:10]
+            closing_date = date.fromisoformat(end) if end else None
         statement = Statement(
             path, "camt053", account, currency, closing_date, opening, closing, index
         )
         for entry in _children(stmt, "Ntry"):
             entry_no += 1
+            status = _text(entry, "Sts") or _text(entry, "Sts", "Cd")
+            if status in ("PDNG", "INFO"):  # not booked (yet): not on the account
+                continue
             at = f"{path.name}: entry {entry_no}"
             minor, entry_currency = _amount(entry, at)
             if _text(entry, "RvslInd").lower() == "true":
