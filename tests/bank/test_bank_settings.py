@@ -42,8 +42,11 @@ def test_a_bad_bank_table_is_a_config_error(bank: dict[str, object]) -> None:
 def test_an_unreadable_statement_is_one_config_error_naming_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "broken.sta"
     bad.write_text(":20:X\n:25:ACC\n:60F:C261120EUR1,00\n:61:garbage\n")
-    with pytest.raises(ConfigError, match=r"broken\.sta"):
+    with pytest.raises(ConfigError, match=r"broken\.sta:4: not a readable MT940 line: cannot read"):
         read_statements(statement_files(str(tmp_path / "*.sta")))
+    settings = settings_from(bank_statements=str(bad), bank_provider_match="x")
+    with pytest.raises(ConfigError, match=r"broken\.sta:4"):
+        validate_bank(settings)  # the preflight: before a single request
 
 
 def test_a_statement_in_two_files_is_kept_once(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ statements configured the tables are emptied and nothing else happens.
 
 from __future__ import annotations
 
+import functools
 import glob
 import logging
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ def validate_bank(settings: Settings) -> list[Path]:
             "is not set: a regular expression on counterparty and remittance that tells the "
             "provider's settlements apart (e.g. 'payments ltd|settlement')",
         )
+    read_statements(files)  # a file that cannot be read stops the night before extracting
     return files
 
 
@@ -82,7 +84,7 @@ def read_statements(files: list[Path]) -> tuple[list[Statement], int]:
     duplicates = 0
     for path in files:
         try:
-            statements = read_statement_file(path)
+            statements = _read(path)
         except StatementError as exc:
             raise ConfigError("RECON_BANK_STATEMENTS", str(exc)) from None
         for st in statements:
@@ -101,6 +103,22 @@ def read_statements(files: list[Path]) -> tuple[list[Statement], int]:
                 seen.add(key)
             out.append(st)
     return out, duplicates
+
+
+def _read(path: Path) -> list[Statement]:
+    """`read_statement_file`, read once per process for a file unchanged since (the
+    preflight reads them to fail early; the load step then reads them again for free)."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise StatementError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    return _read_once(path.resolve(), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_once(path: Path, mtime_ns: int, size: int) -> list[Statement]:
+    del mtime_ns, size  # the cache key: a changed file is read again
+    return read_statement_file(path)
 
 
 def load_bank(con: duckdb.DuckDBPyConnection, settings: Settings, run_id: str) -> BankLoad:

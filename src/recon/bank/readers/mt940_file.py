@@ -9,6 +9,7 @@ the physical line of its `:61:` in the file.
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import date
 from pathlib import Path
@@ -19,6 +20,9 @@ import mt940
 from recon.bank.statements import Line, Statement, StatementError, to_minor
 
 __all__ = ["read_mt940"]
+
+# mt-940 logs every regex miss at ERROR before it raises; recon says what failed, once.
+logging.getLogger("mt940").setLevel(logging.CRITICAL)
 
 _START = re.compile(r"^(?:\{[^}]*\})*(?:\{4:)?\s*:20:")
 
@@ -61,7 +65,10 @@ def read_mt940(path: Path, text: str) -> list[Statement]:
         try:
             parsed.parse(body)
         except Exception as exc:  # the package raises many kinds on a malformed tag
-            raise StatementError(f"{where}: not a readable MT940 statement: {exc}") from None
+            bad = next((a for a in reversed(exc.args) if isinstance(a, str)), "")
+            line = next((start + i for i, ln in enumerate(lines) if bad and bad in ln), start)
+            what = f": cannot read {bad[:60]!r}" if bad else ""
+            raise StatementError(f"{path.name}:{line}: not a readable MT940 line{what}") from None
         data = parsed.data
         opening, currency, _ = _balance(
             data, "final_opening_balance", "intermediate_opening_balance"
