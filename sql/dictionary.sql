@@ -540,3 +540,102 @@ COMMENT ON COLUMN ledger_suggestions.reasons IS 'Why, in words.';
 COMMENT ON COLUMN ledger_suggestions.candidates IS 'Candidates at this score for the order: more than one is ambiguous.';
 COMMENT ON COLUMN ledger_suggestions.rivals IS 'Orders this payment is a best candidate of: more than one is ambiguous.';
 COMMENT ON COLUMN ledger_suggestions.run_id IS 'The run.';
+
+-- bank_days
+COMMENT ON TABLE bank_days IS 'The bank leg''s calendar (docs/bank.md): every day around the payments and statements, weekends and the holidays of [bank] calendar not business days.';
+COMMENT ON COLUMN bank_days.day IS 'The calendar day.';
+COMMENT ON COLUMN bank_days.business IS 'True on a business day (Monday to Friday, not a holiday of [bank] calendar).';
+COMMENT ON COLUMN bank_days.business_day IS 'The business day the day''s payments and refunds belong to: the day itself, or the next business day.';
+COMMENT ON COLUMN bank_days.bday_no IS 'Business days counted up to and including this day ("n business days later" is an equality).';
+COMMENT ON COLUMN bank_days.holiday IS 'The holiday''s name, when [bank] calendar has one on this day.';
+
+-- bank_gaps
+COMMENT ON TABLE bank_gaps IS 'Where the statements'' balances do not chain (check bank_statement_gap): settlements due in the span are not evaluated.';
+COMMENT ON COLUMN bank_gaps.currency IS 'The account''s currency.';
+COMMENT ON COLUMN bank_gaps.account IS 'The account (IBAN or number) as the statement gives it.';
+COMMENT ON COLUMN bank_gaps.first_missing IS 'The first business day with no statement, else the day of the statement that does not chain (the finding''s <CUR>:<date>).';
+COMMENT ON COLUMN bank_gaps.span_from IS 'First day not evaluated (the day after the previous statement).';
+COMMENT ON COLUMN bank_gaps.span_to IS 'Last day not evaluated (the day of the statement that does not chain).';
+COMMENT ON COLUMN bank_gaps.previous_file IS 'The file of the statement before the gap.';
+COMMENT ON COLUMN bank_gaps.previous_date IS 'The day of the statement before the gap.';
+COMMENT ON COLUMN bank_gaps.previous_closing_minor IS 'Its closing balance, minor units.';
+COMMENT ON COLUMN bank_gaps.file_name IS 'The file of the statement after the gap.';
+COMMENT ON COLUMN bank_gaps.statement_date IS 'The day of the statement after the gap.';
+COMMENT ON COLUMN bank_gaps.opening_minor IS 'Its opening balance, minor units.';
+COMMENT ON COLUMN bank_gaps.difference_minor IS 'Opening minus previous closing (or, for lines_do_not_add_up, closing minus opening minus the lines), minor units.';
+COMMENT ON COLUMN bank_gaps.missing_days IS 'The business days with no statement in between.';
+COMMENT ON COLUMN bank_gaps.kind IS 'missing_day | balance_break | lines_do_not_add_up.';
+
+-- bank_lines
+COMMENT ON TABLE bank_lines IS 'Every line of the bank statements RECON_BANK_STATEMENTS names, as read last night (a snapshot); the provider''s credits marked and matched.';
+COMMENT ON COLUMN bank_lines.file_name IS 'The statement file''s name (findings name a line <file name>:<line_no>).';
+COMMENT ON COLUMN bank_lines.line_no IS 'The line in the file (MT940 :61:, BAI2 16 record, CSV row; header = 1), or the entry''s ordinal in a CAMT.053 file.';
+COMMENT ON COLUMN bank_lines.source_file IS 'The file''s path as read.';
+COMMENT ON COLUMN bank_lines.format IS 'camt053 | mt940 | bai2 | csv (recognised from the content).';
+COMMENT ON COLUMN bank_lines.account IS 'The account (IBAN or number) of its statement.';
+COMMENT ON COLUMN bank_lines.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN bank_lines.statement_date IS 'The day of its statement (closing balance''s date); NULL in a CSV.';
+COMMENT ON COLUMN bank_lines.booking_date IS 'When the bank booked it.';
+COMMENT ON COLUMN bank_lines.value_date IS 'When the money counts (what settlements are matched on).';
+COMMENT ON COLUMN bank_lines.amount_minor IS 'Signed amount, minor units: credits positive, debits negative.';
+COMMENT ON COLUMN bank_lines.counterparty IS 'The other party (debtor of a credit, creditor of a debit), when the format names it.';
+COMMENT ON COLUMN bank_lines.remittance IS 'Remittance and purpose text.';
+COMMENT ON COLUMN bank_lines.reference IS 'The bank''s reference of the line.';
+COMMENT ON COLUMN bank_lines.is_provider IS 'True when RECON_BANK_PROVIDER_MATCH matches counterparty + remittance (any case).';
+COMMENT ON COLUMN bank_lines.settlement_id IS 'The settlement (<CUR>:<YYYY-MM-DD>) this credit was matched to.';
+COMMENT ON COLUMN bank_lines.match_state IS 'A provider credit: received | mismatch | candidate (of an ambiguous settlement) | unexpected.';
+COMMENT ON COLUMN bank_lines.run_id IS 'The run that read it.';
+
+-- bank_loads
+COMMENT ON TABLE bank_loads IS 'What each run read from the bank statements.';
+COMMENT ON COLUMN bank_loads.run_id IS 'The run.';
+COMMENT ON COLUMN bank_loads.source IS 'RECON_BANK_STATEMENTS that night.';
+COMMENT ON COLUMN bank_loads.files IS 'Files read.';
+COMMENT ON COLUMN bank_loads.statements IS 'Statements kept.';
+COMMENT ON COLUMN bank_loads.lines IS 'Lines kept.';
+COMMENT ON COLUMN bank_loads.provider_lines IS 'Lines RECON_BANK_PROVIDER_MATCH says are the provider''s.';
+COMMENT ON COLUMN bank_loads.duplicates IS 'Statements read twice (in two files) and kept once.';
+COMMENT ON COLUMN bank_loads.first_date IS 'The first day the statements cover.';
+COMMENT ON COLUMN bank_loads.last_date IS 'The last day they cover (settlements due later are in transit).';
+COMMENT ON COLUMN bank_loads.calendar IS '[bank] calendar that night (holidays of this country).';
+COMMENT ON COLUMN bank_loads.loaded_at IS 'When they were read.';
+
+-- bank_settlements
+COMMENT ON TABLE bank_settlements IS 'Every expected settlement (per currency and business day) and what the statements show of it (docs/bank.md).';
+COMMENT ON COLUMN bank_settlements.settlement_id IS '<CUR>:<YYYY-MM-DD>: the currency and the payments'' business day (the findings'' entity_id).';
+COMMENT ON COLUMN bank_settlements.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN bank_settlements.business_day IS 'The business day of the payments and refunds (UTC; a weekend or holiday counts as the next business day).';
+COMMENT ON COLUMN bank_settlements.payments IS 'Settled payments (status in [bank] settled_statuses) created that business day.';
+COMMENT ON COLUMN bank_settlements.gross_minor IS 'Their amounts, minor units.';
+COMMENT ON COLUMN bank_settlements.refunds IS 'Counted refunds (not failed) created that business day in this currency.';
+COMMENT ON COLUMN bank_settlements.refunds_minor IS 'Their amounts, minor units.';
+COMMENT ON COLUMN bank_settlements.fees_minor IS 'Fees: per payment round-half-even(amount x fee_bps / 10,000) + fee_fixed_minor; NULL when [bank] fees = "unknown".';
+COMMENT ON COLUMN bank_settlements.net_minor IS 'Expected credit: gross - refunds - fees, minor units.';
+COMMENT ON COLUMN bank_settlements.tolerance_minor IS 'How far a credit may be from net_minor and still match, minor units.';
+COMMENT ON COLUMN bank_settlements.pay_date IS 'When it is due: [bank] settlement_days business days after business_day.';
+COMMENT ON COLUMN bank_settlements.deadline IS 'The last day it may arrive before it is missing: pay_date + [bank] grace_days business days.';
+COMMENT ON COLUMN bank_settlements.state IS 'received | mismatch | ambiguous | missing | in_transit | not_evaluated (a gap) | not_covered (no statement) | nothing_due.';
+COMMENT ON COLUMN bank_settlements.reason IS 'Why it is in transit, not covered or nothing is due, in words.';
+COMMENT ON COLUMN bank_settlements.credit IS 'The credit found: <file name>:<line>.';
+COMMENT ON COLUMN bank_settlements.value_date IS 'The credit''s value date.';
+COMMENT ON COLUMN bank_settlements.received_minor IS 'The credit''s amount, minor units.';
+COMMENT ON COLUMN bank_settlements.difference_minor IS 'Received - expected, minor units.';
+COMMENT ON COLUMN bank_settlements.candidates IS 'Ambiguous: every credit that could be it (none picked).';
+COMMENT ON COLUMN bank_settlements.run_id IS 'The run that reconciled it.';
+
+-- bank_statements
+COMMENT ON TABLE bank_statements IS 'Every bank statement read last night (a snapshot): one account''s day, or one currency of a CSV file.';
+COMMENT ON COLUMN bank_statements.file_name IS 'The file''s name.';
+COMMENT ON COLUMN bank_statements.source_file IS 'The file''s path as read.';
+COMMENT ON COLUMN bank_statements.format IS 'camt053 | mt940 | bai2 | csv.';
+COMMENT ON COLUMN bank_statements.statement_no IS 'Where it starts in the file: line (MT940, BAI2, CSV) or statement ordinal (CAMT.053).';
+COMMENT ON COLUMN bank_statements.account IS 'The account (IBAN or number).';
+COMMENT ON COLUMN bank_statements.currency IS 'ISO 4217 code.';
+COMMENT ON COLUMN bank_statements.statement_date IS 'The closing balance''s date (CAMT CLBD, MT940 :62F:, BAI2 as-of date); NULL for a CSV.';
+COMMENT ON COLUMN bank_statements.first_date IS 'The first day it covers.';
+COMMENT ON COLUMN bank_statements.last_date IS 'The last day it covers.';
+COMMENT ON COLUMN bank_statements.opening_minor IS 'Opening balance, minor units (NULL: none given).';
+COMMENT ON COLUMN bank_statements.closing_minor IS 'Closing balance, minor units (NULL: none given).';
+COMMENT ON COLUMN bank_statements.line_count IS 'Its lines.';
+COMMENT ON COLUMN bank_statements.lines_minor IS 'The sum of its lines, minor units.';
+COMMENT ON COLUMN bank_statements.run_id IS 'The run that read it.';

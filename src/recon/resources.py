@@ -606,6 +606,8 @@ CATALOGUE: Mapping[str, Resource] = {
         Resource("ledger_orders", None, nightly=False),
         Resource("ledger_refunds", None, nightly=False),
         Resource("ledger_invoices", None, nightly=False),
+        # The bank's statements (recon.bank): read from files, not paged.
+        Resource("bank_statements", None, nightly=False),
     )
 }
 

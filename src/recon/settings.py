@@ -26,6 +26,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from recon.bank.config import BankMapping, compile_provider_match
 from recon.books import LedgerMapping
 from recon.errors import ConfigError, redact_url, remember_secret
 from recon.resources import CATALOGUE
@@ -411,6 +412,13 @@ class Settings(ReconSources):
     )
     ledger: LedgerMapping = Field(default_factory=LedgerMapping)
 
+    # The bank leg (docs/bank.md): statements, the provider's credits, the [bank] table
+    bank_statements: str | None = Field(default=None, description="Bank statements: file or glob")
+    bank_provider_match: str | None = Field(
+        default=None, description="Regex (any case) on counterparty + remittance: provider credits"
+    )
+    bank: BankMapping = Field(default_factory=BankMapping)
+
     # Several merchant accounts (recon.group.accounts): `[accounts.<name>]` tables of recon.toml,
     # validated per account when a night starts; empty = one account from these settings.
     accounts: dict[str, dict[str, Any]] = Field(
@@ -468,6 +476,11 @@ class Settings(ReconSources):
     @classmethod
     def _check_notify_url(cls, value: SecretStr | None) -> SecretStr | None:
         return checked_notify_url(value)
+
+    @field_validator("bank_provider_match")
+    @classmethod
+    def _check_provider_match(cls, value: str | None) -> str | None:
+        return compile_provider_match(value).pattern if value else None
 
     @field_validator("concurrency", mode="before")
     @classmethod

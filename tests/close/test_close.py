@@ -134,7 +134,7 @@ def test_the_pack_opens_with_openpyxl_and_its_totals_equal_a_direct_query(
     wb = openpyxl.load_workbook(folder / "close.xlsx")
     assert wb.sheetnames == [
         "Summary", "Roll-forward", "Roll-forward items", "Open at cut-off", "Resolved in period",
-        "Resolved manually", "Matched by rule", "Provider activity", "Books activity",
+        "Resolved manually", "Matched by rule", "Provider activity", "Books activity", "Cash",
     ]  # fmt: skip
 
     def rows(name: str) -> list[dict[str, object]]:

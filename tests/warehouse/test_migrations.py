@@ -101,7 +101,10 @@ def test_hashes_of_text_recon_did_not_write_canonically_are_made_canonical(
         "('payments', 'pay_2', 1, 'r1', 'new', md5($2), NULL)",
         [spaced, canonical, older],
     )
-    assert apply_migrations(con) == ["0400_canonical_content_hash.sql"]
+    # 0400 alone (later migrations, e.g. 0410's bank tables, are not what this test is about)
+    m0400 = next(m for m in migrations() if m.version == 400)
+    (tmp_path / m0400.path.name).write_bytes(m0400.path.read_bytes())
+    assert apply_migrations(con, tmp_path) == ["0400_canonical_content_hash.sql"]
     hashes = dict(con.execute("SELECT id, content_hash FROM payments").fetchall())
     versions = con.execute(
         "SELECT id, version, content_hash FROM record_versions ORDER BY id, version"

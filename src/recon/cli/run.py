@@ -87,6 +87,22 @@ def _sandbox_books(
     return sandbox_ledger(seed, payments, settings.db.parent, day)
 
 
+def _sandbox_bank(seed: int, payments: int, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The sandbox's bank statements beside the warehouse, so that the demo reconciles the
+    bank leg too; the user's own RECON_BANK_STATEMENTS wins, and it says so."""
+    from recon.night.nightly import settings_for
+    from recon.sandbox.bank import sandbox_bank
+
+    settings = settings_for(overrides)
+    if settings.bank_statements:
+        say(f"sandbox: reconciling your bank statements ({settings.bank_statements})")
+        return {}
+    try:
+        return sandbox_bank(seed, payments, settings.db.parent)
+    except (ValueError, IndexError):  # too few payments for a statement with every plant
+        return {}
+
+
 @contextlib.contextmanager
 def locked(overrides: dict[str, Any]) -> Iterator[None]:
     """The warehouse's night lock (`recon.nightlock`) around a step command."""
@@ -246,6 +262,7 @@ def nightly(
                 )
                 overrides.update(base_url=url, credentials="sandbox")
                 overrides.update(_sandbox_books(sandbox_seed, sandbox_payments, overrides, day))
+                overrides.update(_sandbox_bank(sandbox_seed, sandbox_payments, overrides))
             settings = preflight(overrides, probe_api=True)  # before the flow starts
             if accept_books:
                 from recon.ledger.loading import accept_books as accept

@@ -49,6 +49,7 @@ SHEETS = (
     "Matched by rule",
     "Provider activity",
     "Books activity",
+    "Cash",
 )
 
 
@@ -172,6 +173,7 @@ def _sheets(figures: PeriodFigures, cover: dict[str, Any]) -> list[Sheet]:
             figures.books if figures.books is not None else _empty(["currency", "order_count"]),
             formats={"match_rate": "0.0%"},
         ),
+        Sheet("Cash", figures.cash if figures.cash is not None else _empty(["currency"])),
     ]
 
 
@@ -192,6 +194,7 @@ def _html(figures: PeriodFigures, cover: dict[str, Any]) -> str:
             manual=manual_resolutions(figures).to_pylist(),
             provider=figures.provider.to_pylist(),
             books=figures.books.to_pylist() if figures.books is not None else None,
+            cash=figures.cash.to_pylist() if figures.cash is not None else None,
             matched=figures.matched_by_rule.to_pylist()
             if figures.matched_by_rule is not None
             else None,

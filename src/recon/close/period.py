@@ -106,6 +106,7 @@ class PeriodFigures:
     missing_days: list[date]
     trail: list[AckEvent] = field(default_factory=list)
     after_sign_off: list[AfterSignOff] = field(default_factory=list)
+    cash: pa.Table | None = None  # the bank leg's roll-forward (None: no statements read)
 
     @property
     def in_period(self) -> list[RunRow]:
@@ -279,6 +280,10 @@ def compute_period(
         books = _arrow(con, read_sql("close/books_activity.sql"), params)
         matched = _arrow(con, read_sql("close/matched_by_rule.sql"), params)
     after = changed_after_sign_off(con, now or datetime.now(UTC))
+    cash = None
+    if _has_table(con, "bank_settlements"):
+        cash = _arrow(con, read_sql("bank/close_cash.sql"), params)
+        cash = cash if cash.num_rows else None
     events = AckLog(trail).read()
     open_items = _with_work(open_items, events, (now or datetime.now(UTC)).date())
     # The pack sits beside the reports and keeps their promise: no personal data in it.
@@ -303,6 +308,7 @@ def compute_period(
         missing_days=missing,
         trail=events,
         after_sign_off=after,
+        cash=cash,
     )
 
 

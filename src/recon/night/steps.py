@@ -18,6 +18,7 @@ from typing import Any, TypeAlias
 import duckdb
 
 from recon import logs
+from recon.bank.loading import load_bank, validate_bank
 from recon.database import open_readonly
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckLog, acks_path
@@ -130,6 +131,7 @@ def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -
     _check_writable(settings)
     check_readable(settings.db)  # a damaged warehouse stops the night here, not after it
     validate_books(settings)  # a missing books file or column stops the run here
+    validate_bank(settings)  # so do bank statements named but not there
     if settings.fx_rates is not None:
         load_rates(settings.fx_rates)  # a bad rates file too, not the report at the end
     if probe_api:
@@ -221,6 +223,7 @@ def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool
         result = load_run(con, landing, fields=settings.fields, begun=loaded)
         account = (overrides or {}).get("account")
         load_books(con, settings, run_id, account=account)  # the books, matched (recon.ledger)
+        load_bank(con, settings, run_id)  # the bank statements, settlements (recon.bank)
         # The audit trail, checked against its record first (a forged trail is refused).
         copy_checked(con, settings.db, acks_path(settings.db), settings.reports)
         return result
@@ -446,5 +449,6 @@ def reload_step(overrides: Mapping[str, Any] | None, run_id: str) -> str:
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     with wh.session(run_id, fresh=False, publish=False) as con:
         load_books(con, settings, run_id, account=(overrides or {}).get("account"))
+        load_bank(con, settings, run_id)
         copy_checked(con, settings.db, acks_path(settings.db), settings.reports)
     return status

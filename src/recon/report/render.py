@@ -23,6 +23,7 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.parquet as pq  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
+from recon.bank.cash import build_cash_section
 from recon.errors import ConfigError
 from recon.fx import Rates
 from recon.report._money import is_iso_currency, major_scale, with_major_amount
@@ -409,6 +410,7 @@ def render_report(
     env = environment()
     view = _view(data, summary, top_n)
     view["ledger"] = ledger
+    view["cash"] = build_cash_section(con, run_id)  # the bank leg (recon.bank)
     view["account"] = account
     view["audit_trail"] = trail
     view["after_sign_off"] = after

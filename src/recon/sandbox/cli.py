@@ -256,6 +256,43 @@ def ledger(
 
 
 @app.command()
+def bank(
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the statements into.")],
+    seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 7,
+    payments: Annotated[int, typer.Option(help="Number of payments.", min=0)] = 1000,
+    anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help="Every currency in one format: camt053, mt940, bai2 or csv (default: each "
+            "currency in its bank's: EUR camt053, USD and BHD mt940, GBP bai2, JPY csv).",
+        ),
+    ] = None,
+) -> None:
+    """Write bank statements for the sandbox's payments, with planted missing, short and
+    unexpected credits and a gap; the ground truth goes to truth.json beside them."""
+    from recon.sandbox.bank import plan_statements, write_statements
+    from recon.sandbox.bank.writers import EXTENSIONS
+    from recon.sandbox.data import Dataset
+
+    if fmt is not None and fmt not in EXTENSIONS:
+        typer.echo(f"error: --format must be one of {', '.join(EXTENSIONS)}", err=True)
+        raise typer.Exit(2)
+    try:
+        plan = plan_statements(Dataset(seed, payments, _anchor(anchor)))
+    except (ValueError, IndexError) as err:
+        typer.echo(f"error: too few payments for statements with plants ({err})", err=True)
+        raise typer.Exit(2) from None
+    truth = write_statements(plan, out, fmt)
+    for name in truth["files"]:
+        typer.echo(f"wrote {out / name}")
+    typer.echo(f"ground truth: {out / 'truth.json'}")
+    match = truth["provider_match"]
+    typer.echo(f"RECON_BANK_STATEMENTS='{out}/bank-*' RECON_BANK_PROVIDER_MATCH='{match}'")
+
+
+@app.command()
 def openapi() -> None:
     """Print the sandbox's OpenAPI document (YAML)."""
     from recon.sandbox.openapi import openapi_text

@@ -1,0 +1,1 @@
+"""One reader per statement format, each `read_<format>(path, content) -> list[Statement]`."""
