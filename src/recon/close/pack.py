@@ -185,9 +185,11 @@ def close_period(
     failed_statuses: tuple[str, ...] | None = None,
     now: datetime | None = None,
     account: str | None = None,
+    who: str | None = None,
 ) -> ClosePaths:
     """Write the close pack of `period`; sign it off if asked. See the module docstring.
-    `account` (one of `[accounts]`) is named on the cover of both files."""
+    `account` (one of `[accounts]`) is named on the cover of both files; `who` is the
+    trail's author of the sign-off (the workbench's user; default: the OS user)."""
     log = AckLog(trail)
     frozen = period_status(log.read(), period)
     if frozen is not None and reopen_note is None:
@@ -250,5 +252,6 @@ def close_period(
                 )
             ],
             at=when,
+            who=who,
         )
     return ClosePaths(folder, xlsx, html, figures, signed=sign_off is not None)
