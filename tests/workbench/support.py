@@ -30,6 +30,7 @@ KEY_BIG = "over_refunded:pay_3:over_refunded"
 KEY_SMALL = "refunded_amount_mismatch:pay_4:short"
 KEY_SUGGEST = "ledger_suggested_match:ORD-9:suggested"
 PASSWORD = "correct horse battery"
+CLIENTS: list[httpx.Client] = []  # closed when the server stops
 USERS = {"alice": "preparer", "bob": "approver", "carol": "approver", "vic": "viewer"}
 
 
@@ -113,6 +114,7 @@ class Server:
 def serve(db: Path, **env: str) -> Iterator[Server]:
     """`recon serve` on a free port of 127.0.0.1 until the block ends."""
     port = free_port()
+    output = (db.parent / f"serve-{port}.log").open("w")
     process = subprocess.Popen(
         [
             str(RECON),
@@ -125,8 +127,8 @@ def serve(db: Path, **env: str) -> Iterator[Server]:
             str(db.parent / "reports"),
         ],
         env=clean_env(**env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdout=output,
+        stderr=subprocess.STDOUT,
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
@@ -146,17 +148,22 @@ def serve(db: Path, **env: str) -> Iterator[Server]:
                 time.sleep(0.2)
         yield Server(url, db, process)
     finally:
+        for client in CLIENTS:
+            client.close()
+        CLIENTS.clear()
         process.terminate()
         try:
             process.wait(10)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        output.close()
 
 
 def login(url: str, user: str, password: str = PASSWORD) -> tuple[httpx.Client, str]:
     """A client holding `user`'s session cookie, and their CSRF token."""
     client = httpx.Client(base_url=url, timeout=30)
+    CLIENTS.append(client)
     response = client.post("/api/v1/session", json={"user": user, "password": password})
     assert response.status_code == 200, response.text
     return client, response.json()["csrf"]

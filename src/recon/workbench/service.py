@@ -220,7 +220,7 @@ class Workbench:
                     "maker": e.who,
                     "made_at": _plain(e.at),
                     "note": e.note,
-                    "reason": e.fields.get("reason"),
+                    "reason": e.reason,
                     "order": e.fields.get("order"),
                     "payments": e.fields.get("payments"),
                     "currency": e.fields.get("currency"),

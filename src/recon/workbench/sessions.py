@@ -58,12 +58,14 @@ class Sessions:
 
 
 class LoginLimiter:
-    """At most `attempts` failed logins per user name and per client in `window` seconds;
-    beyond that, logins are refused until the window has passed."""
+    """At most `attempts` failed logins per key in `window` seconds (a key: `user:NAME`, or
+    `ip:ADDRESS`, which gets `per_client` times as many); beyond that, logins are refused
+    until the window has passed."""
 
-    def __init__(self, attempts: int = 5, window: float = 900.0) -> None:
+    def __init__(self, attempts: int = 5, window: float = 900.0, per_client: int = 6) -> None:
         self.attempts = attempts
         self.window = window
+        self.per_client = per_client
         self._failures: dict[str, list[float]] = {}
         self._lock = threading.Lock()
 
@@ -78,8 +80,8 @@ class LoginLimiter:
         with self._lock:
             waits = [
                 int(self.window - (now - recent[0])) + 1
-                for recent in (self._recent(k, now) for k in keys)
-                if len(recent) >= self.attempts
+                for key, recent in ((k, self._recent(k, now)) for k in keys)
+                if len(recent) >= self.attempts * (self.per_client if key.startswith("ip:") else 1)
             ]
         return max(waits, default=0)
 
