@@ -131,7 +131,21 @@ def decode_cursor(cursor: str) -> tuple[str, str]:
     return check, key
 
 
+_WORK_CACHE: dict[int, tuple[Sequence[AckEvent], pa.Table]] = {}
+
+
 def _trail_work(events: Sequence[AckEvent]) -> pa.Table:
+    """The latest work event per key as a table (kept for the same list of events)."""
+    cached = _WORK_CACHE.get(id(events))
+    if cached is not None and cached[0] is events:
+        return cached[1]
+    table = _work_table(events)
+    _WORK_CACHE.clear()
+    _WORK_CACHE[id(events)] = (events, table)
+    return table
+
+
+def _work_table(events: Sequence[AckEvent]) -> pa.Table:
     works = work_events(events)
     rows = [(k, w) for k, w in works.items() if w.event is not None]
     return pa.table(
