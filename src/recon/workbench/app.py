@@ -348,6 +348,9 @@ def create_app(
     async def login_page(request: Request) -> Response:
         return render("login.html", None)
 
+    async def favicon(request: Request) -> Response:
+        return Response(status_code=204)
+
     async def home(request: Request) -> Response:
         return RedirectResponse("/queue", 303)
 
@@ -405,6 +408,7 @@ def create_app(
 
     routes = [
         Route("/", home),
+        Route("/favicon.ico", favicon),
         Route("/login", login_page),
         Route("/queue", page(queue_page)),
         Route("/findings/{key:path}", page(finding_page)),

@@ -174,7 +174,9 @@ class Workbench:
             candidates = _rows(
                 con, "workbench/candidates.sql", {"order": row["entity_id"]}, "ledger_suggestions"
             )
-            page = read_queue(con, self.events(), QueueFilters(key=key), 1, None, self.settings)
+            page = read_queue(
+                con, self.events(), QueueFilters(state=None, key=key), 1, None, self.settings
+            )
         item = page.items[0] if page.items else {}
         out = {k: _plain(v) for k, v in row.items() if k not in ("latest_at",)}
         out.update(
