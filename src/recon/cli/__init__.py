@@ -6,6 +6,7 @@ recon.cli.steps      extract, load, check, report (one step of the night)
 recon.cli.warehouse  query, export (the published warehouse)
 recon.cli.match      match (a person's match of a books order with payments)
 recon.cli.close      close (a period's close pack)
+recon.cli.serve      serve, users (the workbench)
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from recon.cli import (  # noqa: F401  (importing them registers their commands)
     close,
     match,
     run,
+    serve,
     steps,
     warehouse,
 )

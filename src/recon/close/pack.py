@@ -214,9 +214,11 @@ def close_period(
     failed_statuses: tuple[str, ...] | None = None,
     now: datetime | None = None,
     account: str | None = None,
+    who: str | None = None,
 ) -> ClosePaths:
     """Write the close pack of `period`; sign it off if asked. See the module docstring.
-    `account` (one of `[accounts]`) is named on the cover of both files."""
+    `account` (one of `[accounts]`) is named on the cover of both files; `who` is the
+    trail's author of the sign-off (the workbench's user; default: the OS user)."""
     log = AckLog(trail)
     when = (now or datetime.now(UTC)).astimezone(UTC)
     if sign_off is not None and when < period.end and not sign_off.provisional:
@@ -231,7 +233,7 @@ def close_period(
     with lock:  # a sign-off: no night publishes while its figures are read
         return _close(
             db, log, reports, period, sign_off, accept_incomplete, reopen_note,
-            failed_statuses, when, account,
+            failed_statuses, when, account, who,
         )  # fmt: skip
 
 
@@ -246,6 +248,7 @@ def _close(
     failed_statuses: tuple[str, ...] | None,
     when: datetime,
     account: str | None,
+    who: str | None,
 ) -> ClosePaths:
     frozen = period_status(log.read(), period)
     if frozen is not None and reopen_note is None:
@@ -282,7 +285,7 @@ def _close(
             "account": account,
             "status": _status(sign_off),
             "signed_by": sign_off.name if sign_off else None,
-            "signed_as": who_acts() if sign_off else None,
+            "signed_as": (who or who_acts()) if sign_off else None,
             "provisional": bool(sign_off and sign_off.provisional),
             "signed_at": f"{when:%Y-%m-%d %H:%M} UTC",
             "note": sign_off.note if sign_off else None,
@@ -315,6 +318,7 @@ def _close(
                     )
                 ],
                 at=when,
+                who=who,
             )
     return ClosePaths(folder, xlsx, html, figures, signed=sign_off is not None)
 

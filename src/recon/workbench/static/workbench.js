@@ -1,0 +1,83 @@
+// The workbench's few lines of plain JS: forms with data-api send JSON to the API with the
+// session's CSRF token, then reload (or say why not). No framework, no build step.
+"use strict";
+
+function csrf() {
+  const meta = document.querySelector('meta[name="csrf"]');
+  return meta ? meta.getAttribute("content") : "";
+}
+
+function say(text, bad) {
+  const status = document.getElementById("status");
+  if (status) {
+    status.textContent = text;
+    status.className = bad ? "error" : "ok";
+  }
+}
+
+async function send(url, method, data) {
+  const response = await fetch(url, {
+    method: method,
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf() },
+    body: data === null ? undefined : JSON.stringify(data),
+  });
+  let body = {};
+  try { body = await response.json(); } catch (e) { body = {}; }
+  return { status: response.status, body: body };
+}
+
+function formData(form) {
+  const data = {};
+  for (const field of form.querySelectorAll("input[name], select[name], textarea[name]")) {
+    if (field.dataset.list) {
+      data[field.name] = field.value.split(",").map((s) => s.trim()).filter((s) => s);
+    } else {
+      data[field.name] = field.value;
+    }
+  }
+  return data;
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const login = document.getElementById("login");
+  if (login) {
+    login.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const result = await send("/api/v1/session", "POST", formData(login));
+      if (result.status === 200) {
+        const next = new URLSearchParams(window.location.search).get("next");
+        window.location.assign(next && next.startsWith("/") && !next.startsWith("//") ? next : "/queue");
+      } else {
+        say(result.body.error || "cannot log in", true);
+      }
+    });
+  }
+  const logout = document.getElementById("logout");
+  if (logout) {
+    logout.addEventListener("click", async () => {
+      await send("/api/v1/session", "DELETE", null);
+      window.location.assign("/login");
+    });
+  }
+  for (const form of document.querySelectorAll("form[data-api]")) {
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      let url = form.dataset.api;
+      const verb = event.submitter ? event.submitter.dataset.verb : undefined;
+      if (verb) {
+        url = url.replace(/\/(approve|reject)$/, "/" + verb);
+      }
+      const result = await send(url, "POST", formData(form));
+      if (result.status === 200) {
+        say("Done.", false);
+        window.location.reload();
+      } else if (result.status === 202) {
+        say("Proposal " + result.body.proposal + " waits for an approver.", false);
+        window.setTimeout(() => window.location.reload(), 600);
+      } else {
+        say(result.body.error || ("refused (" + result.status + ")"), true);
+      }
+    });
+  }
+});
