@@ -135,3 +135,24 @@ def test_prefects_logging_setup_keeps_recons_handlers(monkeypatch: pytest.Monkey
     handlers = logging.getLogger().handlers
     assert any(isinstance(h, logs.StderrHandler) for h in handlers)
     assert not any(type(h).__name__ == "PrefectConsoleHandler" for h in handlers)
+
+
+def test_a_log_file_that_cannot_be_written_is_one_line_exit_2(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECON_")}
+    env["RECON_LOG_FILE"] = str(blocker / "night.log")
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("recon")), "nightly"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"recon: bad setting RECON_LOG_FILE: cannot write {blocker}/night.log: ")

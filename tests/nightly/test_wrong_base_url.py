@@ -80,3 +80,28 @@ def test_a_night_under_a_wrong_path_stops_naming_recon_base_url(tmp_path: Path) 
             steps.run_local(over)
     assert info.value.setting == "RECON_BASE_URL"
     assert "/wrong/api/v1 answered 404" in str(info.value)
+
+
+@pytest.mark.integration
+def test_a_night_extracted_one_resource_at_a_time_stops_at_its_load(tmp_path: Path) -> None:
+    # the Dask path: one task per resource, each with its own client; the load step reads
+    # the landing's call logs
+    with sandbox(seed=2, payments=30) as url:
+        over = overrides_for(tmp_path, url + "/wrong")
+        run_id = steps.start_step(over)
+        for resource in LISTED_RESOURCES:
+            assert steps.extract_one_step(over, run_id, resource).status == "unavailable"
+        with pytest.raises(ConfigError) as info:
+            steps.load_step(over, run_id, publish=False)
+    assert info.value.setting == "RECON_BASE_URL"
+    assert "(e.g. GET /wrong/api/v1/" in str(info.value)
+
+
+@pytest.mark.integration
+def test_refunds_and_invoices_not_offered_are_unavailable_not_a_wrong_url(
+    tmp_path: Path,
+) -> None:
+    with sandbox(seed=2, payments=30, refunds_list=False, invoices_list=False) as url:
+        summary = steps.run_local(overrides_for(tmp_path, url))
+    assert summary.status == "incomplete"
+    assert "refunds unavailable" in (summary.reason or "")

@@ -31,6 +31,7 @@ __all__ = [
     "LISTED_RESOURCES",
     "Progress",
     "ResourceOutcome",
+    "check_base_url",
     "extract_all",
     "extract_resource",
     "resources_for",
@@ -127,7 +128,7 @@ class _Attempts:
         # What each resource's attempts answered, and one 404's call: a base URL under which
         # every list answers 404 is a wrong setting, not a night of unavailable lists.
         self.answered: dict[str, set[int | None]] = {}
-        self.a_404: CallRecord | None = None
+        self.a_404: str | None = None  # the path of one
 
     def __call__(self, record: CallRecord) -> None:
         # A flat copy: `asdict` deep-copies every value (the timestamp too), per attempt.
@@ -139,7 +140,7 @@ class _Attempts:
         with self._lock:
             self.answered.setdefault(resource, set()).add(record.http_status)
             if record.http_status == 404 and self.a_404 is None:
-                self.a_404 = record
+                self.a_404 = record.path
             if record.outcome != "ok":
                 self.retries[resource] = self.retries.get(resource, 0) + 1
 
@@ -150,10 +151,31 @@ class _Attempts:
         return len(seen) >= 2 and all(statuses == {404} for statuses in seen)
 
 
-def wrong_base_url(settings: Settings, example: CallRecord | None) -> ConfigError:
+def check_base_url(settings: Settings, landing: RunLanding) -> None:
+    """A run extracted elsewhere (one task per resource on Dask workers): its landing says
+    whether every list answered 404 only (`wrong_base_url`). Reads the call logs only when
+    every list of the run is unavailable: nothing for an ordinary night."""
+    import pyarrow.parquet as pq
+
+    states = landing.states()
+    lists = [r for r in states if not api_list(r).per_customer]
+    if len(lists) < 2 or any(states[r].status != "unavailable" for r in lists):
+        return
+    statuses: set[int | None] = set()
+    example: str | None = None
+    for resource in lists:
+        for path in landing.files(resource, "calls"):
+            calls = pq.read_table(path, columns=["path", "http_status"]).to_pydict()
+            statuses.update(calls["http_status"])
+            example = example or next(iter(calls["path"]), None)
+    if statuses == {404}:
+        raise wrong_base_url(settings, example)
+
+
+def wrong_base_url(settings: Settings, example: str | None) -> ConfigError:
     """Every list answered 404: the base URL points at the wrong place (a path too many or
     too few), which no request id quoted to the provider will fix."""
-    asked = f" (e.g. GET {example.path})" if example is not None else ""
+    asked = f" (e.g. GET {example})" if example else ""
     return ConfigError(
         "RECON_BASE_URL",
         f"every list under {redact_url(settings.api_root)} answered 404 Not Found{asked}: "

@@ -30,6 +30,7 @@ from recon.night import early, reach
 from recon.night.extract import (
     Progress,
     ResourceOutcome,
+    check_base_url,
     extract_all,
     extract_resource,
     resources_for,
@@ -215,6 +216,7 @@ def extract_one_step(
 def load_step(overrides: Mapping[str, Any] | None, run_id: str, *, publish: bool) -> LoadResult:
     """Load the run's landing into a fresh working copy (published at once if `publish`)."""
     settings = settings_for(overrides)
+    check_base_url(settings, RunLanding(settings.landing, run_id))  # every list 404: exit 2
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)
     begun = early.adopt(settings.db, run_id)  # a load begun while extracting, if any
     opened, loaded = (begun.con, begun.loaded) if begun is not None else (None, None)
