@@ -161,3 +161,10 @@ def test_nights_before_the_last_still_render(first: tuple[duckdb.DuckDBPyConnect
     con, html = first
     paths = render_report(con, run_id=NIGHTS[0], reports_dir=html.parent.parent)
     assert 'id="books-status"' in paths.report_html.read_text(encoding="utf-8")
+
+
+def test_report_md_carries_the_next_commands(first: tuple[duckdb.DuckDBPyConnection, Path]) -> None:
+    _, html = first
+    md = html.with_name("report.md").read_text(encoding="utf-8")
+    assert "- What now: `recon findings list`" in md
+    assert "Amount at risk" in md

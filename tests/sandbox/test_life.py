@@ -89,3 +89,21 @@ def test_nights_count_on_and_none_keeps_the_sandbox_still(tmp_path: Path) -> Non
     assert next_day(tmp_path, 7, N, still=False) == 2
     assert next_day(tmp_path, 7, N, still=True) == 2  # --sandbox-faults none
     assert next_day(tmp_path, 8, N, still=False) == 0  # another seed: another sandbox
+
+
+def test_recon_sandbox_ledger_writes_the_books_of_a_day(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from recon.cli import app
+
+    rows = {}
+    for day in (0, 2):
+        out = tmp_path / f"day{day}"
+        result = CliRunner().invoke(
+            app,
+            ["sandbox", "ledger", "--out", str(out), "--payments", "400", "--day", str(day),
+             "--format", "csv"],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        rows[day] = len((out / "orders.csv").read_text().splitlines())
+    assert rows[2] == rows[0] + 2 * len(life_of(Dataset(7, 400), 1).payments)

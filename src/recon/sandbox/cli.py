@@ -38,6 +38,14 @@ def serve(
         typer.Option(help="none, flaky, chaos, drift, strict, capped, capped-payments (a,b)."),
     ] = "none",
     anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
+    day: Annotated[
+        int,
+        typer.Option(
+            help="The sandbox's day (recon.sandbox.life): 0 the generated data; each later day "
+            "adds new payments, refunds, status changes and books fixes.",
+            min=0,
+        ),
+    ] = 0,
     retry_after: Annotated[int, typer.Option(help="Retry-After seconds of a 429.")] = 1,
     slow: Annotated[float, typer.Option(help="Delay in seconds of a slow answer.")] = 0.5,
     prewarm: Annotated[
@@ -126,6 +134,7 @@ def serve(
             api_key=key,
             bearer_token=token,
             anchor=_anchor(anchor),
+            day=day,
             retry_after_s=retry_after,
             slow_s=slow,
             prewarm=prewarm,  # type: ignore[arg-type]  # validated by SandboxConfig
@@ -238,6 +247,14 @@ def ledger(
     seed: Annotated[int, typer.Option(help="Seed of the generated data.")] = 7,
     payments: Annotated[int, typer.Option(help="Number of payments.", min=0)] = 1000,
     anchor: Annotated[str | None, typer.Option(help=_ANCHOR_HELP)] = None,
+    day: Annotated[
+        int,
+        typer.Option(
+            help="The sandbox's day (recon.sandbox.life): 0 the generated data; each later day "
+            "adds new payments, refunds, status changes and books fixes.",
+            min=0,
+        ),
+    ] = 0,
     formats: Annotated[
         str, typer.Option("--format", help="Comma-separated: csv, parquet, xlsx.")
     ] = "csv,parquet,xlsx",
@@ -247,7 +264,7 @@ def ledger(
 
     chosen = [f.strip() for f in formats.split(",") if f.strip()]
     try:
-        lines = describe_books(seed, payments, _anchor(anchor), out, chosen)
+        lines = describe_books(seed, payments, _anchor(anchor), out, chosen, day=day)
     except ValueError as err:
         typer.echo(f"error: {err}", err=True)
         raise typer.Exit(2) from None

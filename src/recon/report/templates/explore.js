@@ -145,26 +145,49 @@
 
   const pick = (value, list) => (value === "" ? ANY : list.indexOf(value));
   let matched = [];
-  let items = []; // the matched findings by item (entity and id): one row each
+  let items = null; // the matched findings by item (entity and id), or null: one each
   let page = 0;
   // One item with several problems is one row listing them (the findings stay separate
-  // in the warehouse); an item takes the place of its first finding in the order.
+  // in the warehouse); an item takes the place of its first finding in the order. Each
+  // finding's item is numbered once; a run whose every finding is its own item pays
+  // nothing more per filter.
+  let itemOf = null;
+  let itemCount = 0;
+  const itemNumbers = () => {
+    if (itemOf === null) {
+      const at = new Map();
+      itemOf = new Int32Array(n);
+      for (let i = 0; i < n; i++) {
+        const key = C.entity[i] + "\u0001" + C.id[i];
+        let k = at.get(key);
+        if (k === undefined) {
+          k = at.size;
+          at.set(key, k);
+        }
+        itemOf[i] = k;
+      }
+      itemCount = at.size;
+    }
+    return itemOf;
+  };
   const byItem = (idx) => {
-    const at = new Map();
+    const of = itemNumbers();
+    if (itemCount === n) return null;
+    const slot = new Int32Array(itemCount).fill(-1);
     const out = [];
     for (const i of idx) {
-      const key = C.entity[i] + "\u0001" + C.id[i];
-      const found = at.get(key);
-      if (found === undefined) {
-        const item = [i];
-        at.set(key, item);
-        out.push(item);
+      const k = of[i];
+      if (slot[k] < 0) {
+        slot[k] = out.length;
+        out.push([i]);
       } else {
-        found.push(i);
+        out[slot[k]].push(i);
       }
     }
-    return out;
+    return out.length === idx.length ? null : out;
   };
+  const itemTotal = () => (items === null ? matched.length : items.length);
+  const itemAt = (j) => (items === null ? [matched[j]] : items[j]);
 
   const filter = () => {
     const terms = el.q.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
@@ -290,13 +313,13 @@
   const render = () => {
     root.dataset.renders = String(++renders);
     const size = Number(el.size.value) || 50;
-    const pages = Math.max(1, Math.ceil(items.length / size));
+    const pages = Math.max(1, Math.ceil(itemTotal() / size));
     page = Math.min(Math.max(page, 0), pages - 1);
     const start = page * size;
-    const end = Math.min(items.length, start + size);
+    const end = Math.min(itemTotal(), start + size);
     const frag = document.createDocumentFragment();
     for (let j = start; j < end; j++) {
-      const item = items[j];
+      const item = itemAt(j);
       const first = item[0];
       const tr = document.createElement("tr");
       if (item.length > 1) tr.className = "several";
@@ -329,10 +352,10 @@
     el.status.textContent = n === 0 ? "No findings in this run."
       : matched.length === 0
         ? `No finding matches these filters (${fmt.format(n)} in this run).`
-        : items.length === matched.length
+        : items === null
           ? `Showing ${fmt.format(start + 1)}–${fmt.format(end)} of ${fmt.format(matched.length)}`
             + ` matching findings (${fmt.format(n)} in this run).`
-          : `Showing items ${fmt.format(start + 1)}–${fmt.format(end)} of ${fmt.format(items.length)}`
+          : `Showing items ${fmt.format(start + 1)}–${fmt.format(end)} of ${fmt.format(itemTotal())}`
             + ` with ${fmt.format(matched.length)} matching findings (${fmt.format(n)} in this run;`
             + " an item with several problems is one row).";
     el.page.textContent = `Page ${fmt.format(page + 1)} of ${fmt.format(pages)}`;

@@ -73,13 +73,23 @@ def sandbox_books(
 
 
 def describe_books(
-    seed: int, payments: int, anchor: datetime | None, out: Path, formats: list[str]
+    seed: int,
+    payments: int,
+    anchor: datetime | None,
+    out: Path,
+    formats: list[str],
+    *,
+    day: int = 0,
 ) -> list[str]:
-    """`recon sandbox ledger`: write the books and say what was written and planted."""
+    """`recon sandbox ledger`: write the books (of sandbox `day`) and say what was written
+    and planted."""
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown or not formats:
         raise ValueError(f"unknown format(s) {', '.join(unknown)}; use {', '.join(FORMATS)}")
-    books = make_books(Dataset(seed, payments, anchor))
+    dataset = Dataset(seed, payments, anchor)
+    books = make_books(dataset)
+    if day:
+        live_books(dataset, day, books, _settled_by_reference(dataset))
     written = write_books(books, out, formats)
     lines = [
         f"{name}: {len(getattr(books, name)):,} rows -> {', '.join(str(p) for p in paths)}"
