@@ -552,7 +552,7 @@ COMMENT ON COLUMN bank_days.holiday IS 'The holiday''s name, when [bank] calenda
 -- bank_gaps
 COMMENT ON TABLE bank_gaps IS 'Where the statements'' balances do not chain (check bank_statement_gap): settlements due in the span are not evaluated.';
 COMMENT ON COLUMN bank_gaps.currency IS 'The account''s currency.';
-COMMENT ON COLUMN bank_gaps.account IS 'The account (IBAN or number) as the statement gives it.';
+COMMENT ON COLUMN bank_gaps.bank_account IS 'The account (IBAN or number) as the statement gives it.';
 COMMENT ON COLUMN bank_gaps.first_missing IS 'The first business day with no statement, else the day of the statement that does not chain (the finding''s <CUR>:<date>).';
 COMMENT ON COLUMN bank_gaps.span_from IS 'First day not evaluated (the day after the previous statement).';
 COMMENT ON COLUMN bank_gaps.span_to IS 'Last day not evaluated (the day of the statement that does not chain).';
@@ -572,7 +572,7 @@ COMMENT ON COLUMN bank_lines.file_name IS 'The statement file''s name (findings 
 COMMENT ON COLUMN bank_lines.line_no IS 'The line in the file (MT940 :61:, BAI2 16 record, CSV row; header = 1), or the entry''s ordinal in a CAMT.053 file.';
 COMMENT ON COLUMN bank_lines.source_file IS 'The file''s path as read.';
 COMMENT ON COLUMN bank_lines.format IS 'camt053 | mt940 | bai2 | csv (recognised from the content).';
-COMMENT ON COLUMN bank_lines.account IS 'The account (IBAN or number) of its statement.';
+COMMENT ON COLUMN bank_lines.bank_account IS 'The account (IBAN or number) of its statement.';
 COMMENT ON COLUMN bank_lines.currency IS 'ISO 4217 code.';
 COMMENT ON COLUMN bank_lines.statement_date IS 'The day of its statement (closing balance''s date); NULL in a CSV.';
 COMMENT ON COLUMN bank_lines.booking_date IS 'When the bank booked it.';
@@ -629,7 +629,7 @@ COMMENT ON COLUMN bank_statements.file_name IS 'The file''s name.';
 COMMENT ON COLUMN bank_statements.source_file IS 'The file''s path as read.';
 COMMENT ON COLUMN bank_statements.format IS 'camt053 | mt940 | bai2 | csv.';
 COMMENT ON COLUMN bank_statements.statement_no IS 'Where it starts in the file: line (MT940, BAI2, CSV) or statement ordinal (CAMT.053).';
-COMMENT ON COLUMN bank_statements.account IS 'The account (IBAN or number).';
+COMMENT ON COLUMN bank_statements.bank_account IS 'The account (IBAN or number).';
 COMMENT ON COLUMN bank_statements.currency IS 'ISO 4217 code.';
 COMMENT ON COLUMN bank_statements.statement_date IS 'The closing balance''s date (CAMT CLBD, MT940 :62F:, BAI2 as-of date); NULL for a CSV.';
 COMMENT ON COLUMN bank_statements.first_date IS 'The first day it covers.';

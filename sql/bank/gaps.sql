@@ -13,15 +13,15 @@ WITH s AS (
            lag(file_name) OVER w AS previous_file
     FROM bank_statements
     WHERE statement_date IS NOT NULL
-    WINDOW w AS (PARTITION BY account, currency ORDER BY statement_date, file_name, statement_no)
+    WINDOW w AS (PARTITION BY bank_account, currency ORDER BY statement_date, file_name, statement_no)
 ), missing AS (
-    SELECT s.account, s.currency, s.statement_date, s.file_name, s.statement_no,
+    SELECT s.bank_account, s.currency, s.statement_date, s.file_name, s.statement_no,
            list(d.day ORDER BY d.day) AS days
     FROM s
     JOIN bank_days AS d ON d.business AND d.day > s.previous_date AND d.day < s.statement_date
     GROUP BY ALL
 )
-SELECT s.currency, s.account,
+SELECT s.currency, s.bank_account,
        coalesce(m.days[1], s.statement_date) AS first_missing,
        s.previous_date + 1 AS span_from,
        s.statement_date AS span_to,
@@ -33,13 +33,13 @@ SELECT s.currency, s.account,
             ELSE 'missing_day' END AS kind
 FROM s
 LEFT JOIN missing AS m
-    ON m.account IS NOT DISTINCT FROM s.account AND m.currency = s.currency
+    ON m.bank_account IS NOT DISTINCT FROM s.bank_account AND m.currency = s.currency
    AND m.statement_date = s.statement_date AND m.file_name = s.file_name
    AND m.statement_no = s.statement_no
 WHERE s.previous_date IS NOT NULL
   AND (m.days IS NOT NULL OR s.opening_minor <> s.previous_closing_minor)
 UNION ALL
-SELECT currency, account, statement_date AS first_missing, statement_date AS span_from,
+SELECT currency, bank_account, statement_date AS first_missing, statement_date AS span_from,
        statement_date AS span_to, NULL, NULL, NULL, file_name, statement_date, opening_minor,
        closing_minor - opening_minor - lines_minor AS difference_minor, [] AS missing_days,
        'lines_do_not_add_up' AS kind

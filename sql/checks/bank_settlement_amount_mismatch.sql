@@ -19,4 +19,3 @@ SELECT
         || recon_money(s.difference_minor, s.currency) AS detail
 FROM bank_settlements AS s
 WHERE s.state = 'mismatch'
-   OR (s.state = 'received' AND s.difference_minor <> 0 AND s.tolerance_minor = 0)

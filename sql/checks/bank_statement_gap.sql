@@ -25,7 +25,7 @@ SELECT
                               || array_to_string(list_transform(g.missing_days, lambda d: strftime(d, '%Y-%m-%d')), ', ')
                          ELSE '' END
             END
-        || coalesce(' (account ' || g.account || ')', ''), '; ' ORDER BY g.file_name)
+        || coalesce(' (account ' || g.bank_account || ')', ''), '; ' ORDER BY g.file_name)
         || '; not evaluated from ' || strftime(min(g.span_from), '%Y-%m-%d') || ' to '
         || strftime(max(g.span_to), '%Y-%m-%d') AS detail
 FROM bank_gaps AS g

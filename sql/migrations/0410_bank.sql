@@ -7,7 +7,7 @@ CREATE TABLE IF NOT EXISTS bank_statements (
     source_file    VARCHAR NOT NULL,          -- its path as read
     format         VARCHAR NOT NULL,          -- camt053 | mt940 | bai2 | csv
     statement_no   INTEGER NOT NULL,          -- where it starts: line (MT940, BAI2, CSV) or ordinal (CAMT)
-    account        VARCHAR,
+    bank_account   VARCHAR,
     currency       VARCHAR NOT NULL,
     statement_date DATE,                      -- the closing balance's date; NULL for a CSV
     first_date     DATE,
@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS bank_lines (
     line_no        INTEGER NOT NULL,          -- line in the file, or CAMT entry ordinal
     source_file    VARCHAR NOT NULL,
     format         VARCHAR NOT NULL,
-    account        VARCHAR,
+    bank_account   VARCHAR,
     currency       VARCHAR NOT NULL,
     statement_date DATE,
     booking_date   DATE NOT NULL,
@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS bank_days (
 );
 CREATE TABLE IF NOT EXISTS bank_gaps (
     currency       VARCHAR NOT NULL,
-    account        VARCHAR,
+    bank_account   VARCHAR,
     first_missing  DATE NOT NULL,
     span_from      DATE NOT NULL,
     span_to        DATE NOT NULL,

@@ -45,6 +45,11 @@ def test_bank_findings_are_the_plants(
         expected = set(truth[check])
         assert precision_recall(got[check], expected) == (1.0, 1.0), (check, got[check], expected)
         assert statuses[check] == ("failed" if expected else "passed")
+    # the findings are in the work queue with their item's own date (the item's age)
+    undated = con.execute(
+        "SELECT count(*) FROM findings WHERE starts_with(check_name, 'bank_') AND item_at IS NULL"
+    ).fetchone()
+    assert undated == (0,)
     # every other settlement the oracle expects was found, to the minor unit
     received = dict(
         con.execute(

@@ -170,3 +170,39 @@ def test_two_credits_equally_good_are_a_tie_never_picked(tmp_path: Path) -> None
     ).fetchall()
     assert states == [("candidate",)]
     con.close()
+
+
+def _mt940_day(day: str, opening: int, lines: list[tuple[int, str]]) -> str:
+    closing = opening + sum(a for a, _ in lines)
+    out = [f":20:S{day}", ":25:JP-ACC-1", f":60F:C{day}JPY{opening},"]
+    for amount, text in lines:
+        mark = "C" if amount >= 0 else "D"
+        out += [f":61:{day}{mark}{abs(amount)},NTRFREF{day}", f":86:{text}"]
+    return "\n".join([*out, f":62F:C{day}JPY{closing},", "-"])
+
+
+def test_a_balance_break_is_a_gap_and_its_span_is_not_evaluated(tmp_path: Path) -> None:
+    con = _warehouse(tmp_path)
+    days = [
+        _mt940_day("261116", 1_000, [(50, "rent back")]),
+        _mt940_day("261117", 1_000, []),  # opens at 1,000: the 16th closed at 1,050
+        _mt940_day("261118", 1_000, [(3_820, "SANDBOX PAYMENTS KK payout")]),
+        _mt940_day("261120", 4_820, [(5, "interest")]),  # no statement on the 19th
+    ]
+    path = tmp_path / "bank-jpy.sta"
+    path.write_text("\n".join(days) + "\n")
+    settings = settings_from(
+        bank_statements=str(path), bank_provider_match="sandbox", bank={"fees": FEES}
+    )
+    load_bank(con, settings, RUN)
+    gaps = con.execute(
+        "SELECT currency, first_missing, span_from, span_to, kind, difference_minor "
+        "FROM bank_gaps ORDER BY first_missing"
+    ).fetchall()
+    assert gaps == [
+        ("JPY", date(2026, 11, 17), date(2026, 11, 17), date(2026, 11, 17), "balance_break", -50),
+        ("JPY", date(2026, 11, 19), date(2026, 11, 19), date(2026, 11, 20), "missing_day", 0),
+    ]
+    got = _settlements(con)
+    assert got["JPY:2026-11-13"][-1] == "not_evaluated"  # due the 17th: in the span
+    assert got["JPY:2026-11-16"][-1] == "received"

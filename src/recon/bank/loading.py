@@ -212,7 +212,7 @@ def _rows(
             "file_name": st.source.name,
             "source_file": str(st.source),
             "format": st.format,
-            "account": st.account or None,
+            "bank_account": st.account or None,
             "currency": st.currency,
             "statement_date": st.statement_date,
         }

@@ -110,6 +110,16 @@ items AS (
     WHERE refund_key IN (SELECT entity_id FROM wanted WHERE entity = 'refund')
     UNION ALL SELECT 'order', coalesce(reference, order_id), created_at FROM ledger_orders
     WHERE coalesce(reference, order_id) IN (SELECT entity_id FROM wanted WHERE entity = 'order')
+    -- the bank leg (docs/bank.md): a settlement's business day, a line's value date, a gap's
+    -- first missing day
+    UNION ALL SELECT 'settlement', settlement_id, CAST(business_day AS TIMESTAMPTZ) FROM bank_settlements
+    WHERE settlement_id IN (SELECT entity_id FROM wanted WHERE entity = 'settlement')
+    UNION ALL SELECT 'bank_line', file_name || ':' || line_no, CAST(value_date AS TIMESTAMPTZ) FROM bank_lines
+    WHERE file_name || ':' || line_no IN (SELECT entity_id FROM wanted WHERE entity = 'bank_line')
+    UNION ALL SELECT 'statement', currency || ':' || strftime(first_missing, '%Y-%m-%d'),
+           CAST(first_missing AS TIMESTAMPTZ) FROM bank_gaps
+    WHERE currency || ':' || strftime(first_missing, '%Y-%m-%d')
+          IN (SELECT entity_id FROM wanted WHERE entity = 'statement')
 ),
 dated AS (
     SELECT entity, entity_id, min(created_at) AS item_at FROM items GROUP BY entity, entity_id

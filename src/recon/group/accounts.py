@@ -204,7 +204,7 @@ def account_settings(
         name, entry, "ledger_database_url_env", required=False, read=secrets
     )
     chosen["notify_url"] = None  # the night sends one alert for every account (recon.group)
-    for key in _BOOKS:  # books are per account: never the shared ones
+    for key in (*_BOOKS, "bank_statements"):  # books, statements: per account, never shared
         chosen[key] = own.get(key)
     try:  # a model, not a dict: pydantic-settings would merge a dict with [ledger.*]
         chosen["ledger"] = LedgerMapping.model_validate(entry.get("ledger") or {})
