@@ -495,3 +495,18 @@ def test_a_socks5_proxy_carries_the_api_traffic(monkeypatch: pytest.MonkeyPatch)
             assert client.list_disputes().data == []
     assert asked == [b"payments.example.test"]
     assert server.requests[0].startswith(b"GET /api/v1/disputes?")
+
+
+@pytest.mark.parametrize(
+    "proxy", [None, "http://proxy.example.test:3128", "socks5://proxy.example.test:1080"]
+)
+def test_every_pool_kind_opens_its_connections_through_the_deadline_backend(
+    proxy: str | None,
+) -> None:
+    """The one private attribute recon sets on the pool httpx builds: should httpx or
+    httpcore move it, this fails (and the trickle tests above hang to their bound)."""
+    from recon.api.transport import _Backend
+
+    transport = Transport(proxy=httpx.Proxy(proxy) if proxy else None)
+    assert isinstance(transport._pool._network_backend, _Backend)
+    assert transport.ssl_context() is Transport().ssl_context()  # the CAs loaded once

@@ -147,7 +147,7 @@ class Sender:
         self._count_lock = threading.Lock()
         # TLS verification is always on: no setting turns it off (nor in `recon.api.transport`).
         # Proxies come from the environment through `client_transports` (loopback never
-        # through one), also when `transport` is a test's.
+        # through one); a `transport` given (a test's) is used alone, whatever the environment.
         own, mounts = client_transports() if transport is None else (transport, {})
         self.http = httpx.Client(
             transport=own,
@@ -374,7 +374,8 @@ class Sender:
     ) -> Attempt:
         """An answer whose body is refused — over RECON_MAX_BODY_MB (`body_too_large`), or
         encoded in layers (`bad_encoding`): a failed call (never retried: it would be the
-        same again), with its request id; the page narrows like a 500 (recon.paging.narrow)."""
+        same again), with its request id. A page too large narrows like a 500
+        (recon.paging.narrow); one encoded in layers fails whole (every answer would be)."""
         error = ApiError.from_response(
             httpx.Response(
                 streamed.status_code,

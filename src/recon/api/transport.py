@@ -20,6 +20,7 @@ that cannot be used is a `ConfigError` naming its variable, before any request.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 import ssl
@@ -136,7 +137,7 @@ class Transport(httpx.HTTPTransport):
     """httpx's transport (TLS always verified), its sockets kept to the attempt's deadline."""
 
     def __init__(self, *, proxy: httpx.Proxy | None = None) -> None:
-        super().__init__(verify=True, proxy=proxy)
+        super().__init__(verify=_tls(), proxy=proxy)
         # httpx builds the pool (a plain one, an HTTP or a SOCKS proxy's) without a way to
         # pass httpcore's `network_backend`; every kind keeps it here and hands it to each
         # connection it opens (httpx is pinned <0.29; tests/api/test_transport.py checks it).
@@ -148,6 +149,13 @@ class Transport(httpx.HTTPTransport):
         context = self._pool._ssl_context
         assert context is not None  # httpx always gives the pool one
         return context
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """The TLS context every transport of the process shares, made once (loading the CAs
+    costs ~30 ms of CPU): certificates and host names verified, as httpx verifies them."""
+    return httpx.create_ssl_context(verify=True)
 
 
 def client_transports(
