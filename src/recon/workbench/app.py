@@ -102,6 +102,7 @@ def create_app(
 ) -> Starlette:
     """The workbench on warehouse `db` (its trail and users file beside it)."""
     bench = Workbench(db, settings)
+    bench.snapshot.current()  # start building the queue's snapshot now
     users = UserStore(users_path(db))
     sessions = Sessions(settings.session_hours)
     limiter = LoginLimiter()

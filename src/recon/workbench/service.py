@@ -25,13 +25,13 @@ from typing import Any
 
 import duckdb
 
-from recon.database import open_readonly
 from recon.errors import ReconError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, Amounts, acks_path, amounts_of
 from recon.findings.work import REASONS
 from recon.sql import read_sql
 from recon.workbench.config import WorkbenchSettings
 from recon.workbench.queue import Page, QueueFilters, read_queue
+from recon.workbench.snapshot import QueueSnapshot, open_file
 from recon.workbench.users import at_least
 
 __all__ = [
@@ -110,6 +110,7 @@ class Workbench:
         self.settings = settings
         self.trail = AckLog(acks_path(db))
         self._decide = threading.Lock()  # one proposal decision at a time in this process
+        self.snapshot = QueueSnapshot(db)
         self._cache_lock = threading.Lock()
         self._cached: tuple[tuple[int, int, int], list[AckEvent]] | None = None
 
@@ -133,7 +134,7 @@ class Workbench:
 
     @contextmanager
     def _read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        con = open_readonly(self.db)
+        con = open_file(self.db)
         try:
             yield con
         except duckdb.Error as exc:
@@ -141,14 +142,31 @@ class Workbench:
         finally:
             con.close()
 
+    @contextmanager
+    def _read_queue(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The queue's snapshot when it is fresh, else the published warehouse."""
+        fresh = self.snapshot.current()
+        if fresh is None:
+            with self._read() as con:
+                yield con
+            return
+        con = open_file(fresh)
+        try:
+            yield con
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot read the queue: {str(exc).splitlines()[0]}") from None
+        finally:
+            con.close()
+
     def queue(self, filters: QueueFilters, limit: int, cursor: str | None) -> Page:
         """One page of the queue."""
-        with self._read() as con:
-            return read_queue(con, self.events(), filters, limit, cursor, self.settings)
+        events = self.events()
+        with self._read_queue() as con:
+            return read_queue(con, events, filters, limit, cursor, self.settings)
 
     def groups(self) -> list[dict[str, Any]]:
         """Per check: how many unresolved findings (the queue's headings)."""
-        with self._read() as con:
+        with self._read_queue() as con:
             rows = con.execute(read_sql("workbench/groups.sql")).fetchall()
         return [{"check_name": r[0], "severity": r[1], "findings": int(r[2])} for r in rows]
 
