@@ -90,6 +90,12 @@ def test_an_analyst_and_an_approver_work_the_queue(
     alice.click("#filters button[type=submit]")
     expect(alice.locator("section.group")).to_have_count(2)
     _shoot(alice, "workbench-queue.png", tmp_path)
+    alice.select_option("#bulk select[name=action]", "resolve")
+    alice.select_option("#bulk select[name=reason]", "written_off")
+    alice.click("#bulk button[data-preview=true]")
+    expect(alice.locator("#bulk-result")).to_contain_text(
+        "2 finding(s) would change, 2 of them through an approver"
+    )
 
     alice.click(f"a[href='/findings/{quote(KEY_SHORT, safe='')}']")
     expect(alice.locator("#work-state")).to_have_text("new")

@@ -268,6 +268,25 @@ def create_app(
             raise NotFound(f"no action {verb}")
         return outcome(result)
 
+    async def bulk(request: Request, session: Session) -> Response:
+        data = await body(request)
+        raw = data.get("filters") or {}
+        if not isinstance(raw, dict):
+            raise Invalid("filters must be an object of the queue's filters")
+        filters = QueueFilters.from_query({str(k): str(v) for k, v in raw.items()})
+        preview = bool(data.get("preview"))
+        result = await run_in_threadpool(
+            lambda: bench.bulk(actor(session), filters, data, preview=preview)
+        )
+        return _json(result)
+
+    async def undo(request: Request, session: Session) -> Response:
+        data = await body(request)
+        count = await run_in_threadpool(
+            bench.undo_batch, actor(session), request.path_params["batch"], data.get("note")
+        )
+        return _json({"undone": count})
+
     async def matches(request: Request, session: Session) -> Response:
         data = await body(request)
         result = await run_in_threadpool(
@@ -375,6 +394,7 @@ def create_app(
             heads=heads,
             next=result.next,
             next_query=next_query,
+            bulk_filters=orjson.dumps({k: v for k, v in kept.items() if k != "limit"}).decode(),
             shown=len(result.items),
         )
 
@@ -418,6 +438,8 @@ def create_app(
         Route("/api/v1/session", session_route, methods=["GET", "POST", "DELETE"]),
         Route("/api/v1/findings", api(findings)),
         Route("/api/v1/groups", api(groups)),
+        Route("/api/v1/bulk", api(bulk, write=True), methods=["POST"]),
+        Route("/api/v1/batches/{batch}/undo", api(undo, write=True), methods=["POST"]),
         Route(
             "/api/v1/findings/{key:path}/{verb:str}",
             api(act, write=True),

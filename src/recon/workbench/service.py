@@ -26,7 +26,7 @@ from typing import Any
 import duckdb
 
 from recon.errors import ReconError, WarehouseError
-from recon.findings.acks import AckEvent, AckLog, Amounts, acks_path, amounts_of
+from recon.findings.acks import AckEvent, AckLog, Amounts, NewEvent, acks_path, amounts_of
 from recon.findings.work import REASONS
 from recon.sql import read_sql
 from recon.workbench.config import WorkbenchSettings
@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 FOUR_EYES_REASONS = ("written_off",)
+BULK_MAX = 5000
 _MAX_NOTE = 2000
 
 
@@ -429,6 +430,106 @@ class Workbench:
             "resolve", [(key, amounts)], note=text, reason=str(reason), who=actor.name
         )
         return Outcome(applied=True)
+
+    # -- bulk ------------------------------------------------------------------------------
+
+    def bulk(
+        self, actor: Actor, filters: QueueFilters, data: Mapping[str, Any], *, preview: bool
+    ) -> dict[str, Any]:
+        """Assign or resolve every finding the filters keep (at most BULK_MAX): with
+        `preview`, only say what it would touch; else one batch of trail lines sharing a
+        `batch` id (undone together by `undo_batch`). Resolutions that need an approver
+        become one proposal each."""
+        action = data.get("action")
+        if action not in ("assign", "resolve"):
+            raise Invalid("action must be assign or resolve")
+        self._may(actor, "preparer", f"{action} findings")
+        note = _text(data.get("note"), "note", required=action == "resolve" and not preview)
+        owner = _text(data.get("owner"), "owner", required=action == "assign" and not preview)
+        reason = data.get("reason")
+        if action == "resolve" and reason not in REASONS:
+            raise Invalid(f"reason must be one of {', '.join(REASONS)}")
+        items: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = self.queue(filters, 500, cursor)
+            items += page.items
+            if len(items) > BULK_MAX:
+                raise Invalid(f"more than {BULK_MAX:,} findings: narrow the filters")
+            cursor = page.next
+            if cursor is None:
+                break
+        threshold = self.settings.approval_threshold_minor
+
+        def approval(item: dict[str, Any]) -> bool:
+            amount = item["amount_minor"]
+            return action == "resolve" and (
+                reason in FOUR_EYES_REASONS
+                or (threshold is not None and amount is not None and abs(int(amount)) > threshold)
+            )
+
+        needs = [i for i in items if approval(i)]
+        if preview:
+            return {
+                "count": len(items),
+                "needs_approval": len(needs),
+                "keys": [i["finding_key"] for i in items[:20]],
+            }
+        batch = f"B{datetime.now(UTC):%Y%m%d}-{secrets.token_hex(4)}"
+        events = [
+            NewEvent(
+                str(action),
+                i["finding_key"],
+                amounts_of(i["check_name"], i["currency"], i["amount_minor"], i["detail"]),
+                note=note,
+                owner=owner if action == "assign" else None,
+                reason=str(reason) if action == "resolve" else None,
+                fields={"batch": batch},
+            )
+            for i in items
+            if not approval(i)
+        ]
+        self.trail.append_events(events, who=actor.name)
+        proposals = []
+        for i in needs:
+            amounts = amounts_of(i["check_name"], i["currency"], i["amount_minor"], i["detail"])
+            outcome = self._propose(
+                actor,
+                "resolve",
+                i["finding_key"],
+                note or "",
+                {
+                    "reason": reason,
+                    "amounts": {
+                        "currency": amounts.currency,
+                        "amount_minor": amounts.amount_minor,
+                        "sides": amounts.sides,
+                    },
+                    "currency": i["currency"],
+                    "amount_minor": i["amount_minor"],
+                    "batch": batch,
+                },
+            )
+            proposals.append(outcome.proposal)
+        return {"batch": batch, "applied": len(events), "proposals": proposals}
+
+    def undo_batch(self, actor: Actor, batch: str, note: Any) -> int:
+        """Reopen every finding whose latest work event is still the batch's (an `unack`
+        line each, carrying `undoes`); the count."""
+        self._may(actor, "preparer", "undo a batch")
+        text = _text(note, "note", required=False)
+        latest: dict[str, AckEvent] = {}
+        seen = False
+        for e in self.events():
+            if e.action in ("ack", "unack", "assign", "resolve"):
+                latest[e.finding_key] = e
+                seen = seen or e.fields.get("batch") == batch
+        if not seen:
+            raise NotFound(f"no batch {batch}")
+        keys = [k for k, e in latest.items() if e.fields.get("batch") == batch]
+        events = [NewEvent("unack", k, None, note=text, fields={"undoes": batch}) for k in keys]
+        self.trail.append_events(events, who=actor.name)
+        return len(events)
 
     # -- matches ---------------------------------------------------------------------------
 
