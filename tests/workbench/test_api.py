@@ -356,3 +356,9 @@ def test_a_bulk_action_is_previewed_applied_as_one_batch_and_undone(server: Serv
     viewer, viewer_csrf = login(server.url, "vic")
     denied = viewer.post("/api/v1/bulk", json=ask, headers={"X-CSRF-Token": viewer_csrf})
     assert denied.status_code == 403
+
+
+def test_a_request_naming_another_host_is_refused(server: Server) -> None:
+    rebound = httpx.get(server.url + "/login", headers={"Host": "evil.example:8765"})
+    assert rebound.status_code == 400
+    assert httpx.get(server.url + "/login").status_code == 200

@@ -24,6 +24,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -99,8 +100,11 @@ def create_app(
     *,
     reports: Path,
     secure_cookie: bool = False,
+    allowed_hosts: list[str] | None = None,
 ) -> Starlette:
-    """The workbench on warehouse `db` (its trail and users file beside it)."""
+    """The workbench on warehouse `db` (its trail and users file beside it). With
+    `allowed_hosts`, a request naming another Host is refused (400): a page of another site
+    that rebinds its DNS name to 127.0.0.1 cannot reach the API."""
     bench = Workbench(db, settings)
     bench.snapshot.current()  # start building the queue's snapshot now
     users = UserStore(users_path(db))
@@ -461,6 +465,13 @@ def create_app(
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(_Headers)],
+        middleware=[
+            Middleware(_Headers),
+            *(
+                [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)]
+                if allowed_hosts
+                else []
+            ),
+        ],
         exception_handlers={404: not_found, 500: server_error},
     )
