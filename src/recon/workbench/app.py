@@ -349,7 +349,7 @@ def create_app(
         html = pages.get_template(name).render(
             me=session, csrf=session.csrf if session else "", **values
         )
-        return HTMLResponse(html)
+        return HTMLResponse(html, status_code=int(values.get("status", 200)))
 
     def page(
         handler: Callable[[Request, Session], Awaitable[Response]],
