@@ -93,6 +93,7 @@ bench: setup ## Benchmarks: ceiling vs recon vs dlt, the night, matching 1M x 1M
 	$(BIN)/python -m benchmarks.run
 	$(BIN)/python -m benchmarks.matching_bench
 	$(BIN)/python -m benchmarks.accounts --repeat 3
+	$(BIN)/python -m benchmarks.workbench_bench --findings 1000000
 
 clean: ## Remove the venv, caches and local run output
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache data reports/*/ reports/index.html reports/latest

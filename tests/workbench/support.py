@@ -111,8 +111,8 @@ class Server:
 
 
 @contextmanager
-def serve(db: Path, **env: str) -> Iterator[Server]:
-    """`recon serve` on a free port of 127.0.0.1 until the block ends."""
+def serve(db: Path, *args: str, scheme: str = "http", **env: str) -> Iterator[Server]:
+    """`recon serve ARGS` on a free port of 127.0.0.1 until the block ends."""
     port = free_port()
     output = (db.parent / f"serve-{port}.log").open("w")
     process = subprocess.Popen(
@@ -125,13 +125,14 @@ def serve(db: Path, **env: str) -> Iterator[Server]:
             str(db),
             "--reports",
             str(db.parent / "reports"),
+            *args,
         ],
         env=clean_env(**env),
         stdout=output,
         stderr=subprocess.STDOUT,
         text=True,
     )
-    url = f"http://127.0.0.1:{port}"
+    url = f"{scheme}://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -140,7 +141,7 @@ def serve(db: Path, **env: str) -> Iterator[Server]:
                     f"recon serve exited: {process.stderr.read() if process.stderr else ''}"
                 )
             try:
-                httpx.get(url + "/login", timeout=1)
+                httpx.get(url + "/login", timeout=1, verify=False)
                 break
             except httpx.TransportError:
                 if time.monotonic() > deadline:

@@ -327,3 +327,38 @@ def test_a_disabled_user_is_logged_out(server: Server) -> None:
     assert client.get("/api/v1/findings").status_code == 401
     again = httpx.post(server.url + "/api/v1/session", json={"user": "dave", "password": PASSWORD})
     assert again.status_code == 401
+
+
+def test_a_bulk_action_is_previewed_applied_as_one_batch_and_undone(server: Server) -> None:
+    client, csrf = login(server.url, "alice")
+    headers = {"X-CSRF-Token": csrf}
+    ask = {"action": "assign", "owner": "alice", "filters": {"currency": "JPY", "state": "all"}}
+    preview = client.post("/api/v1/bulk", json={**ask, "preview": True}, headers=headers)
+    assert preview.json() == {"count": 1, "needs_approval": 0, "keys": [KEY_SMALL]}
+    assert "batch" not in _trail(server.db)  # a preview writes nothing
+    applied = client.post("/api/v1/bulk", json=ask, headers=headers).json()
+    assert applied["applied"] == 1
+    state = client.get("/api/v1/findings", params={"currency": "JPY"}).json()["items"][0]
+    assert (state["work_state"], state["owner"]) == ("investigating", "alice")
+    undone = client.post(f"/api/v1/batches/{applied['batch']}/undo", json={}, headers=headers)
+    assert undone.json() == {"undone": 1}
+    state = client.get("/api/v1/findings", params={"currency": "JPY"}).json()["items"][0]
+    assert state["work_state"] == "open"
+    write_off = {
+        "action": "resolve",
+        "reason": "written_off",
+        "note": "small",
+        "filters": {"currency": "JPY"},
+    }
+    proposed = client.post("/api/v1/bulk", json=write_off, headers=headers).json()
+    assert proposed["applied"] == 0
+    assert len(proposed["proposals"]) == 1
+    viewer, viewer_csrf = login(server.url, "vic")
+    denied = viewer.post("/api/v1/bulk", json=ask, headers={"X-CSRF-Token": viewer_csrf})
+    assert denied.status_code == 403
+
+
+def test_a_request_naming_another_host_is_refused(server: Server) -> None:
+    rebound = httpx.get(server.url + "/login", headers={"Host": "evil.example:8765"})
+    assert rebound.status_code == 400
+    assert httpx.get(server.url + "/login").status_code == 200

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+import ssl
 import stat
 import subprocess
 from pathlib import Path
 
-from tests.workbench.support import PASSWORD, RECON, clean_env
+import httpx
+import pytest
+
+from tests.workbench.support import PASSWORD, RECON, add_users, build_warehouse, clean_env, serve
 
 
 def _recon(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -69,3 +74,44 @@ def test_serve_refuses_plain_http_on_a_public_address(tmp_path: Path) -> None:
     assert "Traceback" not in answer.stderr
     half = _recon("serve", "--tls-cert", str(tmp_path / "c.pem"), "--db", str(tmp_path / "x"))
     assert half.returncode == 2
+
+
+@pytest.mark.integration
+def test_serve_with_tls_sets_a_secure_cookie(tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is missing")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    db = tmp_path / "data" / "recon.duckdb"
+    build_warehouse(db)
+    add_users(db)
+    trusted = ssl.create_default_context(cafile=str(cert))
+    with (
+        serve(db, "--tls-cert", str(cert), "--tls-key", str(key), scheme="https") as server,
+        httpx.Client(base_url=server.url, verify=trusted) as client,
+    ):
+        answer = client.post("/api/v1/session", json={"user": "vic", "password": PASSWORD})
+        assert answer.status_code == 200
+        assert "secure" in answer.headers["set-cookie"].lower()
+        assert client.get("/api/v1/findings").status_code == 200

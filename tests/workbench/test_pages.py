@@ -24,6 +24,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.report.conftest import browser, chromium  # noqa: F401  (fixtures)
 from tests.workbench.support import (
     KEY_SHORT,
+    KEY_SUGGEST,
     KEY_XSS,
     PASSWORD,
     RECON,
@@ -90,6 +91,12 @@ def test_an_analyst_and_an_approver_work_the_queue(
     alice.click("#filters button[type=submit]")
     expect(alice.locator("section.group")).to_have_count(2)
     _shoot(alice, "workbench-queue.png", tmp_path)
+    alice.select_option("#bulk select[name=action]", "resolve")
+    alice.select_option("#bulk select[name=reason]", "written_off")
+    alice.click("#bulk button[data-preview=true]")
+    expect(alice.locator("#bulk-result")).to_contain_text(
+        "2 finding(s) would change, 2 of them through an approver"
+    )
 
     alice.click(f"a[href='/findings/{quote(KEY_SHORT, safe='')}']")
     expect(alice.locator("#work-state")).to_have_text("new")
@@ -105,6 +112,8 @@ def test_an_analyst_and_an_approver_work_the_queue(
     alice.fill("#resolve textarea[name=note]", "not worth chasing")
     alice.click("#resolve button[type=submit]")
     expect(alice.locator("#status")).to_contain_text("waits for an approver")
+    alice.goto(f"{server.url}/findings/{quote(KEY_SUGGEST, safe='')}")
+    expect(alice.locator("#accept")).to_contain_text("pay_9")
     alice.goto(server.url + "/proposals")
     expect(alice.locator("section.proposal")).to_have_count(1)
     expect(alice.locator("section.proposal")).to_contain_text("Your own proposal")

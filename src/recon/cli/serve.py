@@ -178,7 +178,14 @@ def serve(
         warehouse, _ = warehouse_paths(db, account)
         folder = reports or load_settings(**({"db": str(db)} if db else {})).reports
         web = create_app(
-            warehouse, load_workbench_settings(), reports=Path(folder), secure_cookie=tls
+            warehouse,
+            load_workbench_settings(),
+            reports=Path(folder),
+            secure_cookie=tls,
+            # on this machine only: the names it is reached by (DNS rebinding is refused)
+            allowed_hosts=["127.0.0.1", "localhost", "::1", "[::1]", host]
+            if _loopback(host)
+            else None,
         )
         scheme = "https" if tls else "http"
         tell(f"workbench on {scheme}://{host}:{port}/ (warehouse {warehouse}); Ctrl-C stops it")

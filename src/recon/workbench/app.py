@@ -24,6 +24,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -99,9 +100,13 @@ def create_app(
     *,
     reports: Path,
     secure_cookie: bool = False,
+    allowed_hosts: list[str] | None = None,
 ) -> Starlette:
-    """The workbench on warehouse `db` (its trail and users file beside it)."""
+    """The workbench on warehouse `db` (its trail and users file beside it). With
+    `allowed_hosts`, a request naming another Host is refused (400): a page of another site
+    that rebinds its DNS name to 127.0.0.1 cannot reach the API."""
     bench = Workbench(db, settings)
+    bench.snapshot.current()  # start building the queue's snapshot now
     users = UserStore(users_path(db))
     sessions = Sessions(settings.session_hours)
     limiter = LoginLimiter()
@@ -267,6 +272,25 @@ def create_app(
             raise NotFound(f"no action {verb}")
         return outcome(result)
 
+    async def bulk(request: Request, session: Session) -> Response:
+        data = await body(request)
+        raw = data.get("filters") or {}
+        if not isinstance(raw, dict):
+            raise Invalid("filters must be an object of the queue's filters")
+        filters = QueueFilters.from_query({str(k): str(v) for k, v in raw.items()})
+        preview = bool(data.get("preview"))
+        result = await run_in_threadpool(
+            lambda: bench.bulk(actor(session), filters, data, preview=preview)
+        )
+        return _json(result)
+
+    async def undo(request: Request, session: Session) -> Response:
+        data = await body(request)
+        count = await run_in_threadpool(
+            bench.undo_batch, actor(session), request.path_params["batch"], data.get("note")
+        )
+        return _json({"undone": count})
+
     async def matches(request: Request, session: Session) -> Response:
         data = await body(request)
         result = await run_in_threadpool(
@@ -325,7 +349,7 @@ def create_app(
         html = pages.get_template(name).render(
             me=session, csrf=session.csrf if session else "", **values
         )
-        return HTMLResponse(html)
+        return HTMLResponse(html, status_code=int(values.get("status", 200)))
 
     def page(
         handler: Callable[[Request, Session], Awaitable[Response]],
@@ -374,6 +398,7 @@ def create_app(
             heads=heads,
             next=result.next,
             next_query=next_query,
+            bulk_filters=orjson.dumps({k: v for k, v in kept.items() if k != "limit"}).decode(),
             shown=len(result.items),
         )
 
@@ -417,6 +442,8 @@ def create_app(
         Route("/api/v1/session", session_route, methods=["GET", "POST", "DELETE"]),
         Route("/api/v1/findings", api(findings)),
         Route("/api/v1/groups", api(groups)),
+        Route("/api/v1/bulk", api(bulk, write=True), methods=["POST"]),
+        Route("/api/v1/batches/{batch}/undo", api(undo, write=True), methods=["POST"]),
         Route(
             "/api/v1/findings/{key:path}/{verb:str}",
             api(act, write=True),
@@ -438,6 +465,13 @@ def create_app(
     ]
     return Starlette(
         routes=routes,
-        middleware=[Middleware(_Headers)],
+        middleware=[
+            Middleware(_Headers),
+            *(
+                [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)]
+                if allowed_hosts
+                else []
+            ),
+        ],
         exception_handlers={404: not_found, 500: server_error},
     )

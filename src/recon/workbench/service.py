@@ -25,13 +25,13 @@ from typing import Any
 
 import duckdb
 
-from recon.database import open_readonly
 from recon.errors import ReconError, WarehouseError
-from recon.findings.acks import AckEvent, AckLog, Amounts, acks_path, amounts_of
+from recon.findings.acks import AckEvent, AckLog, Amounts, NewEvent, acks_path, amounts_of
 from recon.findings.work import REASONS
 from recon.sql import read_sql
 from recon.workbench.config import WorkbenchSettings
 from recon.workbench.queue import Page, QueueFilters, read_queue
+from recon.workbench.snapshot import QueueSnapshot, open_file
 from recon.workbench.users import at_least
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 FOUR_EYES_REASONS = ("written_off",)
+BULK_MAX = 5000
 _MAX_NOTE = 2000
 
 
@@ -110,6 +111,7 @@ class Workbench:
         self.settings = settings
         self.trail = AckLog(acks_path(db))
         self._decide = threading.Lock()  # one proposal decision at a time in this process
+        self.snapshot = QueueSnapshot(db)
         self._cache_lock = threading.Lock()
         self._cached: tuple[tuple[int, int, int], list[AckEvent]] | None = None
 
@@ -133,7 +135,7 @@ class Workbench:
 
     @contextmanager
     def _read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        con = open_readonly(self.db)
+        con = open_file(self.db)
         try:
             yield con
         except duckdb.Error as exc:
@@ -141,14 +143,31 @@ class Workbench:
         finally:
             con.close()
 
+    @contextmanager
+    def _read_queue(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """The queue's snapshot when it is fresh, else the published warehouse."""
+        fresh = self.snapshot.current()
+        if fresh is None:
+            with self._read() as con:
+                yield con
+            return
+        con = open_file(fresh)
+        try:
+            yield con
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot read the queue: {str(exc).splitlines()[0]}") from None
+        finally:
+            con.close()
+
     def queue(self, filters: QueueFilters, limit: int, cursor: str | None) -> Page:
         """One page of the queue."""
-        with self._read() as con:
-            return read_queue(con, self.events(), filters, limit, cursor, self.settings)
+        events = self.events()
+        with self._read_queue() as con:
+            return read_queue(con, events, filters, limit, cursor, self.settings)
 
     def groups(self) -> list[dict[str, Any]]:
         """Per check: how many unresolved findings (the queue's headings)."""
-        with self._read() as con:
+        with self._read_queue() as con:
             rows = con.execute(read_sql("workbench/groups.sql")).fetchall()
         return [{"check_name": r[0], "severity": r[1], "findings": int(r[2])} for r in rows]
 
@@ -411,6 +430,106 @@ class Workbench:
             "resolve", [(key, amounts)], note=text, reason=str(reason), who=actor.name
         )
         return Outcome(applied=True)
+
+    # -- bulk ------------------------------------------------------------------------------
+
+    def bulk(
+        self, actor: Actor, filters: QueueFilters, data: Mapping[str, Any], *, preview: bool
+    ) -> dict[str, Any]:
+        """Assign or resolve every finding the filters keep (at most BULK_MAX): with
+        `preview`, only say what it would touch; else one batch of trail lines sharing a
+        `batch` id (undone together by `undo_batch`). Resolutions that need an approver
+        become one proposal each."""
+        action = data.get("action")
+        if action not in ("assign", "resolve"):
+            raise Invalid("action must be assign or resolve")
+        self._may(actor, "preparer", f"{action} findings")
+        note = _text(data.get("note"), "note", required=action == "resolve" and not preview)
+        owner = _text(data.get("owner"), "owner", required=action == "assign" and not preview)
+        reason = data.get("reason")
+        if action == "resolve" and reason not in REASONS:
+            raise Invalid(f"reason must be one of {', '.join(REASONS)}")
+        items: list[dict[str, Any]] = []
+        cursor = None
+        while True:
+            page = self.queue(filters, 500, cursor)
+            items += page.items
+            if len(items) > BULK_MAX:
+                raise Invalid(f"more than {BULK_MAX:,} findings: narrow the filters")
+            cursor = page.next
+            if cursor is None:
+                break
+        threshold = self.settings.approval_threshold_minor
+
+        def approval(item: dict[str, Any]) -> bool:
+            amount = item["amount_minor"]
+            return action == "resolve" and (
+                reason in FOUR_EYES_REASONS
+                or (threshold is not None and amount is not None and abs(int(amount)) > threshold)
+            )
+
+        needs = [i for i in items if approval(i)]
+        if preview:
+            return {
+                "count": len(items),
+                "needs_approval": len(needs),
+                "keys": [i["finding_key"] for i in items[:20]],
+            }
+        batch = f"B{datetime.now(UTC):%Y%m%d}-{secrets.token_hex(4)}"
+        events = [
+            NewEvent(
+                str(action),
+                i["finding_key"],
+                amounts_of(i["check_name"], i["currency"], i["amount_minor"], i["detail"]),
+                note=note,
+                owner=owner if action == "assign" else None,
+                reason=str(reason) if action == "resolve" else None,
+                fields={"batch": batch},
+            )
+            for i in items
+            if not approval(i)
+        ]
+        self.trail.append_events(events, who=actor.name)
+        proposals = []
+        for i in needs:
+            amounts = amounts_of(i["check_name"], i["currency"], i["amount_minor"], i["detail"])
+            outcome = self._propose(
+                actor,
+                "resolve",
+                i["finding_key"],
+                note or "",
+                {
+                    "reason": reason,
+                    "amounts": {
+                        "currency": amounts.currency,
+                        "amount_minor": amounts.amount_minor,
+                        "sides": amounts.sides,
+                    },
+                    "currency": i["currency"],
+                    "amount_minor": i["amount_minor"],
+                    "batch": batch,
+                },
+            )
+            proposals.append(outcome.proposal)
+        return {"batch": batch, "applied": len(events), "proposals": proposals}
+
+    def undo_batch(self, actor: Actor, batch: str, note: Any) -> int:
+        """Reopen every finding whose latest work event is still the batch's (an `unack`
+        line each, carrying `undoes`); the count."""
+        self._may(actor, "preparer", "undo a batch")
+        text = _text(note, "note", required=False)
+        latest: dict[str, AckEvent] = {}
+        seen = False
+        for e in self.events():
+            if e.action in ("ack", "unack", "assign", "resolve"):
+                latest[e.finding_key] = e
+                seen = seen or e.fields.get("batch") == batch
+        if not seen:
+            raise NotFound(f"no batch {batch}")
+        keys = [k for k, e in latest.items() if e.fields.get("batch") == batch]
+        events = [NewEvent("unack", k, None, note=text, fields={"undoes": batch}) for k in keys]
+        self.trail.append_events(events, who=actor.name)
+        return len(events)
 
     # -- matches ---------------------------------------------------------------------------
 

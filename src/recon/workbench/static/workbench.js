@@ -60,6 +60,41 @@ document.addEventListener("DOMContentLoaded", () => {
       window.location.assign("/login");
     });
   }
+  const bulk = document.getElementById("bulk");
+  if (bulk) {
+    const out = document.getElementById("bulk-result");
+    bulk.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const preview = !event.submitter || event.submitter.dataset.preview !== "false";
+      const data = formData(bulk);
+      data.filters = JSON.parse(bulk.dataset.filters);
+      data.preview = preview;
+      const result = await send("/api/v1/bulk", "POST", data);
+      if (result.status !== 200) {
+        out.textContent = result.body.error || ("refused (" + result.status + ")");
+        out.className = "error";
+        return;
+      }
+      out.className = "ok";
+      if (preview) {
+        out.textContent = result.body.count + " finding(s) would change, " +
+          result.body.needs_approval + " of them through an approver: " +
+          result.body.keys.join(", ");
+        return;
+      }
+      out.textContent = "Batch " + result.body.batch + ": " + result.body.applied +
+        " applied, " + result.body.proposals.length + " proposal(s). ";
+      const undo = document.createElement("button");
+      undo.type = "button";
+      undo.id = "bulk-undo";
+      undo.textContent = "Undo the batch";
+      undo.addEventListener("click", async () => {
+        const done = await send("/api/v1/batches/" + encodeURIComponent(result.body.batch) + "/undo", "POST", {});
+        out.textContent = done.status === 200 ? ("Undone: " + done.body.undone + " reopened.") : (done.body.error || "refused");
+      });
+      out.appendChild(undo);
+    });
+  }
   for (const form of document.querySelectorAll("form[data-api]")) {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
