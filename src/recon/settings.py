@@ -152,6 +152,12 @@ NOT_SETTINGS = frozenset(
         "RECON_SANDBOX_BEARER_TOKEN",
         "RECON_RELIABILITY_LOAD",  # tests: the 1M-payment scale tests (make test-scale)
         "RECON_HYPOTHESIS_EXAMPLES",  # tests: property-test examples
+        # the workbench's own (recon.workbench.config, read by `recon serve`)
+        "RECON_SLA_DAYS_ERROR",
+        "RECON_SLA_DAYS_WARN",
+        "RECON_SLA_DAYS_INFO",
+        "RECON_APPROVAL_THRESHOLD_MINOR",
+        "RECON_SESSION_HOURS",
     }
 )
 # Secrets of accounts and sandbox accounts (`api_key_env = "RECON_EU_API_KEY"`): any name.
