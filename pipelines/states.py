@@ -1,4 +1,4 @@
-"""What a night was, as the final state of its flow run (DESIGN.md, "Operating it").
+"""What a night was, as the final state of its flow run (docs/deployment.md).
 
 Exit 0 is Completed; 3 is Failed named `Incomplete`; 4 (`--fail-on`) is Failed named
 `Findings`; 1 and 2 are Failed; a night stopped on request (SIGINT, SIGTERM) is Cancelled.

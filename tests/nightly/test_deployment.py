@@ -198,11 +198,13 @@ def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night
                 assert time.monotonic() < deadline, "the run to cancel never ran"
                 time.sleep(0.2)
             time.sleep(2)  # paging
+            asked = time.monotonic()
             prefect.post(
                 f"/flow_runs/{run['id']}/set_state",
                 {"state": {"type": "CANCELLING", "name": "Cancelling"}, "force": True},
             )
             cancelled = _final_state(prefect, run["id"], timeout_s=120)
+            print(f"cancelled {time.monotonic() - asked:.1f} s after it was asked (polled)")
             assert cancelled["type"] == "CANCELLED", cancelled
         finally:
             _stop(worker)
@@ -231,6 +233,7 @@ def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night
         }
         time.sleep(1)
     assert wanted <= failed, failed
+    print(prefect.cli("flow-run", "ls").stdout)  # what an operator sees (pytest -s)
 
 
 @pytest.mark.xfail(

@@ -165,9 +165,9 @@ def nightly(
 
     def run() -> int:
         stop = _StopOnRequest(overrides)
-        stop.install()  # before Prefect or any thread: the flow runs on a thread of its own
         try:
-            return go()
+            with stop.installed():  # before Prefect or any thread: the flow has its own thread
+                return go()
         except ReconError as exc:  # stopped before the flow began: the flow alerts after
             if stop.signum is not None:  # a StoppedError: the night ended itself after a signal
                 return stop.stopped()
@@ -254,12 +254,12 @@ def nightly(
 
 
 #: How long a stopped night may take to end by itself (the scans land what they hold, the
-#: flow run ends Cancelled) before it is ended for it; DESIGN.md wants it over in 5 s.
+#: flow run ends Cancelled) before it is ended for it; docs/deployment.md: over within 5 s.
 STOP_GRACE_S = 3.0
 
 
 class _StopOnRequest:
-    """SIGINT and SIGTERM end the night within seconds (DESIGN.md, "Operating it").
+    """SIGINT and SIGTERM end the night within seconds (docs/deployment.md).
 
     The first signal asks the scans to stop after their page (`STOPPING`): they land what
     they hold, the flow returns Cancelled, and `recon nightly` says in one line how to
@@ -274,9 +274,19 @@ class _StopOnRequest:
         self.signum: int | None = None
         self._said = threading.Lock()
 
-    def install(self) -> None:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, self._requested)
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """The handlers for the night, the previous ones after it (off the main thread, as
+        under a test runner's thread, none: signals only reach the main thread's)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {s: signal.signal(s, self._requested) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
     def _requested(self, signum: int, frame: Any) -> None:
         from recon.night.extract import STOPPING
