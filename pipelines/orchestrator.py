@@ -59,6 +59,14 @@ _ONE_LINE = _OneLineForReconErrors()
 _PREFECT_RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
 
 
+def one_line_for_recon_errors() -> None:
+    """Prefect's run loggers without tracebacks for recon's own errors (idempotent): in the
+    CLI's session and in a deployed flow run's process (where Prefect logs the exception a
+    failed flow ends with, `NightNotComplete` for a night that is not complete)."""
+    for name in _PREFECT_RUN_LOGGERS:
+        logging.getLogger(name).addFilter(_ONE_LINE)
+
+
 class PrefectOrchestrator:
     """Runs `pipelines.nightly` on a Prefect server (the configured one, or its own)."""
 
@@ -73,8 +81,7 @@ class PrefectOrchestrator:
             os.environ.setdefault(key, value)
         from pipelines.server import starting_prefect_server
 
-        for name in _PREFECT_RUN_LOGGERS:
-            logging.getLogger(name).addFilter(_ONE_LINE)
+        one_line_for_recon_errors()
         with starting_prefect_server(say) as server:
             self._server = server
             try:
