@@ -49,6 +49,8 @@ class _OneLineForReconErrors(logging.Filter):
             getattr(exc, "__cause__", None), StoppedError
         ):
             return False  # a night stopped on request: `recon nightly` says so in one line
+        if "StoppedError" in record.getMessage():  # the task's final state, logged without it
+            return False
         if isinstance(exc, ReconError) or isinstance(getattr(exc, "__cause__", None), ReconError):
             record.exc_info = None
             record.exc_text = None

@@ -4,6 +4,7 @@ recon.cli.steps)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shlex
 import signal
@@ -163,8 +164,9 @@ def nightly(
     configure_logging(verbose)
     overrides = as_overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
+    stop = _StopOnRequest(overrides)
+
     def run() -> int:
-        stop = _StopOnRequest(overrides)
         try:
             with stop.installed():  # before Prefect or any thread: the flow has its own thread
                 return go()
@@ -245,7 +247,12 @@ def nightly(
             )
             stack.enter_context(progress_display(enabled=True))
             started = True
-            summary = orchestrator.run_nightly(overrides, options)
+            try:
+                summary = orchestrator.run_nightly(overrides, options)
+            except ReconError:
+                if stop.signum is not None:  # say it now: stopping the server takes a while
+                    stop.stopped()
+                raise
         print_summary(summary)
         return int(summary.exit_code)
 
@@ -301,17 +308,17 @@ class _StopOnRequest:
         timer.start()
 
     def _end_now(self) -> None:
+        """The grace is over (or a second signal came): say it if not yet said, and end."""
         code = self.stopped()
-        if code:  # not said yet: the night did not end by itself in time
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
     def stopped(self) -> int:
-        """Say, once, how to go on; the exit code of the signal (0 if already said)."""
-        if not self._said.acquire(blocking=False):
-            return 0
-        _say_stopped(self.overrides)
+        """Say, once, how to go on; the exit code of the signal (130, 143)."""
+        if self._said.acquire(blocking=False):
+            logging.disable(logging.CRITICAL)  # the last line: nothing after it (a server's
+            _say_stopped(self.overrides)  # stop, a flush of its queues) is the user's business
         return 128 + (self.signum or signal.SIGINT)
 
 
