@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
     args = [prefect, "server", "start", "--host", "127.0.0.1", "--port", port]
     args += ["--no-services", "--no-ui", "--analytics-off", "--log-level", "ERROR"]
     sys.stdout.flush()
-    os.execv(prefect, args)  # noqa: S606 - this venv's prefect, fixed arguments
+    os.execvp(prefect, args)  # noqa: S606 - this venv's prefect, fixed arguments
 
 
 def prefect_command() -> str:

@@ -17,8 +17,11 @@ from prefect import State, flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
+from pipelines.orchestrator import one_line_for_recon_errors
 from pipelines.states import night_state
 from recon.group import night as group
+
+one_line_for_recon_errors()  # also in a deployed run's own process
 
 Overrides = dict[str, Any] | None
 

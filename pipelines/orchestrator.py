@@ -49,6 +49,8 @@ class _OneLineForReconErrors(logging.Filter):
             getattr(exc, "__cause__", None), StoppedError
         ):
             return False  # a night stopped on request: `recon nightly` says so in one line
+        if "StoppedError" in record.getMessage():  # the task's final state, logged without it
+            return False
         if isinstance(exc, ReconError) or isinstance(getattr(exc, "__cause__", None), ReconError):
             record.exc_info = None
             record.exc_text = None
@@ -57,6 +59,14 @@ class _OneLineForReconErrors(logging.Filter):
 
 _ONE_LINE = _OneLineForReconErrors()
 _PREFECT_RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
+
+
+def one_line_for_recon_errors() -> None:
+    """Prefect's run loggers without tracebacks for recon's own errors (idempotent): in the
+    CLI's session and in a deployed flow run's process (where Prefect logs the exception a
+    failed flow ends with, `NightNotComplete` for a night that is not complete)."""
+    for name in _PREFECT_RUN_LOGGERS:
+        logging.getLogger(name).addFilter(_ONE_LINE)
 
 
 class PrefectOrchestrator:
@@ -73,8 +83,7 @@ class PrefectOrchestrator:
             os.environ.setdefault(key, value)
         from pipelines.server import starting_prefect_server
 
-        for name in _PREFECT_RUN_LOGGERS:
-            logging.getLogger(name).addFilter(_ONE_LINE)
+        one_line_for_recon_errors()
         with starting_prefect_server(say) as server:
             self._server = server
             try:

@@ -1,4 +1,4 @@
-"""What a night was, as the final state of its flow run (DESIGN.md, "Operating it").
+"""What a night was, as the final state of its flow run (docs/deployment.md).
 
 Exit 0 is Completed; 3 is Failed named `Incomplete`; 4 (`--fail-on`) is Failed named
 `Findings`; 1 and 2 are Failed; a night stopped on request (SIGINT, SIGTERM) is Cancelled.
@@ -14,6 +14,7 @@ from typing import Any, Protocol, TypeVar
 from prefect import State
 from prefect.states import Cancelled, Completed, Failed
 
+from recon.errors import ReconError
 from recon.night.extract import StoppedError
 from recon.night.outcome import EXIT_COMPLETE, EXIT_FINDINGS, EXIT_INCOMPLETE
 
@@ -23,6 +24,22 @@ INCOMPLETE = "Incomplete"
 FINDINGS = "Findings"
 
 _NAMES = {EXIT_INCOMPLETE: INCOMPLETE, EXIT_FINDINGS: FINDINGS}
+
+
+class NightNotComplete(ReconError):
+    """A night that ended but is not complete: a Failed state's data, carrying the summary.
+
+    Prefect wants an exception as a failed state's data (it raises it where the flow's
+    result is asked for: a deployed run's process, a plain `nightly(...)` call); any other
+    value was a `TypeError` there ("RunSummary cannot be resolved into an exception").
+    """
+
+    def __init__(self, message: str, summary: Any) -> None:
+        super().__init__(message)
+        self.summary = summary
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.summary))
 
 
 class _Night(Protocol):
@@ -36,7 +53,7 @@ class _Night(Protocol):
 N = TypeVar("N", bound=_Night)
 
 
-def night_state(summary: N, *, label: str) -> State[N]:
+def night_state(summary: N, *, label: str) -> State[Any]:
     """The flow run's final state for a night that ended with `summary` (`label`, e.g.
     "run ID", begins the state's message)."""
     code = int(summary.exit_code)
@@ -46,7 +63,8 @@ def night_state(summary: N, *, label: str) -> State[N]:
         message += f": {reason}"
     if code == EXIT_COMPLETE:
         return Completed(message=message, data=summary)
-    return Failed(name=_NAMES.get(code, "Failed"), message=message, data=summary)
+    ended = NightNotComplete(message, summary)
+    return Failed(name=_NAMES.get(code, "Failed"), message=message, data=ended)
 
 
 def stopped_state(exc: StoppedError) -> State[Any]:
@@ -61,6 +79,8 @@ def summary_of(state: State[Any]) -> Any:
     if state.is_cancelled():
         raise StoppedError(state.message or "stopped on request")
     value = state.result(raise_on_failure=False)
+    if isinstance(value, NightNotComplete):
+        return value.summary
     if isinstance(value, BaseException):
         raise value
     return value

@@ -198,14 +198,18 @@ def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night
                 assert time.monotonic() < deadline, "the run to cancel never ran"
                 time.sleep(0.2)
             time.sleep(2)  # paging
+            asked = time.monotonic()
             prefect.post(
                 f"/flow_runs/{run['id']}/set_state",
                 {"state": {"type": "CANCELLING", "name": "Cancelling"}, "force": True},
             )
             cancelled = _final_state(prefect, run["id"], timeout_s=120)
+            print(f"cancelled {time.monotonic() - asked:.1f} s after it was asked (polled)")
             assert cancelled["type"] == "CANCELLED", cancelled
         finally:
             _stop(worker)
+    worker_log = (prefect.logs / "worker.log").read_text()
+    assert "Traceback" not in worker_log, worker_log[-5000:]  # recon's endings: one line each
 
     assert (tmp_path / "data" / "recon.duckdb").exists()  # the worker's RECON_DB
 
@@ -231,6 +235,7 @@ def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night
         }
         time.sleep(1)
     assert wanted <= failed, failed
+    print(prefect.cli("flow-run", "ls").stdout)  # what an operator sees (pytest -s)
 
 
 @pytest.mark.xfail(

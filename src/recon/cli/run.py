@@ -4,6 +4,7 @@ recon.cli.steps)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shlex
 import signal
@@ -196,11 +197,12 @@ def nightly(
     configure_logging(verbose)
     overrides = as_overrides(base_url=base_url, db=db, reports=reports, landing=landing)
 
+    stop = _StopOnRequest(overrides)
+
     def run() -> int:
-        stop = _StopOnRequest(overrides)
-        stop.install()  # before Prefect or any thread: the flow runs on a thread of its own
         try:
-            return go()
+            with stop.installed():  # before Prefect or any thread: the flow has its own thread
+                return go()
         except ReconError as exc:  # stopped before the flow began: the flow alerts after
             if stop.signum is not None:  # a StoppedError: the night ended itself after a signal
                 return stop.stopped()
@@ -282,7 +284,12 @@ def nightly(
             )
             stack.enter_context(progress_display(enabled=True))
             started = True
-            summary = orchestrator.run_nightly(overrides, options)
+            try:
+                summary = orchestrator.run_nightly(overrides, options)
+            except ReconError:
+                if stop.signum is not None:  # say it now: stopping the server takes a while
+                    stop.stopped()
+                raise
         print_summary(summary)
         return int(summary.exit_code)
 
@@ -291,12 +298,12 @@ def nightly(
 
 
 #: How long a stopped night may take to end by itself (the scans land what they hold, the
-#: flow run ends Cancelled) before it is ended for it; DESIGN.md wants it over in 5 s.
+#: flow run ends Cancelled) before it is ended for it; docs/deployment.md: over within 5 s.
 STOP_GRACE_S = 3.0
 
 
 class _StopOnRequest:
-    """SIGINT and SIGTERM end the night within seconds (DESIGN.md, "Operating it").
+    """SIGINT and SIGTERM end the night within seconds (docs/deployment.md).
 
     The first signal asks the scans to stop after their page (`STOPPING`): they land what
     they hold, the flow returns Cancelled, and `recon nightly` says in one line how to
@@ -311,9 +318,19 @@ class _StopOnRequest:
         self.signum: int | None = None
         self._said = threading.Lock()
 
-    def install(self) -> None:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, self._requested)
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """The handlers for the night, the previous ones after it (off the main thread, as
+        under a test runner's thread, none: signals only reach the main thread's)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {s: signal.signal(s, self._requested) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
     def _requested(self, signum: int, frame: Any) -> None:
         from recon.night.extract import STOPPING
@@ -328,17 +345,17 @@ class _StopOnRequest:
         timer.start()
 
     def _end_now(self) -> None:
+        """The grace is over (or a second signal came): say it if not yet said, and end."""
         code = self.stopped()
-        if code:  # not said yet: the night did not end by itself in time
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
     def stopped(self) -> int:
-        """Say, once, how to go on; the exit code of the signal (0 if already said)."""
-        if not self._said.acquire(blocking=False):
-            return 0
-        _say_stopped(self.overrides)
+        """Say, once, how to go on; the exit code of the signal (130, 143)."""
+        if self._said.acquire(blocking=False):
+            logging.disable(logging.CRITICAL)  # the last line: nothing after it (a server's
+            _say_stopped(self.overrides)  # stop, a flush of its queues) is the user's business
         return 128 + (self.signum or signal.SIGINT)
 
 
