@@ -25,6 +25,7 @@ import contextlib
 import fcntl
 import getpass
 import hashlib
+import itertools
 import logging
 import os
 import re
@@ -55,6 +56,8 @@ log = logging.getLogger("recon")
 GENESIS = hashlib.sha256(b"").hexdigest()  # `prev` of the first line
 _ACTION = re.compile(r"[a-z][a-z0-9_]{0,39}")
 WORK_ACTIONS = ("ack", "unack", "assign", "resolve")  # recon.findings.work decides from them
+#: Lines per write of a bulk action (issue 38): memory holds one chunk, not a million lines.
+APPEND_CHUNK = 10_000
 
 
 def line_hash(line: bytes) -> str:
@@ -194,19 +197,24 @@ class AckLog:
         return hashlib.sha256(whole).hexdigest(), cut
 
     def append_events(
-        self, events: Sequence[NewEvent], *, who: str | None = None, at: datetime | None = None
+        self, events: Iterable[NewEvent], *, who: str | None = None, at: datetime | None = None
     ) -> int:
-        """Append one line per event, chained; fsync'd before returning."""
-        if not events:
-            return 0
-        for event in events:
-            if not _ACTION.fullmatch(event.action):
-                raise ValueError(f"unknown action {event.action!r}")
+        """Append one line per event, chained; fsync'd before returning. `events` may be a
+        stream (a bulk action by filter): written a chunk at a time under the lock."""
+        if isinstance(events, Sequence):
+            for event in events:  # a list is checked whole before anything is written
+                if not _ACTION.fullmatch(event.action):
+                    raise ValueError(f"unknown action {event.action!r}")
         when = (at or datetime.now(UTC)).astimezone(UTC)
         user = who or getpass.getuser()
         stamp = when.isoformat().replace("+00:00", "Z")
-        bodies: list[dict[str, Any]] = []
+        return self._append_bodies(self._bodies(events, user, stamp))
+
+    @staticmethod
+    def _bodies(events: Iterable[NewEvent], user: str, stamp: str) -> Iterator[dict[str, Any]]:
         for event in events:
+            if not _ACTION.fullmatch(event.action):
+                raise ValueError(f"unknown action {event.action!r}")
             body: dict[str, Any] = {
                 "action": event.action,
                 "finding_key": event.finding_key,
@@ -222,21 +230,32 @@ class AckLog:
                 body["reason"] = event.reason
             for name, value in event.fields.items():
                 body.setdefault(name, value)
-            bodies.append(body)
-        self._append_bodies(bodies)
-        return len(events)
+            yield body
 
-    def _append_bodies(self, bodies: Sequence[dict[str, Any]]) -> None:
-        """Write `bodies` as chained lines (each gets `prev`), in one write, fsync'd."""
+    def _append_bodies(self, bodies: Iterable[dict[str, Any]]) -> int:
+        """Write `bodies` as chained lines (each gets `prev`), fsync'd; the number written.
+        Under the lock, in writes of `APPEND_CHUNK` lines (one write for a small action):
+        lines of concurrent writers never mix, and a million never sit in memory."""
+        items = iter(bodies)
+        first = next(items, None)
+        if first is None:
+            return 0
+        written = 0
         with self._locked() as fd:
             prev, cut = self._prev(fd, os.fstat(fd).st_size)
             out = [b"\n"] if cut else []  # end a line cut by a crash, so that it stays alone
-            for body in bodies:
+            for body in itertools.chain([first], items):
                 line = orjson.dumps({**body, "prev": prev})
                 prev = line_hash(line)
                 out.append(line + b"\n")
-            os.write(fd, b"".join(out))  # one write: lines of concurrent writers never mix
+                written += 1
+                if len(out) >= APPEND_CHUNK:
+                    os.write(fd, b"".join(out))
+                    out = []
+            if out:
+                os.write(fd, b"".join(out))
             os.fsync(fd)
+        return written
 
     def record(
         self,
@@ -296,8 +315,11 @@ class AckLog:
         reason: str | None = None,
         fields: Mapping[str, Any] | None = None,
     ) -> int:
-        """Append one event per (key, amounts), all with the same action and note."""
-        events = [
+        """Append one event per (key, amounts), all with the same action and note; `entries`
+        may be a stream (written as it comes)."""
+        if not _ACTION.fullmatch(action):
+            raise ValueError(f"unknown action {action!r}")
+        events = (
             NewEvent(
                 action,
                 key,
@@ -309,7 +331,7 @@ class AckLog:
                 fields=dict(fields or {}),
             )
             for key, amounts in entries
-        ]
+        )
         return self.append_events(events, who=who, at=at)
 
     def read(self) -> list[AckEvent]:

@@ -145,8 +145,10 @@ def ack(
         text = require_note(note, "acknowledged")
         day = _until(until)
         log, found = sel.chosen("acknowledging", keys, yes)
-        AckLog(log).append("ack", [(f.finding_key, f.amounts) for f in found], note=text, until=day)
-        typer.echo(f"acknowledged {len(found)} finding(s); audit trail: {log}")
+        done = AckLog(log).append(
+            "ack", ((f.finding_key, f.amounts) for f in found), note=text, until=day
+        )
+        typer.echo(f"acknowledged {done} finding(s); audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
@@ -169,13 +171,13 @@ def assign(
         if to is None or not to.strip():
             raise ConfigError("--to", "must name who investigates the findings")
         log, found = sel.chosen("assigning", keys, yes)
-        AckLog(log).append(
+        done = AckLog(log).append(
             "assign",
-            [(f.finding_key, f.amounts) for f in found],
+            ((f.finding_key, f.amounts) for f in found),
             note=note.strip() if note else None,
             owner=to.strip(),
         )
-        typer.echo(f"assigned {len(found)} finding(s) to {to.strip()}; audit trail: {log}")
+        typer.echo(f"assigned {done} finding(s) to {to.strip()}; audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
@@ -206,10 +208,10 @@ def resolve(
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
         text = require_note(note, "resolved")
         log, found = sel.chosen("resolving", keys, yes)
-        AckLog(log).append(
-            "resolve", [(f.finding_key, f.amounts) for f in found], note=text, reason=reason
+        done = AckLog(log).append(
+            "resolve", ((f.finding_key, f.amounts) for f in found), note=text, reason=reason
         )
-        typer.echo(f"resolved {len(found)} finding(s) manually ({reason}); audit trail: {log}")
+        typer.echo(f"resolved {done} finding(s) manually ({reason}); audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
