@@ -337,19 +337,24 @@ class AckLog:
     def read(self) -> list[AckEvent]:
         """Every event, in order. A line that does not parse (a write cut by a crash) is
         skipped with a warning; nothing else is ever dropped."""
+        return list(self.iter_events())
+
+    def iter_events(self) -> Iterator[AckEvent]:
+        """`read()` a line at a time: a trail of a million lines (a bulk action) is never
+        held whole, as bytes or as events (issue 38)."""
         try:
-            raw = self.path.read_bytes()
+            fh = self.path.open("rb")
         except FileNotFoundError:
-            return []
-        events: list[AckEvent] = []
-        for seq, line in enumerate(split_lines(raw), start=1):
-            if not line.strip():
-                continue
-            try:
-                events.append(_event(seq, orjson.loads(line), line_hash(line)))
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
-                log.warning("%s line %d is not an audit line; skipped", self.path, seq)
-        return events
+            return
+        with fh:
+            for seq, raw in enumerate(fh, start=1):
+                line = raw[:-1] if raw.endswith(b"\n") else raw
+                if not line.strip():
+                    continue
+                try:
+                    yield _event(seq, orjson.loads(line), line_hash(line))
+                except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+                    log.warning("%s line %d is not an audit line; skipped", self.path, seq)
 
 
 _KNOWN = {"action", "finding_key", "who", "at", "note", "until", "amounts", "owner", "reason"}

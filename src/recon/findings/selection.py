@@ -190,9 +190,9 @@ class Selection:
             return log, found
         if not filters.any:
             raise ConfigError("FINDING_KEY", "name findings by key or select them with a filter")
-        count = sum(1 for _ in iter_findings(warehouse, log, filters=filters))
+        count = sum(1 for _ in iter_findings(warehouse, log, filters=filters, order="none"))
         confirm(verb, count, filters, yes)
-        return log, iter_findings(warehouse, log, filters=filters)
+        return log, iter_findings(warehouse, log, filters=filters, order="none")
 
 
 def with_selection(command: Callable[..., None]) -> Callable[..., None]:
