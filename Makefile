@@ -87,13 +87,15 @@ format: setup ## Apply ruff's formatting and safe fixes
 	$(BIN)/ruff check --fix src pipelines tests benchmarks
 	$(BIN)/ruff format src pipelines tests benchmarks
 
-bench: setup ## Benchmarks: ceiling vs recon vs dlt, the night, matching 1M x 1M, four accounts side by side
+bench: setup ## Benchmarks: ceiling vs recon vs dlt, the night, matching 1M x 1M, four accounts, real volume (1M payments with ~13% findings, 1M books x 1M payments, every analyst command)
 	@# dlt, the peer recon is measured against, is in the `bench` dependency group only
 	$(UV) sync --locked --inexact --group bench
 	$(BIN)/python -m benchmarks.run
 	$(BIN)/python -m benchmarks.matching_bench
 	$(BIN)/python -m benchmarks.accounts --repeat 3
 	$(BIN)/python -m benchmarks.workbench_bench --findings 1000000
+	@# issue 38: nights that look like production, and the analysts' commands on them (minutes)
+	$(BIN)/python -m benchmarks.volume --payments 1000000
 
 clean: ## Remove the venv, caches and local run output
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache data reports/*/ reports/index.html reports/latest

@@ -173,3 +173,9 @@ def test_json_is_streamed_a_batch_at_a_time(db: Path) -> None:
 def test_json_of_no_rows_is_an_empty_array(db: Path) -> None:
     code, out, _ = _run("SELECT id FROM payments WHERE false", "--format", "json")
     assert (code, json.loads(out)) == (0, [])
+
+
+def test_a_query_honours_the_memory_setting(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RECON_DUCKDB_MEMORY_LIMIT", "300MiB")
+    code, out, _ = _run("SELECT current_setting('memory_limit') AS m", "--format", "csv")
+    assert (code, out) == (0, '"m"\n"300.0 MiB"\n')

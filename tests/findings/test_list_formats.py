@@ -160,3 +160,19 @@ def test_a_worklist_longer_than_an_excel_sheet_is_refused_with_the_parquet_comma
     assert narrowed.exit_code == 0, narrowed.stderr
     assert "wrote 0 finding(s)" in narrowed.stdout
     assert out.exists()
+
+
+def test_a_bulk_ack_by_filter_is_written_in_chunks_and_the_chain_holds(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("recon.findings.acks.APPEND_CHUNK", 2)  # 3 findings: two writes
+    acked = CliRunner().invoke(
+        app, ["findings", "ack", "--check", "over_refunded", "--note", "bulk", "--db", str(db)]
+    )
+    assert acked.exit_code == 0, acked.stderr
+    assert "acknowledged 3 finding(s)" in acked.stdout
+    verified = CliRunner().invoke(app, ["findings", "verify", "--db", str(db)])
+    assert verified.exit_code == 0, verified.stdout + verified.stderr
+    code, out, _ = _list(db, "--state", "acknowledged", "--format", "json")
+    assert code == 0
+    assert len(json.loads(out)) == 3

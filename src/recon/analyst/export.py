@@ -39,8 +39,10 @@ import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.analyst.excel import Sheet, write_xlsx
+from recon.database import spill_directory
 from recon.errors import ConfigError, WarehouseError
 from recon.group.consolidated import attach_accounts
+from recon.memory import configured_memory_limit, duckdb_config
 from recon.report.privacy import PERSONAL_KEYS, scrub_column
 from recon.resources import personal_paths
 from recon.spreadsheet import (
@@ -100,7 +102,13 @@ def open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         con = duckdb.connect(
             str(db_path),
             read_only=True,
-            config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+            config={
+                "autoinstall_known_extensions": False,
+                "autoload_known_extensions": False,
+                # RECON_DUCKDB_MEMORY_LIMIT and a folder to spill to, as every connection
+                **duckdb_config(configured_memory_limit(), read_only=True),
+                "temp_directory": str(spill_directory(db_path)),
+            },
         )
         # A consolidated warehouse (several accounts) reads the accounts' files: attached
         # read-only first, then external access goes off (it cannot be switched on again).

@@ -187,9 +187,9 @@ def _html(figures: PeriodFigures, cover: dict[str, Any]) -> str:
             f=figures,
             cover=cover,
             rollforward=figures.rollforward.to_pylist(),
-            open_items=figures.open_items.to_pylist()[:200],
+            open_items=figures.open_items.slice(0, 200).to_pylist(),  # not every row as dicts
             open_total=figures.open_items.num_rows,
-            resolved=figures.resolved_items.to_pylist()[:200],
+            resolved=figures.resolved_items.slice(0, 200).to_pylist(),
             resolved_total=figures.resolved_items.num_rows,
             manual=manual_resolutions(figures).to_pylist(),
             provider=figures.provider.to_pylist(),

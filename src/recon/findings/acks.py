@@ -34,9 +34,11 @@ import getpass
 import glob
 import hashlib
 import hmac
+import itertools
 import logging
 import os
 import re
+import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -69,6 +71,8 @@ log = logging.getLogger("recon")
 GENESIS = hashlib.sha256(b"").hexdigest()  # `prev` of the first line
 _ACTION = re.compile(r"[a-z][a-z0-9_]{0,39}")
 WORK_ACTIONS = ("ack", "unack", "assign", "resolve")  # recon.findings.work decides from them
+#: Lines per write of a bulk action (issue 38): memory holds one chunk, not a million lines.
+APPEND_CHUNK = 10_000
 
 
 def line_hash(line: bytes) -> str:
@@ -345,52 +349,76 @@ class AckLog:
 
     def append_events(
         self,
-        events: Sequence[NewEvent],
+        events: Iterable[NewEvent],
         *,
         who: str | None = None,
         at: datetime | None = None,
         apply: Callable[[Any], None] | None = None,
     ) -> int:
-        """Append one line per event, chained; fsync'd before returning. `apply(con)`: also
-        change the published warehouse in the transaction that records the lines."""
-        if not events:
-            return 0
+        """Append one line per event, chained; fsync'd before returning; the number written.
+        `events` may be a stream (a bulk action by filter): a chunk at a time under the lock.
+        `apply(con)`: also change the published warehouse in the transaction that records
+        the lines."""
+        if isinstance(events, Sequence):
+            if not events:
+                return 0
+            for event in events:  # a list is checked whole before anything is written
+                if not _ACTION.fullmatch(event.action):
+                    raise ValueError(f"unknown action {event.action!r}")
         user, stamp = _who_when(who, at)
-        self._append_bodies([_body(e, user, stamp) for e in events], apply)
-        return len(events)
+        return self._append_bodies((_body(e, user, stamp) for e in events), apply)
 
     def _append_bodies(
-        self, bodies: Sequence[dict[str, Any]], apply: Callable[[Any], None] | None = None
-    ) -> None:
+        self, bodies: Iterable[dict[str, Any]], apply: Callable[[Any], None] | None = None
+    ) -> int:
         """Write `bodies` as chained lines (each gets `prev`; with RECON_TRAIL_KEY, `seal`),
-        in one write, fsync'd, and record them in the published warehouse in the same
-        transaction (committed after the write: a line the file lacks is never recorded)."""
+        fsync'd, and record them in the published warehouse in one transaction, committed
+        after the write: a line the file lacks is never recorded. The lines go to the
+        warehouse and to a spool file `APPEND_CHUNK` at a time, then into the trail in
+        writes of that size (one write for a small action): lines of concurrent writers never
+        mix, a line is never in the file before the warehouse took it, and a million never
+        sit in memory (issue 38)."""
         from recon.findings.trail_table import open_record, record_events
 
+        items = iter(bodies)
+        first = next(items, None)
+        if first is None:
+            return 0
         key = trail_key()
-        with self._locked() as fd:
+        written = 0
+        with self._locked() as fd, tempfile.TemporaryFile() as spool:
             warehouse = self.warehouse
             con = open_record(warehouse) if warehouse is not None else None
             try:
                 size = os.fstat(fd).st_size
                 prev, cut = self._prev(fd, size)
                 seq = _count_lines(fd, size)
-                out = [b"\n"] if cut else []  # end a line cut by a crash, so it stays alone
+                if cut:
+                    spool.write(b"\n")  # end a line cut by a crash, so that it stays alone
+                if con is not None:
+                    con.execute("BEGIN TRANSACTION")
                 events: list[AckEvent] = []
-                for body in bodies:
+                for body in itertools.chain([first], items):
                     line = orjson.dumps({**body, "prev": prev})
                     if key is not None:
                         line = _sealed(line, key)
                     prev = line_hash(line)
                     seq += 1
+                    written += 1
                     events.append(_event(seq, orjson.loads(line), prev))
-                    out.append(line + b"\n")
+                    spool.write(line + b"\n")
+                    if len(events) >= APPEND_CHUNK:
+                        if con is not None:
+                            record_events(con, events)
+                        events = []
                 if con is not None:
-                    con.execute("BEGIN TRANSACTION")
-                    record_events(con, events)
+                    if events:
+                        record_events(con, events)
                     if apply is not None:
                         apply(con)
-                os.write(fd, b"".join(out))  # one write: lines of concurrent writers never mix
+                spool.seek(0)
+                while chunk := spool.read(APPEND_CHUNK * 512):
+                    os.write(fd, chunk)
                 os.fsync(fd)
                 if con is not None:
                     con.execute("COMMIT")
@@ -398,6 +426,7 @@ class AckLog:
             finally:
                 if con is not None:
                     con.close()
+        return written
 
     def record(
         self,
@@ -469,8 +498,11 @@ class AckLog:
         reason: str | None = None,
         fields: Mapping[str, Any] | None = None,
     ) -> int:
-        """Append one event per (key, amounts), all with the same action and note."""
-        events = [
+        """Append one event per (key, amounts), all with the same action and note; `entries`
+        may be a stream (written as it comes)."""
+        if not _ACTION.fullmatch(action):
+            raise ValueError(f"unknown action {action!r}")
+        events = (
             NewEvent(
                 action,
                 key,
@@ -482,25 +514,30 @@ class AckLog:
                 fields=dict(fields or {}),
             )
             for key, amounts in entries
-        ]
+        )
         return self.append_events(events, who=who, at=at)
 
     def read(self) -> list[AckEvent]:
         """Every event, in order. A line that does not parse (a write cut by a crash) is
         skipped with a warning; nothing else is ever dropped."""
+        return list(self.iter_events())
+
+    def iter_events(self) -> Iterator[AckEvent]:
+        """`read()` a line at a time: a trail of a million lines (a bulk action) is never
+        held whole, as bytes or as events (issue 38)."""
         try:
-            raw = self.path.read_bytes()
+            fh = self.path.open("rb")
         except FileNotFoundError:
-            return []
-        events: list[AckEvent] = []
-        for seq, line in enumerate(split_lines(raw), start=1):
-            if not line.strip():
-                continue
-            try:
-                events.append(_event(seq, orjson.loads(line), line_hash(line)))
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
-                log.warning("%s line %d is not an audit line; skipped", self.path, seq)
-        return events
+            return
+        with fh:
+            for seq, raw in enumerate(fh, start=1):
+                line = raw[:-1] if raw.endswith(b"\n") else raw
+                if not line.strip():
+                    continue
+                try:
+                    yield _event(seq, orjson.loads(line), line_hash(line))
+                except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+                    log.warning("%s line %d is not an audit line; skipped", self.path, seq)
 
 
 _KNOWN = {"action", "finding_key", "who", "at", "note", "until", "amounts", "owner", "reason"}

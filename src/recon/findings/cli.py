@@ -8,6 +8,7 @@ asks before changing more than 100 unless --yes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -115,34 +116,44 @@ def list_(
     raise typer.Exit(guard(go))
 
 
-def _apply(log: Path, events: list[NewEvent]) -> tuple[int, list[AckEvent]]:
+def _apply(log: Path, events: Iterable[NewEvent]) -> tuple[int, list[AckEvent], int]:
     """Append `events` under the trail's lock, but not those that only repeat the standing
-    decision (recon.findings.work.repeats): (lines written, the decisions repeated)."""
+    decision (recon.findings.work.repeats): (lines written, the first decisions repeated,
+    how many were). `events` may be a stream (a bulk action by filter on a million)."""
     from recon.findings.acks import AckLog
     from recon.findings.work import repeats, work_events
 
     trail = AckLog(log)
     today = datetime.now(UTC).date()
+    again: list[AckEvent] = []
+    repeated = 0
     with trail.locked():  # no decision lands between this check and the write
-        works = work_events(trail.read())
-        fresh: list[NewEvent] = []
-        again: list[AckEvent] = []
-        for event in events:
-            standing = repeats(works.get(event.finding_key), event, today)
-            if standing is None:
-                fresh.append(event)
-            else:
-                again.append(standing)
-        trail.append_events(fresh)
-    return len(fresh), again
+        works = work_events(trail.iter_events())
+
+        def fresh() -> Iterator[NewEvent]:
+            nonlocal repeated
+            for event in events:
+                standing = repeats(works.get(event.finding_key), event, today)
+                if standing is None:
+                    yield event
+                    continue
+                repeated += 1
+                if len(again) < _SHOWN:
+                    again.append(standing)
+
+        written = trail.append_events(fresh())
+    return written, again, repeated
 
 
-def _already(again: list[AckEvent], verb: str) -> None:
+_SHOWN = 20  # repeated decisions named one by one
+
+
+def _already(again: list[AckEvent], repeated: int, verb: str) -> None:
     """Say which findings were left as they were: the action only repeated a decision."""
-    for e in again[:20]:
+    for e in again:
         typer.echo(f"{e.finding_key}: already {verb} by {e.who} on {e.at:%Y-%m-%d}; no change")
-    if len(again) > 20:
-        typer.echo(f"… and {len(again) - 20:,} more already {verb}; no change")
+    if repeated > len(again):
+        typer.echo(f"… and {repeated - len(again):,} more already {verb}; no change")
 
 
 def _until(value: str | None) -> date | None:
@@ -176,9 +187,9 @@ def ack(
         text = require_note(note, "acknowledged")
         day = _until(until)
         log, found = sel.chosen("acknowledging", keys, yes)
-        events = [NewEvent("ack", f.finding_key, f.amounts, note=text, until=day) for f in found]
-        written, again = _apply(log, events)
-        _already(again, "acknowledged")
+        events = (NewEvent("ack", f.finding_key, f.amounts, note=text, until=day) for f in found)
+        written, again, repeated = _apply(log, events)
+        _already(again, repeated, "acknowledged")
         typer.echo(f"acknowledged {written} finding(s); audit trail: {log}")
         return 0
 
@@ -203,11 +214,11 @@ def assign(
             raise ConfigError("--to", "must name who investigates the findings")
         log, found = sel.chosen("assigning", keys, yes)
         text = note.strip() if note else None
-        events = [
+        events = (
             NewEvent("assign", f.finding_key, f.amounts, note=text, owner=to.strip()) for f in found
-        ]
-        written, again = _apply(log, events)
-        _already(again, f"assigned to {to.strip()}")
+        )
+        written, again, repeated = _apply(log, events)
+        _already(again, repeated, f"assigned to {to.strip()}")
         typer.echo(f"assigned {written} finding(s) to {to.strip()}; audit trail: {log}")
         return 0
 
@@ -239,11 +250,11 @@ def resolve(
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
         text = require_note(note, "resolved")
         log, found = sel.chosen("resolving", keys, yes)
-        events = [
+        events = (
             NewEvent("resolve", f.finding_key, f.amounts, note=text, reason=reason) for f in found
-        ]
-        written, again = _apply(log, events)
-        _already(again, "resolved manually")
+        )
+        written, again, repeated = _apply(log, events)
+        _already(again, repeated, "resolved manually")
         typer.echo(f"resolved {written} finding(s) manually ({reason}); audit trail: {log}")
         return 0
 

@@ -217,11 +217,12 @@ def iter_findings(
     order: str | None = None,
 ) -> Iterator[Finding]:
     """`list_findings` one finding at a time, in `order` (None: largest amounts first;
-    `severity`: most severe, then known longest; `amount`: per currency, largest first),
+    `severity`: most severe, then known longest; `amount`: per currency, largest first;
+    `none`: as stored, for counting and bulk actions: no sort to hold within the limit),
     read from DuckDB in batches: memory holds one batch, whatever the number of findings.
     A `--check` that names no check the warehouse knows is a UsageError naming them."""
     now = now or datetime.now(UTC)
-    works = work_events(AckLog(log_path).read())
+    works = work_events(AckLog(log_path).iter_events())
     con = open_readonly(db)
     try:
         latest = con.execute(  # fetched whole: DuckDB 2.0 runs nothing else beside a result
@@ -235,7 +236,9 @@ def iter_findings(
                 "--check",
                 f"unknown check {filters.check!r}: the checks are {', '.join(known)}",
             )
-        sql = f"{read_sql('findings/list.sql')}\nORDER BY {_ORDER_BY[order]}"
+        sql = read_sql("findings/list.sql")
+        if order != "none":  # "none": counting, bulk actions (a sort DuckDB need not make)
+            sql = f"{sql}\nORDER BY {_ORDER_BY[order]}"
         reader = con.sql(sql, params={"run": row[0], "check": filters.check}).to_arrow_reader(
             BATCH_ROWS
         )

@@ -9,7 +9,7 @@ import functools
 import inspect
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -175,14 +175,24 @@ class Selection:
 
     def chosen(
         self, verb: str, keys: Sequence[str] | None, yes: bool
-    ) -> tuple[Path, list[Finding]]:
+    ) -> tuple[Path, Iterable[Finding]]:
         """The audit trail and the findings an action changes (said, and asked for above
-        CONFIRM_ABOVE unless --yes)."""
+        CONFIRM_ABOVE unless --yes). Chosen by filters alone, they are counted in one
+        streamed pass and handed over as a second stream: a bulk action on a million
+        findings never holds them (issue 38)."""
+        from recon.findings.listing import iter_findings
+
         warehouse, log = self.paths()
         filters = self.filters()
-        found = select_findings(warehouse, log, keys or [], filters)
-        confirm(verb, len(found), filters, yes)
-        return log, found
+        if keys:
+            found = select_findings(warehouse, log, keys, filters)
+            confirm(verb, len(found), filters, yes)
+            return log, found
+        if not filters.any:
+            raise ConfigError("FINDING_KEY", "name findings by key or select them with a filter")
+        count = sum(1 for _ in iter_findings(warehouse, log, filters=filters, order="none"))
+        confirm(verb, count, filters, yes)
+        return log, iter_findings(warehouse, log, filters=filters, order="none")
 
 
 def with_selection(command: Callable[..., None]) -> Callable[..., None]:

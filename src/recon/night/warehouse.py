@@ -22,10 +22,10 @@ import duckdb
 import orjson
 
 from recon.catalogue_views import ensure_live_records
-from recon.database import connect
+from recon.database import connect, spill_directory
 from recon.dictionary import apply_dictionary
 from recon.errors import WarehouseError, disk_full
-from recon.memory import release
+from recon.memory import configured_memory_limit, duckdb_config, release
 from recon.night.load import LoadResult, define_load_macros, load_resource, load_run, run_status
 from recon.night.migrations import apply_migrations
 from recon.night.published import prepare_for_readers
@@ -53,7 +53,7 @@ def check_readable(path: Path) -> None:
     if not path.exists():
         return
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = duckdb.connect(str(path), read_only=True, config=_readonly_config(path))
     except duckdb.Error as exc:
         raise _unusable(path, exc) from None
     try:
@@ -63,6 +63,14 @@ def check_readable(path: Path) -> None:
         raise _unusable(path, exc) from None
     finally:
         con.close()
+
+
+def _readonly_config(path: Path) -> dict[str, str | bool | int | float | list[str]]:
+    """RECON_DUCKDB_MEMORY_LIMIT and a spill folder, as every connection (recon.database)."""
+    return {
+        **duckdb_config(configured_memory_limit(), read_only=True),
+        "temp_directory": str(spill_directory(path)),
+    }
 
 
 def _unusable(path: Path, exc: duckdb.Error) -> WarehouseError:

@@ -275,6 +275,23 @@ class FindingsStream:
     source_schema: pa.Schema
 
 
+WORK_COLUMNS = ("work_state", "owner", "work_note", "work_reason", "lapsed_reason")
+_UNRESOLVED = ("new", "open", "reopened")
+
+
+def _worked(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, tuple[Any, ...]]:
+    """Per finding key, its work columns where they are not the default (nobody worked it):
+    sql/report/finding_work.sql, streamed. Few findings are worked; a bulk action on a
+    million makes this a million small tuples, within the commands' budget."""
+    worked: dict[str, tuple[Any, ...]] = {}
+    reader = con.sql(read_sql("report/finding_work.sql"), params={"run_id": run_id})
+    for batch in reader.to_arrow_reader(FINDINGS_BATCH):
+        columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
+        for key, *values in zip(*columns, strict=True):
+            worked[key] = tuple(values)
+    return worked
+
+
 def _findings_stream(
     con: duckdb.DuckDBPyConnection,
     run_id: str,
@@ -283,43 +300,37 @@ def _findings_stream(
     keep: list[pa.RecordBatch] | None,
 ) -> FindingsStream:
     """sql/report/findings.sql streamed from DuckDB in batches, each with its work columns
-    (sql/report/finding_work.sql, on a second cursor), scrubbed of personal data, appended
-    to `keep` (when given) as read, and yielded as the export's columns with the amount in
-    currency units at one scale for the whole run. DuckDB sorts within its memory limit
-    (spilling to its temp folder); Python holds one batch."""
+    (the default, or what sql/report/finding_work.sql read first), scrubbed of personal
+    data, appended to `keep` (when given) as read, and yielded as the export's columns with
+    the amount in currency units at one scale for the whole run. One DuckDB query at a time:
+    the sort spills to DuckDB's temp folder past its limit; Python holds one batch."""
     p = {"run_id": run_id}
     codes = [c for (c,) in con.execute(read_sql("report/finding_currencies.sql"), p).fetchall()]
     scale = major_scale(codes)
-    relation = con.sql(read_sql("report/findings.sql"), params=p)
-    source = relation.to_arrow_reader(FINDINGS_BATCH)
-    lookup = con.cursor()
+    worked = _worked(con, run_id)
+    source = con.sql(read_sql("report/findings.sql"), params=p).to_arrow_reader(FINDINGS_BATCH)
 
     def with_work(batch: pa.RecordBatch) -> pa.Table:
         table = pa.Table.from_batches([batch], schema=source.schema)
-        keys = pa.table(
-            {"i": pa.array(range(table.num_rows), pa.int64()), "finding_key": table["finding_key"]}
-        )
-        lookup.register("batch_keys", keys)
-        try:
-            work = lookup.sql(read_sql("report/finding_work.sql"), params=p).to_arrow_table()
-        finally:
-            lookup.unregister("batch_keys")
-        for name in work.column_names:
-            table = table.append_column(name, work[name])
+        rows = [
+            worked.get(key) or ("open" if state in _UNRESOLVED else None, None, None, None, None)
+            for key, state in zip(
+                table["finding_key"].to_pylist(), table["state"].to_pylist(), strict=True
+            )
+        ]
+        for i, name in enumerate(WORK_COLUMNS):
+            table = table.append_column(name, pa.array([r[i] for r in rows], pa.string()))
         return scrub_table(table, ("detail", "work_note"), personal)
 
     def export(table: pa.Table) -> pa.Table:
         return with_major_amount(table.select(list(FINDINGS_COLUMNS)), scale=scale)
 
     def batches() -> Iterator[pa.RecordBatch]:
-        try:
-            for batch in source:
-                table = with_work(batch)
-                if keep is not None:
-                    keep.extend(table.to_batches())
-                yield from export(table).to_batches()
-        finally:
-            lookup.close()
+        for batch in source:
+            table = with_work(batch)
+            if keep is not None:
+                keep.extend(table.to_batches())
+            yield from export(table).to_batches()
 
     full = with_work(_empty(source.schema))
     return FindingsStream(
