@@ -69,6 +69,14 @@ def connect(
     return con
 
 
+def held_elsewhere(exc: Exception) -> bool:
+    """Whether opening failed only because the file is held: by another process (its lock)
+    or by this one with the other mode (a read-write and a read-only connection to one file
+    cannot coexist in a process): worth waiting for, unlike a damaged file."""
+    text = str(exc).lower()
+    return "lock" in text or "different configuration" in text
+
+
 READER_WAIT_S = 10.0  # an action records its trail line in the published file: a moment
 
 
@@ -88,7 +96,7 @@ def open_readonly(
         try:
             return connect(path, read_only=True, memory_limit=memory_limit)
         except WarehouseError as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+            if not held_elsewhere(exc) or time.monotonic() >= deadline:
                 raise
         time.sleep(0.1)
 

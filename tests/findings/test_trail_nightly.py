@@ -37,7 +37,7 @@ def test_a_night_writes_the_head_down_and_refuses_a_forged_trail(
     with serve_in_thread(cfg) as url:
         first = steps.run_local({**overrides, "base_url": url})
         listed = CliRunner().invoke(app, ["findings", "list", "--db", str(db)]).stdout
-        key = listed.split()[1]
+        key = listed.splitlines()[1].split()[1]  # under the header
         acked = CliRunner().invoke(app, ["findings", "ack", key, "--note", "NOTE-A1",
                                          "--db", str(db)])  # fmt: skip
         assert acked.exit_code == 0, acked.output

@@ -8,6 +8,8 @@ asks before changing more than 100 unless --yes.
 
 from __future__ import annotations
 
+import pickle
+import tempfile
 from collections.abc import Iterable, Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -127,12 +129,21 @@ def _apply(log: Path, events: Iterable[NewEvent]) -> tuple[int, list[AckEvent], 
     today = datetime.now(UTC).date()
     again: list[AckEvent] = []
     repeated = 0
-    with trail.locked():  # no decision lands between this check and the write
-        works = work_events(trail.iter_events())
+    with tempfile.TemporaryFile() as spool, trail.locked():
+        # The findings' stream is read to its end first (its read-only connection closed)
+        # and spooled to disk: recording the lines opens the warehouse read-write.
+        for event in events:
+            pickle.dump(event, spool)
+        spool.seek(0)
+        works = work_events(trail.iter_events())  # under the lock: no decision lands between
 
         def fresh() -> Iterator[NewEvent]:
             nonlocal repeated
-            for event in events:
+            while True:
+                try:
+                    event: NewEvent = pickle.load(spool)  # noqa: S301 - our own temporary file
+                except EOFError:
+                    return
                 standing = repeats(works.get(event.finding_key), event, today)
                 if standing is None:
                     yield event
