@@ -193,7 +193,7 @@ def test_one_night_every_account_its_own_outcome(
     result = runner.invoke(app, ["findings", "list", "--account", "us", "--check", "open_invoices"])
     assert result.exit_code == 0, result.output
     assert "open_invoices:" in result.stdout
-    key = result.stdout.splitlines()[1].split()[1]  # under the header
+    key = result.stdout.splitlines()[1].split()[1]  # under the header row
     result = runner.invoke(app, ["findings", "ack", key, "--account", "us", "--note", "known gap"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "data" / "accounts" / "us" / "recon.acks.jsonl").exists()

@@ -105,8 +105,10 @@ def open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
             config={
                 "autoinstall_known_extensions": False,
                 "autoload_known_extensions": False,
-                # RECON_DUCKDB_MEMORY_LIMIT and a folder to spill to, as every connection
-                **duckdb_config(configured_memory_limit(), read_only=True),
+                # RECON_DUCKDB_MEMORY_LIMIT and a folder to spill to, as every connection;
+                # "auto" gives an analyst's own SQL the night's budget (192 MiB at most), not
+                # the reports' 64 MiB: a consolidated query over attached accounts needs it
+                **duckdb_config(configured_memory_limit(), read_only=False),
                 "temp_directory": str(spill_directory(db_path)),
             },
         )
