@@ -182,6 +182,8 @@ def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night
             incomplete = night()
             assert (incomplete["type"], incomplete["name"]) == ("FAILED", "Incomplete"), incomplete
             assert "incomplete (exit 3)" in incomplete["message"]
+            worker_log = (prefect.logs / "worker.log").read_text()
+            assert "Traceback" not in worker_log, worker_log[-5000:]  # one line per ending
 
             # Cancelled from Prefect: the worker stops the run; it ends Cancelled, not Crashed
             httpx.post(
@@ -208,8 +210,6 @@ def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night
             assert cancelled["type"] == "CANCELLED", cancelled
         finally:
             _stop(worker)
-    worker_log = (prefect.logs / "worker.log").read_text()
-    assert "Traceback" not in worker_log, worker_log[-5000:]  # recon's endings: one line each
 
     assert (tmp_path / "data" / "recon.duckdb").exists()  # the worker's RECON_DB
 
