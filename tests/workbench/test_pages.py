@@ -137,6 +137,7 @@ def test_an_analyst_and_an_approver_work_the_queue(
     bob.goto(f"{server.url}/close?period={month}")
     expect(bob.locator("p.draft")).to_be_visible()
     bob.fill("#sign-off textarea[name=note]", "breaks worked, write-off approved")
+    bob.check("#sign-off input[name=provisional]")  # this month has not ended
     bob.click("#sign-off button[type=submit]")
     expect(bob.locator("p.signed")).to_contain_text("Signed off by bob")
 

@@ -335,6 +335,7 @@ def create_app(
             request.path_params["period"],
             data.get("note"),
             reports,
+            provisional=data.get("provisional") is True,
         )
         return _json({"applied": True})
 

@@ -618,17 +618,22 @@ class Workbench:
             "open_items": [{k: _plain(v) for k, v in r.items()} for r in open_items],
             "open_count": figures.open_items.num_rows,
             "incomplete": [r.run_id for r in figures.incomplete],
+            "ended": datetime.now(UTC) >= period.end,  # before: only a provisional sign-off
             "signed_off": None
             if frozen is None
             else {
                 "by": frozen.fields.get("signed_off_by") or frozen.who,
                 "at": _plain(frozen.at),
                 "note": frozen.note,
+                "provisional": bool(frozen.fields.get("provisional")),
             },
         }
 
-    def sign_off(self, actor: Actor, month: str, note: Any, reports: Path) -> Path:
-        """Sign the month off (approver or admin) and write its pack; the pack's xlsx."""
+    def sign_off(
+        self, actor: Actor, month: str, note: Any, reports: Path, *, provisional: bool = False
+    ) -> Path:
+        """Sign the month off (approver or admin) and write its pack; the pack's xlsx. A month
+        that has not ended is signed off only `provisional` (recon close --provisional)."""
         from recon.close import SignOff, close_period, parse_period
 
         self._may(actor, "approver", "sign a period off")
@@ -640,7 +645,7 @@ class Workbench:
             self.trail.path,
             reports,
             period,
-            sign_off=SignOff(actor.name, text),
+            sign_off=SignOff(actor.name, text, provisional=provisional),
             accept_incomplete=True,
             who=actor.name,
         )

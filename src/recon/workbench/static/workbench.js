@@ -32,6 +32,8 @@ function formData(form) {
   for (const field of form.querySelectorAll("input[name], select[name], textarea[name]")) {
     if (field.dataset.list) {
       data[field.name] = field.value.split(",").map((s) => s.trim()).filter((s) => s);
+    } else if (field.type === "checkbox") {
+      data[field.name] = field.checked;
     } else {
       data[field.name] = field.value;
     }
