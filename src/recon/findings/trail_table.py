@@ -50,6 +50,10 @@ def open_record(db: Path, *, wait_s: float = RECORD_WAIT_S) -> duckdb.DuckDBPyCo
         try:
             return connect(db)
         except WarehouseError as exc:
+            if "different configuration" in str(exc):
+                # This process holds the file open itself (a load writing it in place): its
+                # own load copies the trail; nothing to record through a second connection.
+                return None
             if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
                 raise WarehouseError(
                     f"the warehouse {db} is open in another program, so this action cannot be "
