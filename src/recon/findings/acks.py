@@ -277,10 +277,14 @@ class AckLog:
         return self._warehouse
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self, *, create: bool = True) -> Iterator[None]:
         """Hold the trail's lock: no line is written by anyone else meanwhile (re-entrant in
         this process). A check made inside it (is this finding decided already?) still holds
-        when the lines it allows are appended in it."""
+        when the lines it allows are appended in it. `create=False` (a reader that only
+        needs no line half-written): no trail yet, nothing locked and no file created."""
+        if not create and not self.path.exists() and self.path.absolute() not in _held:
+            yield
+            return
         with self._locked():
             yield
 

@@ -173,7 +173,7 @@ def copy_checked(
     it into the working copy on `con`."""
     from recon.findings.verify import check_before_copy
 
-    with AckLog(trail).locked():
+    with AckLog(trail).locked(create=False):
         check_before_copy(db, trail, reports)
         return load_acks(con, trail)
 
