@@ -131,7 +131,9 @@ def test_an_accounts_report_names_it_and_its_steps_need_no_key(
     result = runner.invoke(app, ["findings", "list", "--db", consolidated])
     assert result.exit_code == 2
     assert "is the consolidated warehouse of every account: name one" in result.output
-    result = runner.invoke(app, ["match", order, payment, "--note", "same sale", "--account", "eu"])
+    result = runner.invoke(  # an arbitrary pair: forced past the currency and amount checks
+        app, ["match", order, payment, "--note", "same sale", "--account", "eu", "--force"]
+    )
     assert result.exit_code == 0, result.output
     assert '"match"' in (eu_db.parent / "recon.acks.jsonl").read_text()
     assert not (tmp_path / "data" / "recon.acks.jsonl").exists()

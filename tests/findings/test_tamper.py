@@ -140,3 +140,23 @@ def test_with_a_trail_key_every_line_is_sealed_and_a_forgery_without_the_key_is_
     code, _, err = _run("verify", "--db", str(db))
     assert code == 1
     assert "line 1's seal does not match" in err
+
+
+def test_who_is_recon_user_else_the_os_user_marked_as_such(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import getpass
+
+    assert _run("ack", KEY_A, "--note", "n1", "--db", str(db))[0] == 0
+    monkeypatch.setenv("RECON_USER", "ann.k")
+    assert _run("ack", KEY_B, "--note", "n2", "--db", str(db))[0] == 0
+    lines = [orjson.loads(x) for x in acks_path(db).read_bytes().splitlines()]
+    assert [x["who"] for x in lines] == [f"os:{getpass.getuser()}", "ann.k"]
+
+
+def test_the_alert_carries_the_trail_head() -> None:
+    from recon.night.notify import Alert
+
+    head = {"lines": 12, "head": "ab" * 32}
+    text = Alert("20261129T020000Z-000001", "complete", 0, trail_head=head).text()
+    assert f"audit trail: 12 line(s), head {'ab' * 32}" in text

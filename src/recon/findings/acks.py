@@ -269,9 +269,19 @@ def _count_lines(fd: int, size: int) -> int:
 class AckLog:
     """The append-only log file (and its record in the warehouse beside it)."""
 
-    def __init__(self, path: Path, warehouse: Path | None = _UNSET) -> None:
+    def __init__(
+        self,
+        path: Path,
+        warehouse: Path | None = _UNSET,
+        *,
+        guard: contextlib.AbstractContextManager[Any] | None = None,
+    ) -> None:
         self.path = path
         self._warehouse = warehouse
+        # Held while a line is recorded in the warehouse: a process that also reads the
+        # warehouse on other threads (recon serve) keeps its readers and its records apart,
+        # DuckDB allowing one mode per file in a process.
+        self._guard = guard
 
     @property
     def warehouse(self) -> Path | None:
@@ -281,10 +291,14 @@ class AckLog:
         return self._warehouse
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self, *, create: bool = True) -> Iterator[None]:
         """Hold the trail's lock: no line is written by anyone else meanwhile (re-entrant in
         this process). A check made inside it (is this finding decided already?) still holds
-        when the lines it allows are appended in it."""
+        when the lines it allows are appended in it. `create=False` (a reader that only
+        needs no line half-written): no trail yet, nothing locked and no file created."""
+        if not create and not self.path.exists() and self.path.absolute() not in _held:
+            yield
+            return
         with self._locked():
             yield
 
@@ -386,7 +400,8 @@ class AckLog:
             return 0
         key = trail_key()
         written = 0
-        with self._locked() as fd, tempfile.TemporaryFile() as spool:
+        guard = self._guard if self._guard is not None else contextlib.nullcontext()
+        with guard, self._locked() as fd, tempfile.TemporaryFile() as spool:
             warehouse = self.warehouse
             con = open_record(warehouse) if warehouse is not None else None
             try:

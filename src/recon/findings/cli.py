@@ -334,7 +334,7 @@ def verify(
     def go() -> int:
         warehouse, log = warehouse_paths(db, account)
         folder = reports or _reports(db, account)
-        with AckLog(log).locked():  # no action half-written (in the file, not yet recorded)
+        with AckLog(log).locked(create=False):  # no action half-written
             report = verify_trail(log, evidence=gather_evidence(warehouse, folder), key=trail_key())
         for note in report.notes:
             typer.echo(f"note: {note}", err=True)

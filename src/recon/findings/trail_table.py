@@ -20,7 +20,7 @@ import duckdb
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
-from recon.database import connect, held_elsewhere, transaction
+from recon.database import connect, transaction
 from recon.errors import WarehouseError
 from recon.findings.acks import AckEvent, AckLog
 from recon.sql import read_sql
@@ -50,7 +50,11 @@ def open_record(db: Path, *, wait_s: float = RECORD_WAIT_S) -> duckdb.DuckDBPyCo
         try:
             return connect(db)
         except WarehouseError as exc:
-            if not held_elsewhere(exc) or time.monotonic() >= deadline:
+            if "different configuration" in str(exc):
+                # This process holds the file open itself (a load writing it in place): its
+                # own load copies the trail; nothing to record through a second connection.
+                return None
+            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
                 raise WarehouseError(
                     f"the warehouse {db} is open in another program, so this action cannot be "
                     "recorded in it; nothing was written: try again when it is closed"
@@ -169,7 +173,7 @@ def copy_checked(
     it into the working copy on `con`."""
     from recon.findings.verify import check_before_copy
 
-    with AckLog(trail).locked():
+    with AckLog(trail).locked(create=False):
         check_before_copy(db, trail, reports)
         return load_acks(con, trail)
 

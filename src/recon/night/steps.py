@@ -264,7 +264,7 @@ def publish_step(overrides: Mapping[str, Any] | None, run_id: str) -> Path:
     wh.acquire(run_id)
     trail = acks_path(settings.db)
     try:
-        with AckLog(trail).locked():  # no action lands between the copy and the rename
+        with AckLog(trail).locked(create=False):  # no action lands between the copy and the rename
             check_before_copy(settings.db, trail, settings.reports)
             refresh_acks(wh.work_path, trail)  # acks made while the run ran
             wh.publish()

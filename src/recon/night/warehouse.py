@@ -158,7 +158,7 @@ class Warehouse:
                 try:
                     # Actions record their trail lines in the published file under the
                     # trail's lock (recon.findings.acks): never copy it half-written.
-                    with AckLog(acks_path(self.path), None).locked():
+                    with AckLog(acks_path(self.path), None).locked(create=False):
                         shutil.copyfile(self.path, self.work_path)
                 except OSError as exc:
                     raise WarehouseError(f"cannot copy {self.path}: {exc.strerror}") from None

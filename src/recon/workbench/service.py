@@ -31,7 +31,7 @@ from recon.findings.work import REASONS
 from recon.sql import read_sql
 from recon.workbench.config import WorkbenchSettings
 from recon.workbench.queue import Page, QueueFilters, read_queue
-from recon.workbench.snapshot import QueueSnapshot, open_file
+from recon.workbench.snapshot import HOLDING, QueueSnapshot, open_file
 from recon.workbench.users import at_least
 
 __all__ = [
@@ -109,7 +109,7 @@ class Workbench:
     def __init__(self, db: Path, settings: WorkbenchSettings) -> None:
         self.db = db
         self.settings = settings
-        self.trail = AckLog(acks_path(db))
+        self.trail = AckLog(acks_path(db), guard=HOLDING)
         self._decide = threading.Lock()  # one proposal decision at a time in this process
         self.snapshot = QueueSnapshot(db)
         self._cache_lock = threading.Lock()
@@ -135,13 +135,16 @@ class Workbench:
 
     @contextmanager
     def _read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        con = open_file(self.db)
-        try:
-            yield con
-        except duckdb.Error as exc:
-            raise WarehouseError(f"cannot read the warehouse: {str(exc).splitlines()[0]}") from None
-        finally:
-            con.close()
+        with HOLDING:
+            con = open_file(self.db)
+            try:
+                yield con
+            except duckdb.Error as exc:
+                raise WarehouseError(
+                    f"cannot read the warehouse: {str(exc).splitlines()[0]}"
+                ) from None
+            finally:
+                con.close()
 
     @contextmanager
     def _read_queue(self) -> Iterator[duckdb.DuckDBPyConnection]:

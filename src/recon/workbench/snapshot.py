@@ -23,7 +23,7 @@ import duckdb
 from recon.database import connect, open_readonly
 from recon.sql import read_sql
 
-__all__ = ["OPENING", "QueueSnapshot", "open_file", "snapshot_path"]
+__all__ = ["HOLDING", "OPENING", "QueueSnapshot", "open_file", "snapshot_path"]
 
 log = logging.getLogger("recon.workbench")
 Stamp = tuple[int, int, int]
@@ -32,6 +32,10 @@ Stamp = tuple[int, int, int]
 # python_arrow_scan does not exist", seen with DuckDB 2.0 when a snapshot was built while a
 # request read the warehouse).
 OPENING = threading.Lock()
+# The published warehouse is read (a request, the snapshot's build) or written (an action's
+# trail line recorded in it, recon.findings.acks) by one thread at a time in this process:
+# DuckDB refuses a read-write connection to a file this process holds read-only.
+HOLDING = threading.RLock()
 
 
 def open_file(path: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
@@ -94,25 +98,28 @@ class QueueSnapshot:
         try:
             for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
                 leftover.unlink(missing_ok=True)
-            source = open_file(self.db)
-            target = open_file(tmp, read_only=False)
-            try:
-                runs = source.sql("SELECT run_id, started_at, loaded_at FROM runs").to_arrow_table()
-                target.register("runs_in", runs)
-                target.execute("CREATE TABLE runs AS SELECT * FROM runs_in")
-                target.unregister("runs_in")
-                reader = source.sql(read_sql("workbench/snapshot_source.sql")).to_arrow_reader(
-                    100_000
-                )
-                target.register("staged_in", reader)
-                target.execute("CREATE TABLE staged AS SELECT * FROM staged_in")
-                target.unregister("staged_in")
-                target.execute(read_sql("workbench/snapshot_sort.sql"))
-                target.execute("DROP TABLE staged")
-                target.execute("CHECKPOINT")
-            finally:
-                target.close()
-                source.close()
+            with HOLDING:
+                source = open_file(self.db)
+                target = open_file(tmp, read_only=False)
+                try:
+                    runs = source.sql(
+                        "SELECT run_id, started_at, loaded_at FROM runs"
+                    ).to_arrow_table()
+                    target.register("runs_in", runs)
+                    target.execute("CREATE TABLE runs AS SELECT * FROM runs_in")
+                    target.unregister("runs_in")
+                    reader = source.sql(read_sql("workbench/snapshot_source.sql")).to_arrow_reader(
+                        100_000
+                    )
+                    target.register("staged_in", reader)
+                    target.execute("CREATE TABLE staged AS SELECT * FROM staged_in")
+                    target.unregister("staged_in")
+                    target.execute(read_sql("workbench/snapshot_sort.sql"))
+                    target.execute("DROP TABLE staged")
+                    target.execute("CHECKPOINT")
+                finally:
+                    target.close()
+                    source.close()
             if _stamp(self.db) != stamp:  # published again meanwhile: build anew next time
                 tmp.unlink(missing_ok=True)
                 return
