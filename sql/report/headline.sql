@@ -28,7 +28,8 @@ SELECT
     count(*) FILTER (WHERE b.state = 'new') AS new,
     count(*) FILTER (WHERE b.state = 'reopened') AS reopened,
     count(*) FILTER (WHERE b.state = 'resolved') AS resolved,
-    CAST(coalesce(sum(b.amount_minor) FILTER (WHERE b.state <> 'resolved' AND NOT b.acknowledged), 0) AS BIGINT)
+    -- HUGEINT: impossible amounts (INT64_MIN, …) are findings too, and their sum must not fail
+    coalesce(sum(b.amount_minor::HUGEINT) FILTER (WHERE b.state <> 'resolved' AND NOT b.acknowledged), 0)
         AS at_risk_minor,
     max(date_diff('day', b.item_at, (SELECT started_at FROM run)))
         FILTER (WHERE b.state <> 'resolved') AS oldest_item_days,

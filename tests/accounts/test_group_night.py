@@ -186,7 +186,7 @@ def test_one_night_every_account_its_own_outcome(
     assert "900" in result.stdout
     result = runner.invoke(app, ["export", "f.csv", "--table", "findings_current"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "f.csv").read_text().startswith('"account",')
+    assert (tmp_path / "f.csv").read_text(encoding="utf-8-sig").startswith('"account",')
     result = runner.invoke(app, ["findings", "list"])
     assert result.exit_code == 2
     assert "--account: recon.toml has several accounts: name one (eu, jp, uk, us)" in result.output
