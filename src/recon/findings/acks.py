@@ -29,7 +29,6 @@ copy the warehouse took at its last load (`finding_acks.line_hash`) for that.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import getpass
 import glob
 import hashlib
@@ -39,7 +38,6 @@ import logging
 import os
 import re
 import tempfile
-import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime
@@ -47,6 +45,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from recon.trail_file import acks_path, hold_trail, trail_locked
 
 __all__ = [
     "GENESIS",
@@ -197,11 +197,6 @@ class NewEvent:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
 
-def acks_path(db: Path) -> Path:
-    """The log of the warehouse `db`: `data/recon.duckdb` -> `data/recon.acks.jsonl`."""
-    return db.with_name(f"{db.stem}.acks.jsonl")
-
-
 def split_lines(raw: bytes) -> list[bytes]:
     """The trail's lines, without their newlines (a cut last line included)."""
     lines = raw.split(b"\n")
@@ -220,9 +215,6 @@ def _has_prev(line: bytes) -> bool | None:
 
 
 _UNSET: Any = object()
-_held: dict[Path, tuple[int, int]] = {}  # trail -> (fd, depth) held by this process
-_path_locks: dict[Path, threading.RLock] = {}
-_guard = threading.Lock()
 
 
 def _who_when(who: str | None, at: datetime | None) -> tuple[str, str]:
@@ -296,42 +288,13 @@ class AckLog:
         this process). A check made inside it (is this finding decided already?) still holds
         when the lines it allows are appended in it. `create=False` (a reader that only
         needs no line half-written): no trail yet, nothing locked and no file created."""
-        if not create and not self.path.exists() and self.path.absolute() not in _held:
-            yield
-            return
-        with self._locked():
+        with trail_locked(self.path, create=create):
             yield
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[int]:
-        key = self.path.absolute()
-        with _guard:
-            rlock = _path_locks.setdefault(key, threading.RLock())
-        with rlock:
-            fd, depth = _held.get(key, (-1, 0))
-            if depth:
-                _held[key] = (fd, depth + 1)
-                try:
-                    yield fd
-                finally:
-                    _held[key] = (fd, depth)
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            created = not self.path.exists()
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                _held[key] = (fd, 1)
-                yield fd
-            finally:
-                _held.pop(key, None)
-                os.close(fd)  # releases the lock
-            if created:  # the new file's name must survive a crash too
-                dir_fd = os.open(self.path.parent, os.O_RDONLY)
-                try:
-                    os.fsync(dir_fd)
-                finally:
-                    os.close(dir_fd)
+        with hold_trail(self.path) as fd:
+            yield fd
 
     @staticmethod
     def _prev(fd: int, size: int) -> tuple[str, bool]:

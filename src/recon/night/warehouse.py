@@ -31,6 +31,7 @@ from recon.night.migrations import apply_migrations
 from recon.night.published import prepare_for_readers
 from recon.night.seen import mark_seen
 from recon.pids import pid_alive
+from recon.trail_file import acks_path, trail_locked
 
 # The load (recon.night.load) and the seen-marking (recon.night.seen) lived here: their
 # names are still importable from this module.
@@ -153,12 +154,10 @@ class Warehouse:
             self.work_path.unlink(missing_ok=True)
             wal.unlink(missing_ok=True)
             if self.path.exists():
-                from recon.findings.acks import AckLog, acks_path
-
                 try:
                     # Actions record their trail lines in the published file under the
-                    # trail's lock (recon.findings.acks): never copy it half-written.
-                    with AckLog(acks_path(self.path), None).locked(create=False):
+                    # trail's lock (recon.trail_file): never copy it half-written.
+                    with trail_locked(acks_path(self.path), create=False):
                         shutil.copyfile(self.path, self.work_path)
                 except OSError as exc:
                     raise WarehouseError(f"cannot copy {self.path}: {exc.strerror}") from None
