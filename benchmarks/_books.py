@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from benchmarks._common import ROOT
-from recon.night.migrations import apply_migrations
+from recon.warehouse.migrations import apply_migrations
 
 if TYPE_CHECKING:
     from recon.checks import CheckRun
+    from recon.config.settings import Settings
     from recon.ledger.loading import BooksLoad
     from recon.report.ledger import LedgerSection
-    from recon.settings import Settings
 
 ANCHOR = datetime(2026, 11, 20, 2, tzinfo=UTC)
 CURRENCIES = "['EUR', 'EUR', 'EUR', 'USD', 'USD', 'GBP', 'JPY', 'BHD']"

@@ -10,7 +10,7 @@ provider answering in 50 ms and allowing 100 requests a second, against one acco
 
 Each account's sandbox runs in its own process (`recon sandbox serve --latency-ms 50 --rate
 100 --cache-records 0 --prewarm sync`, seeds 1..N). Then, in a fresh folder each, a recon
-process runs the whole night of every account in a `recon.toml` (`recon.group.
+process runs the whole night of every account in a `recon.toml` (`recon.accounts.
 run_group_local`: extract, land, load, check, publish, report per account, on threads or
 each in a process of its own as recon chooses for the machine unless told, then the
 consolidated warehouse and the group page — `recon nightly` without Prefect's fixed
@@ -56,9 +56,9 @@ def drive(*, apart: bool | None = None) -> dict[str, Any]:
     """One group night in the working folder (recon.toml there); its own figures as JSON.
     `apart`: each account in a process of its own (True), on threads (False), or as recon
     chooses for this machine (None)."""
-    from recon.group.accounts import account_names
-    from recon.group.night import run_group_local
-    from recon.group.processes import start_fork_server, worth_processes
+    from recon.accounts.night import run_group_local
+    from recon.accounts.processes import start_fork_server, worth_processes
+    from recon.config.accounts import account_names
 
     # `recon nightly` starts the accounts' fork server before Prefect's start-up (cli/
     # group.py), which this clock leaves out: its imports are done when the accounts start.

@@ -24,10 +24,10 @@ from pathlib import Path
 import duckdb
 
 from recon.bank.loading import load_bank
-from recon.night.migrations import apply_migrations
+from recon.config.settings import settings_from
 from recon.sandbox.bank.plan import FORMAT_OF, PROVIDER_MATCH, DayStatement, PlannedLine
 from recon.sandbox.bank.writers import EXTENSIONS, statement_text
-from recon.settings import settings_from
+from recon.warehouse.migrations import apply_migrations
 
 RUN = "20261231T020000Z-bench1"
 FEES = {

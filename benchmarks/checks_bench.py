@@ -38,7 +38,7 @@ import duckdb
 
 from benchmarks._books import books_orders, books_refunds
 from benchmarks._common import RESULTS
-from recon.night.migrations import apply_migrations
+from recon.warehouse.migrations import apply_migrations
 
 GENERATOR_VERSION = 5
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)
@@ -364,7 +364,7 @@ def _books(con: duckdb.DuckDBPyConnection, folder: Path, stem: str) -> dict[str,
 
 
 def _books_settings(db: Path, books: dict[str, Path]) -> Any:
-    from recon.settings import settings_from
+    from recon.config.settings import settings_from
 
     return settings_from(
         db=str(db),

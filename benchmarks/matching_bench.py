@@ -63,7 +63,7 @@ def _generate(con: duckdb.DuckDBPyConnection, folder: Path, n: int) -> dict[str,
 
 
 def bench(n: int) -> dict[str, Any]:
-    from recon.settings import settings_from
+    from recon.config.settings import settings_from
 
     with tempfile.TemporaryDirectory(prefix="recon-matching-bench-") as tmp:
         folder = Path(tmp)

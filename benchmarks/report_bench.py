@@ -28,7 +28,7 @@ from typing import Any
 
 import duckdb
 
-from recon.night.migrations import apply_migrations
+from recon.warehouse.migrations import apply_migrations
 
 NIGHTS = 10
 CHROMIUM = "/usr/bin/chromium"

@@ -29,7 +29,7 @@ import duckdb
 import httpx
 
 from recon.findings.acks import AckLog, Amounts, NewEvent, acks_path
-from recon.night.migrations import apply_migrations
+from recon.warehouse.migrations import apply_migrations
 
 CHECKS = (
     ("open_invoices", "info"),

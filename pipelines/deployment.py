@@ -30,8 +30,8 @@ def checkout() -> dict[str, str]:
 def schedule() -> dict[str, str]:
     """Build step: the nightly schedule from recon's settings (`id: recon-schedule` in
     prefect.yaml; the deployment reads `{{ recon-schedule.cron }}` and `.timezone`)."""
-    from recon.schedule import plan
-    from recon.settings import load_settings
+    from recon.config.schedule import plan
+    from recon.config.settings import load_settings
 
     settings = load_settings()
     chosen = plan(settings.schedule_cron, settings.timezone)

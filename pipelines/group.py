@@ -1,10 +1,10 @@
 """The nightly flow over several accounts: one task per account, side by side.
 
-Each task runs that account's whole night (`recon.group.run_account`: today's steps, its
+Each task runs that account's whole night (`recon.accounts.run_account`: today's steps, its
 own client, limiter and warehouse); on the default thread runner each task runs it in a
-process of its own when there are several accounts and cores (`recon.group.processes`),
+process of its own when there are several accounts and cores (`recon.accounts.processes`),
 on a Dask task runner they spread over the workers. Then the night as a whole
-(`recon.group.finish_group`): consolidated warehouse, group page, one alert. Parameters
+(`recon.accounts.finish_group`): consolidated warehouse, group page, one alert. Parameters
 carry only the accounts' names and non-secret paths; every key is read from the
 environment inside the task.
 """
@@ -19,7 +19,7 @@ from prefect.cache_policies import NO_CACHE
 
 from pipelines.orchestrator import one_line_for_recon_errors
 from pipelines.states import night_state
-from recon.group import night as group
+from recon.accounts import night as group
 
 one_line_for_recon_errors()  # also in a deployed run's own process
 
@@ -87,7 +87,7 @@ def group_nightly(
         from recon.runid import new_run_id
 
         night_id = new_run_id()
-    from recon.group.processes import worth_processes
+    from recon.accounts.processes import worth_processes
 
     apart = worth_processes(len(accounts))  # on a Dask worker each runs there instead
     futures = [

@@ -16,7 +16,7 @@ from pipelines.states import night_state, stopped_state
 from recon.night import nightly as steps
 from recon.night import progress
 from recon.night.extract import ResourceOutcome, StoppedError, resources_for
-from recon.night.warehouse import LoadResult
+from recon.warehouse.working_copy import LoadResult
 
 one_line_for_recon_errors()  # also in a deployed run's own process
 
@@ -192,8 +192,8 @@ def _artifacts(summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> No
 def _failed_calls_artifact(summary: steps.RunSummary) -> None:
     from dataclasses import asdict
 
-    from recon.database import open_readonly
     from recon.report.data import failed_calls
+    from recon.warehouse.database import open_readonly
 
     con = open_readonly(summary.db_path)
     try:

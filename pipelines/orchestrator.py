@@ -16,12 +16,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from recon.config.schedule import Plan
 from recon.orchestrator import NightlyOptions, Say
-from recon.schedule import Plan
 
 if TYPE_CHECKING:
     from pipelines.server import LocalServer
-    from recon.group.night import GroupSummary
+    from recon.accounts.night import GroupSummary
     from recon.night.nightly import RunSummary
 
 __all__ = ["PrefectOrchestrator"]

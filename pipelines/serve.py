@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pipelines.server import STANDING_PORT, prefect_server
-from recon.schedule import Plan
+from recon.config.schedule import Plan
 
 
 def serve(plan: Plan, *, say: Callable[[str], None]) -> None:
@@ -18,7 +18,7 @@ def serve(plan: Plan, *, say: Callable[[str], None]) -> None:
     with prefect_server(say, services=True, port=STANDING_PORT):
         from prefect.schedules import Cron
 
-        from recon.group.accounts import account_names
+        from recon.config.accounts import account_names
 
         if account_names():  # [accounts] in recon.toml: every account, side by side
             from pipelines.group import group_nightly

@@ -4,9 +4,9 @@
 -- view drops its comments). One statement per line, grouped by table; a new table or
 -- column adds its lines here (tests/analyst/test_dictionary.py fails on one without).
 -- A `<table>_major` view's column that means what the table's column means is not repeated:
--- it takes the table's words (recon.dictionary); only its own columns are written here.
+-- it takes the table's words (recon.warehouse.dictionary); only its own columns are written here.
 -- The list resources' tables (payments, refunds, disputes, …) take their words from their
--- catalogue entries (recon.resources: Resource.words, Column.words; recon.catalogue_tables).
+-- catalogue entries (recon.catalogue.resources: Resource.words, Column.words; recon.warehouse.catalogue_tables).
 
 -- api_calls
 COMMENT ON TABLE api_calls IS 'Every HTTP attempt of every run (secrets never stored: no headers, redacted query).';

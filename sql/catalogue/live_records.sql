@@ -1,8 +1,8 @@
 -- live_records: every record of every resource the catalogue lists with records
--- (recon.resources), one row each, current state; gone records are kept with `gone_in_run`.
+-- (recon.catalogue.resources), one row each, current state; gone records are kept with `gone_in_run`.
 -- Per-resource checks and views read this instead of a hand-written UNION of the tables, so a
 -- resource added to the catalogue is covered by all of them. Rendered by
--- recon.catalogue_views: the part below `-- each resource` once per resource, joined by
+-- recon.warehouse.catalogue_views: the part below `-- each resource` once per resource, joined by
 -- UNION ALL, with allow-listed identifiers from the catalogue (a missing column is NULL).
 CREATE OR REPLACE VIEW live_records AS
 -- each resource

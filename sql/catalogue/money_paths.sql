@@ -1,5 +1,5 @@
 -- Where each resource's amount and currency are in the raw record, from the catalogue
--- (recon.resources: Records.amount_json / currency_json), to word a value the loader could not
+-- (recon.catalogue.resources: Records.amount_json / currency_json), to word a value the loader could not
 -- type (impossible_amounts). `field` names a mapped field (Settings.fields): tonight's path
 -- for it is in field_presence, its default in `default_path`; `suffix` reaches into it (a
 -- Money object's `amountMinor`). Idempotent: replaced whenever the catalogue's objects are.

@@ -1,4 +1,4 @@
--- A list resource's table as its catalogue entry declares it (recon.catalogue_tables): made
+-- A list resource's table as its catalogue entry declares it (recon.warehouse.catalogue_tables): made
 -- after the numbered migrations when none of them made it, so a resource added to the
 -- catalogue needs no migration of its own (a change to a released table still does).
 -- The bookkeeping columns are every resource table's: sql/load/merge.sql fills them.

@@ -1,6 +1,6 @@
--- The data dictionary's words of a list resource's table (recon.catalogue_tables): the
+-- The data dictionary's words of a list resource's table (recon.warehouse.catalogue_tables): the
 -- table's and its columns' from its catalogue entry (Resource.words, Column.words), the
--- bookkeeping columns' below. Applied with sql/dictionary.sql (recon.dictionary).
+-- bookkeeping columns' below. Applied with sql/dictionary.sql (recon.warehouse.dictionary).
 COMMENT ON TABLE {table} IS {words};
 COMMENT ON COLUMN {table}.id IS 'The provider''s id of the record (one row per id).';
 {columns}

@@ -1,5 +1,5 @@
 -- Status changes that may happen between two nights (entity = table name), from the
--- catalogue (recon.resources: Status.to). A change of status not listed here is flagged by
+-- catalogue (recon.catalogue.resources: Status.to). A change of status not listed here is flagged by
 -- suspicious_changes (e.g. payments refunded → confirmed). Several steps may happen between
 -- two runs, so each "from" lists every later state it can reach, not only the next one.
 -- Idempotent: replaced on every run of the checks.

@@ -1,5 +1,5 @@
 -- Known status values per entity (table name) and whether each is final, from the catalogue
--- (recon.resources: Records.statuses). is_final: true/false where "stuck in a non-final
+-- (recon.catalogue.resources: Records.statuses). is_final: true/false where "stuck in a non-final
 -- state" applies (payments, refunds, payment_intents); NULL where it does not. Anything not
 -- listed is flagged by unknown_status. Idempotent: replaced on every run of the checks.
 CREATE OR REPLACE TABLE status_values (

@@ -1,4 +1,4 @@
--- How many of one resource's landed records carry each mapped field (recon.fields), so that
+-- How many of one resource's landed records carry each mapped field (recon.warehouse.fields), so that
 -- a check needing a field that no record of the run has says "not evaluated" instead of
 -- finding (or passing) on nothing. Present = the path exists and is not JSON null.
 -- $fields / $paths: the mapped fields and their JSON paths, in the same order.

@@ -2,7 +2,7 @@
 -- cannot say). Run after merge.sql, or alone for a list that landed no record (its stage
 -- is then empty: every current row is gone). Rendered with the allow-listed table name only;
 -- the run comes from load_ctx(run_id, complete), tonight's ids from `stage`. The first
--- statement finds them; recon.night.load runs the others only when it found any.
+-- statement finds them; recon.warehouse.load runs the others only when it found any.
 
 CREATE OR REPLACE TEMP TABLE gone AS
 SELECT t.id FROM {table} t

@@ -1,4 +1,4 @@
--- Macros the stage files share (recon.night.warehouse defines them once per load, as TEMP macros:
+-- Macros the stage files share (recon.warehouse.working_copy defines them once per load, as TEMP macros:
 -- nothing of them is stored in the warehouse file).
 --
 -- Integer money: a JSON value is an amount in minor units only when it is a JSON integer

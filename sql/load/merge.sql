@@ -1,5 +1,5 @@
 -- Merge one staged resource into its current-state table and the version history.
--- Rendered by recon.night.warehouse with allow-listed identifiers only (the table name, its typed
+-- Rendered by recon.warehouse.working_copy with allow-listed identifiers only (the table name, its typed
 -- columns, the resource's sql/load/<resource>.sql as the inner SELECT and the record_versions
 -- expressions over the table's columns). The run comes from the one-row temp table
 -- load_ctx(run_id, complete); `stage` (stage.sql) holds each landed id once, narrow.
@@ -34,7 +34,7 @@ DELETE FROM {table} WHERE id IN (SELECT id FROM carried);
 
 -- The records themselves are read here, once: only the landed rows that changed are kept.
 -- Run once per slice of the batch files ($files, the first of them $first_file in the list
--- stage.sql read), a slice as large as the memory limit allows (recon.night.warehouse._slices).
+-- stage.sql read), a slice as large as the memory limit allows (recon.warehouse.working_copy._slices).
 INSERT INTO {table} BY NAME
 SELECT {lcols}, l.raw, c.content_hash, coalesce(k.first_seen_run, ctx.run_id) AS first_seen_run,
        ctx.run_id AS last_seen_run, NULL AS gone_in_run

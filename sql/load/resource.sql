@@ -1,10 +1,10 @@
 -- Stage a list resource's landed records: one JSON parse per record, the columns its
--- catalogue entry declares (recon.resources.Column) typed. Made by recon.catalogue_tables
+-- catalogue entry declares (recon.catalogue.resources.Column) typed. Made by recon.warehouse.catalogue_tables
 -- for each resource; only identifiers and the declared reads are formatted in.
 -- A value of the wrong JSON type loads as NULL (raw keeps it; check impossible_amounts flags
 -- it). Codes are normalised (currency upper case, status lower case); raw keeps the value as
 -- sent. A field the spec does not show is read through its bound path `$path_<field>`
--- (recon.fields), never formatted in.
+-- (recon.warehouse.fields), never formatted in.
 SELECT
     id,
     raw::JSON AS raw,

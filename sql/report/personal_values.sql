@@ -8,7 +8,7 @@ WITH tonight AS (
     WHERE run_id = $run_id AND detail IS NOT NULL
 ),
 quoted AS (
-    -- live_records: every record of every resource in the catalogue (recon.catalogue_views)
+    -- live_records: every record of every resource in the catalogue (recon.warehouse.catalogue_views)
     SELECT t.finding_key, t.detail,
            unnest(regexp_extract_all(CAST(r.raw AS VARCHAR), $pattern, 1)) AS value
     FROM tonight AS t

@@ -3,7 +3,7 @@
 -- sql/reference/money.sql: DECIMAL(38, 4), never a float). `raw` (the record as received,
 -- with personal data) is left out: it stays in the table itself. The resources' own views
 -- (`payments_major`, `invoices_major`, …) are generated from the catalogue
--- (sql/catalogue/money_view.sql). Created on every publish (recon.night.warehouse), so they are
+-- (sql/catalogue/money_view.sql). Created on every publish (recon.warehouse.working_copy), so they are
 -- always current.
 CREATE OR REPLACE VIEW record_versions_major AS
 SELECT * EXCLUDE (raw), money(amount_minor, currency) AS amount FROM record_versions;

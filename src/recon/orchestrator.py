@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from recon.plugins import load_plugin
 
 if TYPE_CHECKING:
-    from recon.group.night import GroupSummary
+    from recon.accounts.night import GroupSummary
+    from recon.config.schedule import Plan
     from recon.night.nightly import RunSummary
-    from recon.schedule import Plan
 
 __all__ = ["ENTRY_POINT_GROUP", "NightlyOptions", "Orchestrator", "load_orchestrator"]
 
@@ -64,7 +64,7 @@ class Orchestrator(Protocol):
         night_id: str,
         options: NightlyOptions,
     ) -> GroupSummary:
-        """Run every account's night side by side (`recon.group`), inside a `session`."""
+        """Run every account's night side by side (`recon.accounts`), inside a `session`."""
         ...
 
     def serve_schedule(self, plan: Plan, say: Say) -> None:

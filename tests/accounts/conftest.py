@@ -12,7 +12,7 @@ import pytest
 
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.server import serve_in_thread
-from tests.nightly.conftest import Webhook, webhook
+from tests.night.conftest import Webhook, webhook
 
 __all__ = ["Webhook", "webhook"]  # the nightly tests' receiver, for the group night's alert
 

@@ -14,8 +14,13 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+from recon.accounts.night import (
+    GroupSummary,
+    finish_group,
+    run_account,
+    run_group_local,
+)
 from recon.cli import app
-from recon.group.night import GroupSummary, finish_group, run_account, run_group_local
 from recon.orchestrator import NightlyOptions
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger.books import make_books

@@ -1,4 +1,4 @@
-"""Each account's night in a process of its own (recon.group.processes): its calls are made
+"""Each account's night in a process of its own (recon.accounts.processes): its calls are made
 there, its progress and log lines come back here, its outcome is the same as on a thread,
 and an account whose process is killed is that account's outcome, not the night's."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from recon.group.night import GroupSummary, run_group_local
-from recon.night.nightlock import lock_path
+from recon.accounts.night import GroupSummary, run_group_local
+from recon.warehouse.nightlock import lock_path
 
 from .conftest import Recorder, account_sandbox, entry, key_of, set_keys, token_of, write_toml
 
@@ -47,9 +47,9 @@ def test_accounts_in_processes_of_their_own_or_on_threads(
     caplog: pytest.LogCaptureFixture,
     processes: bool | None,
 ) -> None:
-    monkeypatch.setattr("recon.group.processes.cores", lambda: 4)  # as on a four-core box
+    monkeypatch.setattr("recon.accounts.processes.cores", lambda: 4)  # as on a four-core box
     set_keys(monkeypatch, "eu", "us")
-    caplog.set_level(logging.INFO, logger="recon.group")
+    caplog.set_level(logging.INFO, logger="recon.accounts")
     with (
         account_sandbox("eu", seed=11, payments=400) as eu,
         account_sandbox("us", seed=12, payments=300, poison=("disputes:3",)) as us,
@@ -66,7 +66,7 @@ def test_accounts_in_processes_of_their_own_or_on_threads(
     assert any(x.strip().startswith("FAILED") for x in by["us"].lines)
     assert (tmp_path / "reports" / "group.html").exists()
     # The accounts' log lines reach this process's loggers, whichever process wrote them.
-    said = [r.getMessage() for r in caplog.records if r.name == "recon.group"]
+    said = [r.getMessage() for r in caplog.records if r.name == "recon.accounts"]
     assert any(m.startswith("account eu: complete (exit 0), run ") for m in said), said
     assert any(m.startswith("account us: incomplete (exit 3), run ") for m in said), said
     assert not any(key_of(n) in m or token_of(n) in m for m in said for n in ("eu", "us"))
@@ -81,7 +81,7 @@ def test_accounts_in_processes_of_their_own_or_on_threads(
 def test_an_account_whose_process_is_killed_is_its_own_outcome(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("recon.group.processes.cores", lambda: 4)
+    monkeypatch.setattr("recon.accounts.processes.cores", lambda: 4)
     set_keys(monkeypatch, "eu", "uk")
     with (
         account_sandbox("eu", seed=13, payments=300) as eu,

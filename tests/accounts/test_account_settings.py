@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from recon.config.accounts import account_names, account_settings
 from recon.errors import ConfigError
-from recon.group.accounts import account_names, account_settings
 from recon.night.nightly import settings_for
 
 from .conftest import entry, key_of, set_keys, write_toml
@@ -126,7 +126,7 @@ def test_an_account_name_must_be_a_folder_and_sql_name(tmp_path: Path) -> None:
 def test_two_accounts_may_not_share_a_warehouse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recon.group.night import group_preflight
+    from recon.accounts.night import group_preflight
 
     set_keys(monkeypatch, "eu", "us")
     write_toml(
@@ -151,7 +151,7 @@ def test_two_accounts_may_not_share_a_warehouse(
 def test_a_missing_books_file_is_said_as_the_accounts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recon.group.night import group_preflight
+    from recon.accounts.night import group_preflight
 
     set_keys(monkeypatch, "eu")
     write_toml(
@@ -165,7 +165,7 @@ def test_a_missing_books_file_is_said_as_the_accounts(
 
 
 def test_the_night_exits_with_its_worst_accounts_code() -> None:
-    from recon.group.night import worst_exit_code
+    from recon.accounts.night import worst_exit_code
 
     assert worst_exit_code([0, 0]) == 0
     assert worst_exit_code([0, 4, 3]) == 3
@@ -175,7 +175,7 @@ def test_the_night_exits_with_its_worst_accounts_code() -> None:
 
 
 def test_single_account_setting_names_become_the_accounts() -> None:
-    from recon.group.accounts import in_account
+    from recon.config.accounts import in_account
 
     said = {
         "RECON_PAGE_SIZE": "[accounts.eu] page_size",
@@ -229,8 +229,8 @@ def test_an_accounts_secrets_are_scrubbed_from_messages(
 def test_the_group_alert_and_page_never_show_an_accounts_secret(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recon.group.night import AccountOutcome, GroupSummary, group_alert
-    from recon.report.group import render_group_page
+    from recon.accounts.night import AccountOutcome, GroupSummary, group_alert
+    from recon.accounts.report import render_group_page
 
     set_keys(monkeypatch, "eu")
     write_toml(tmp_path / "recon.toml", {"eu": entry("eu", "https://eu.example.com")})

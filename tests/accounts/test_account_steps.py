@@ -14,8 +14,8 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
+from recon.accounts.night import run_group_local
 from recon.cli import app
-from recon.group.night import run_group_local
 from recon.report import SUMMARY_SCHEMA_PATH
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger.books import make_books

@@ -11,7 +11,7 @@ import pytest
 
 from recon.analyst.export import list_relations, open_read_only
 from recon.errors import WarehouseError
-from recon.group.consolidated import attach_sql, build_consolidated
+from recon.warehouse.consolidated import attach_sql, build_consolidated
 
 
 def _warehouse(path: Path, sql: str) -> Path:
@@ -93,7 +93,7 @@ def test_the_consolidated_file_keeps_the_data_dictionary(tmp_path: Path) -> None
 
 def _published(path: Path, sql: str) -> Path:
     """An account's warehouse as a night publishes it (migrations, views, reader_objects)."""
-    from recon.night.warehouse import Warehouse
+    from recon.warehouse.working_copy import Warehouse
 
     wh = Warehouse(path)
     with wh.session("test", fresh=True, publish=True) as con:

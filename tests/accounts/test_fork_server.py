@@ -1,5 +1,5 @@
 """The accounts' fork server starts as soon as a night knows its accounts
-(`recon.group.processes.start_fork_server`): `recon nightly` starts it before it loads
+(`recon.accounts.processes.start_fork_server`): `recon nightly` starts it before it loads
 Prefect, so that its imports run beside Prefect's start-up instead of before every
 account's first request; the accounts' processes then fork from that same server."""
 
@@ -29,7 +29,7 @@ needs_fork_server = pytest.mark.skipif(
 SERVERS = """
 import json, os
 from pathlib import Path
-from recon.group import processes
+from recon.accounts import processes
 
 processes.cores = lambda: 4  # as on a four-core machine
 
@@ -69,7 +69,7 @@ def test_a_fork_server_starts_for_several_accounts_and_the_night_uses_it() -> No
 
 
 def test_where_there_is_no_fork_server_none_is_started(monkeypatch: pytest.MonkeyPatch) -> None:
-    from recon.group import processes
+    from recon.accounts import processes
 
     monkeypatch.setattr(processes, "cores", lambda: 4)
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
@@ -99,7 +99,7 @@ def _nightly(
         calls.append("orchestrator")
         raise _Stop
 
-    monkeypatch.setattr("recon.group.processes.start_fork_server", started)
+    monkeypatch.setattr("recon.accounts.processes.start_fork_server", started)
     monkeypatch.setattr("recon.orchestrator.load_orchestrator", orchestrator)
     result = CliRunner().invoke(app, ["nightly", *options])
     return calls, result
@@ -129,7 +129,7 @@ def test_a_bad_account_stops_the_night_before_any_fork_server(
     write_toml(tmp_path / "recon.toml", {"eu": entry("eu", url), "us": entry("us", url)})
     calls: list[Any] = []
     monkeypatch.setattr(
-        "recon.group.processes.start_fork_server", lambda n: calls.append(n) or True
+        "recon.accounts.processes.start_fork_server", lambda n: calls.append(n) or True
     )
     result = CliRunner().invoke(app, ["nightly"])
     assert result.exit_code == 2, result.output

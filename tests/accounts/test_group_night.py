@@ -14,9 +14,9 @@ import openpyxl
 import pytest
 from typer.testing import CliRunner
 
+from recon.accounts.night import run_group_local
 from recon.analyst.export import open_read_only
 from recon.cli import app
-from recon.group.night import run_group_local
 
 from .conftest import (
     Recorder,

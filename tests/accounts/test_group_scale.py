@@ -13,8 +13,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon.group.night import run_group_local
-from recon.night.nightlock import lock_path
+from recon.accounts.night import run_group_local
+from recon.warehouse.nightlock import lock_path
 
 from .conftest import account_sandbox, entry, key_of, set_keys, token_of, write_toml
 
@@ -72,7 +72,7 @@ def test_a_killed_night_resumes_every_account(
             [
                 sys.executable,
                 "-c",
-                "from recon.group.night import run_group_local; run_group_local({})",
+                "from recon.accounts.night import run_group_local; run_group_local({})",
             ],
             cwd=tmp_path,
             env=dict(os.environ),

@@ -10,9 +10,10 @@ import sys
 
 PARENT = """
 import json, sys
-from recon.group.night import finish_group, group_preflight, run_group_local
-from recon.group.processes import AccountProcesses, worth_processes
-import recon.group.accounts, recon.group.consolidated, recon.night.overrides, recon.report.group
+from recon.accounts.night import finish_group, group_preflight, run_group_local
+from recon.accounts.processes import AccountProcesses, worth_processes
+import recon.config.accounts, recon.warehouse.consolidated, recon.config.overrides
+import recon.accounts.report
 import recon.runid
 heavy = ("polars", "pyarrow", "httpx", "tenacity", "jinja2", "recon.night.nightly",
          "recon.night.extract", "recon.api", "recon.report.render")

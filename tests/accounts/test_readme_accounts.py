@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from recon.accounts.night import run_group_local
 from recon.cli import app
-from recon.group.night import run_group_local
 from recon.sandbox.app import SandboxConfig
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger.books import make_books

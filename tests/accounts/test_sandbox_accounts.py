@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from recon.group.night import run_group_local
+from recon.accounts.night import run_group_local
 from recon.sandbox.accounts import account_sandboxes
 from recon.sandbox.config import SandboxConfig
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.currency import currency_exponent, is_iso4217
+from recon.money.currency import currency_exponent, is_iso4217
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "analysts.md"
 QUESTIONS = re.findall(r"```sql\n(.*?)```", DOC.read_text(), flags=re.S)

@@ -19,9 +19,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon.database import STORAGE_VERSION
-from recon.night.published import storage_version
-from recon.night.warehouse import Warehouse
+from recon.warehouse.database import STORAGE_VERSION
+from recon.warehouse.published import storage_version
+from recon.warehouse.working_copy import Warehouse
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("sandbox_warehouse")]
 OLD_DUCKDB = "1.1.0"

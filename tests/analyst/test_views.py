@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon.night.warehouse import Warehouse
+from recon.warehouse.working_copy import Warehouse
 
 RUNS = [
     ("20261101T020000Z-000001", "2026-11-01 02:00:00+00", "complete"),

@@ -6,8 +6,8 @@ import pytest
 from pydantic import SecretStr
 
 from recon.api import ClientConfig
+from recon.config.settings import Settings
 from recon.errors import ConfigError
-from recon.settings import Settings
 
 
 @pytest.mark.parametrize(

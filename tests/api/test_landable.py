@@ -13,12 +13,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from recon.api.wire import query_string
-from recon.night.landing import ResourceLanding
 from recon.paging import NextOffsetPaginator, Scan
 from recon.paging.pages import FetchedPage
 from recon.paging.paginators import Params, record_id
 from recon.paging.records import landable
 from recon.paging.records import loads_json as _loads
+from recon.warehouse.landing import ResourceLanding
 
 from .conftest import Harness
 

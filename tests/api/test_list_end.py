@@ -19,8 +19,8 @@ from pydantic import SecretStr
 
 from recon.api import ApiClient, ClientConfig
 from recon.night.extract import _previous_length
-from recon.night.landing import ResourceState, RunLanding
 from recon.paging.ahead import Shares
+from recon.warehouse.landing import ResourceState, RunLanding
 
 from .conftest import CANARY_KEY, ROOT, Harness, envelope
 from .test_parallel_paging import Server

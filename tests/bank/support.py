@@ -11,7 +11,7 @@ import duckdb
 
 from recon.bank.loading import load_bank
 from recon.checks import CheckParams, run_checks
-from recon.settings import settings_from
+from recon.config.settings import settings_from
 from tests.ledger.support import RUN
 
 BANK_CHECKS = (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from recon.group.accounts import account_settings
+from recon.config.accounts import account_settings
 from tests.accounts.conftest import _env, entry, set_keys, write_toml  # noqa: F401 - autouse
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from recon.bank.loading import read_statements, statement_files, validate_bank
+from recon.config.settings import settings_from
 from recon.errors import ConfigError
-from recon.settings import settings_from
 
 SAMPLES = Path(__file__).parent / "samples"
 

@@ -65,7 +65,7 @@ def test_bank_findings_are_the_plants(
 def test_without_statements_the_bank_checks_are_not_evaluated(tmp_path: Path) -> None:
     from recon.bank.loading import load_bank
     from recon.checks import CheckParams, run_checks
-    from recon.settings import settings_from
+    from recon.config.settings import settings_from
     from tests.ledger.support import RUN
 
     dataset = Dataset(7, 200, anchor=ANCHOR)

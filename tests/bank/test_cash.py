@@ -10,10 +10,10 @@ from pathlib import Path
 
 from recon.bank.cash import build_cash_section
 from recon.bank.loading import load_bank
+from recon.config.settings import settings_from
 from recon.sandbox.bank import PROVIDER_MATCH, SANDBOX_BANK, plan_statements, write_statements
 from recon.sandbox.data import Dataset
-from recon.settings import settings_from
-from recon.sql import read_sql
+from recon.warehouse.sql import read_sql
 from tests.ledger.support import RUN, load_dataset, warehouse
 
 ANCHOR = datetime(2026, 11, 20, tzinfo=UTC)

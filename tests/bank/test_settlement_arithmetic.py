@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from recon.bank.loading import load_bank
-from recon.settings import settings_from
+from recon.config.settings import settings_from
 from tests.ledger.support import RUN, land_and_load, warehouse
 
 FEES = {

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import duckdb
 
+from recon.catalogue.resources import nightly_resources
 from recon.checks import CheckParams, run_checks
-from recon.night.migrations import apply_migrations
-from recon.resources import nightly_resources
+from recon.warehouse.migrations import apply_migrations
 
 RESOURCES = tuple(r.name for r in nightly_resources())
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import duckdb
 
+from recon.catalogue.resources import nightly_resources
 from recon.checks import CheckParams, CheckRun, run_checks
-from recon.night.migrations import apply_migrations
-from recon.resources import nightly_resources
+from recon.warehouse.migrations import apply_migrations
 
 REPO = Path(__file__).resolve().parents[2]
 # The lists a nightly run reads, from the catalogue (tests/checks/test_catalogue.py checks it).

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from recon.night.landing import RunLanding
-from recon.night.warehouse import LoadResult, Warehouse, load_run
 from recon.runid import new_run_id
+from recon.warehouse.landing import RunLanding
+from recon.warehouse.working_copy import LoadResult, Warehouse, load_run
 
 from .builder import Wh
 

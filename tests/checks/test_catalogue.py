@@ -11,11 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon import resources
-from recon.catalogue_views import create_catalogue_objects, live_records_sql, status_rows
-from recon.checks import parse_check
-from recon.night.migrations import apply_migrations
-from recon.resources import (
+from recon.catalogue import resources
+from recon.catalogue.resources import (
     CATALOGUE,
     TRAITS,
     ApiList,
@@ -26,7 +23,10 @@ from recon.resources import (
     record_resources,
     resources_with,
 )
-from recon.settings import DEFAULT_FIELDS
+from recon.checks import parse_check
+from recon.config.settings import DEFAULT_FIELDS
+from recon.warehouse.catalogue_views import create_catalogue_objects, live_records_sql, status_rows
+from recon.warehouse.migrations import apply_migrations
 
 from .builder import REPO, Wh
 
@@ -138,7 +138,7 @@ def _test_files() -> Iterator[Path]:
 
 def test_no_test_helper_keeps_its_own_list_of_resources() -> None:
     """Five resource names in a row is a hand copy of the catalogue (it would silently leave
-    a new resource out of the tests' warehouses): read recon.resources instead."""
+    a new resource out of the tests' warehouses): read recon.catalogue.resources instead."""
     found = {
         str(p.relative_to(REPO)): m.group(0)
         for p in _test_files()
@@ -149,7 +149,7 @@ def test_no_test_helper_keeps_its_own_list_of_resources() -> None:
 
 def test_the_test_helpers_list_the_catalogues_resources() -> None:
     from tests.checks import builder
-    from tests.nightly import test_resume
+    from tests.night import test_resume
     from tests.reliability import conftest as reliability
     from tests.report import synthetic_warehouse
 

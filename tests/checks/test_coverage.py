@@ -67,7 +67,7 @@ def test_coverage_says_what_each_verdict_covers(wh: Wh) -> None:
     assert runs["refund_unknown_payment"].coverage is None
     assert runs["open_invoices"].coverage == "all 0 invoices"
     assert runs["impossible_amounts"].coverage == (
-        # per resource, in the catalogue's order (recon.resources)
+        # per resource, in the catalogue's order (recon.catalogue.resources)
         "19,800 payments read (offsets 400-599 could not be read); all 5,154 refunds; "
         "all 1 dispute; all 0 invoices; all 0 payment_intents"
     )

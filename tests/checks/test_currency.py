@@ -6,8 +6,13 @@ import duckdb
 import pytest
 
 from recon.checks import ensure_reference_tables
-from recon.currency import create_currencies_table, currency_exponent, format_minor, is_iso4217
-from recon.night.migrations import apply_migrations
+from recon.money.currency import (
+    create_currencies_table,
+    currency_exponent,
+    format_minor,
+    is_iso4217,
+)
+from recon.warehouse.migrations import apply_migrations
 
 
 @pytest.mark.parametrize(

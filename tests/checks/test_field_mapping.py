@@ -11,8 +11,8 @@ import duckdb
 import pytest
 
 from recon.checks import CheckParams, CheckRun, run_checks
+from recon.config.settings import DEFAULT_FIELDS, load_settings
 from recon.errors import ConfigError
-from recon.settings import DEFAULT_FIELDS, load_settings
 
 from .conftest import LandNight
 

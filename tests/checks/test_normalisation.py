@@ -1,5 +1,6 @@
 """Case and spelling: currency codes are upper-cased and status values lower-cased on load
-(Column.read, recon.catalogue_tables), the value as sent stays in `raw`, and a value that is still
+(Column.read, recon.warehouse.catalogue_tables), the value as sent stays in `raw`, and a value that
+is still
 unknown after that is a finding."""
 
 from __future__ import annotations

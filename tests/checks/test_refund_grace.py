@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from recon.checks import CheckParams
+from recon.config.settings import load_settings
 from recon.errors import ConfigError
-from recon.settings import load_settings
 
 from .builder import Wh
 

@@ -1,7 +1,7 @@
 """The checks against the sandbox's ground truth: precision and recall 100% (checks 2-17, 21).
 
 The generated records are landed as Parquet pages and typed by the loader's own staging
-SQL (recon.catalogue_tables), then the checks run and their findings must equal the
+SQL (recon.warehouse.catalogue_tables), then the checks run and their findings must equal the
 oracle's (`recon.sandbox.truth`) exactly.
 """
 
@@ -14,9 +14,9 @@ import duckdb
 import pytest
 
 from recon.checks import CheckParams, run_checks
-from recon.night.migrations import apply_migrations
 from recon.sandbox import data as data_module
 from recon.sandbox import truth as truth_module
+from recon.warehouse.migrations import apply_migrations
 from tests.ledger.support import RUN, land_and_load
 
 from .builder import RESOURCES

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.night.migrations import apply_migrations
+from recon.warehouse.migrations import apply_migrations
 
 NOW = datetime.now(UTC)
 ROWS = [

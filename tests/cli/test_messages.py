@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.night.migrations import apply_migrations
+from recon.warehouse.migrations import apply_migrations
 
 runner = CliRunner()
 

@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from recon.config.schedule import plan
 from recon.errors import ConfigError
-from recon.schedule import plan
 
 
 def test_default_is_two_in_the_morning_every_day() -> None:

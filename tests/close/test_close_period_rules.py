@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from recon.cli import app
 from recon.close import SignOff, close_period, parse_period
 from recon.findings.acks import AckLog, acks_path, line_hash
-from recon.night.nightlock import night_lock
+from recon.warehouse.nightlock import night_lock
 
 from .conftest import O31, build
 
@@ -90,7 +90,8 @@ def test_a_sign_off_waits_for_no_night_it_is_refused_while_one_runs(
     import sys
 
     script = (
-        "import sys, time\nfrom pathlib import Path\nfrom recon.night.nightlock import night_lock\n"
+        "import sys, time\nfrom pathlib import Path\n"
+        "from recon.warehouse.nightlock import night_lock\n"
         "with night_lock(Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)"
     )
     holder = subprocess.Popen([sys.executable, "-c", script, str(db)], stdout=subprocess.PIPE,

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.night.migrations import apply_migrations
+from recon.warehouse.migrations import apply_migrations
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 
@@ -145,7 +145,7 @@ def test_a_reader_that_closes_the_pipe_gets_no_error(tmp_path: Path) -> None:
 def test_a_worklist_longer_than_an_excel_sheet_is_refused_with_the_parquet_command(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("recon.findings.worklist.EXCEL_MAX_ROWS", 3)  # 2 findings a sheet
+    monkeypatch.setattr("recon.workbench.worklist.EXCEL_MAX_ROWS", 3)  # 2 findings a sheet
     out = tmp_path / "work.xlsx"
     result = CliRunner().invoke(app, ["findings", "export", str(out), "--db", str(db)])
     assert result.exit_code == 2

@@ -54,7 +54,7 @@ def _write(log: Path, lines: list[bytes]) -> None:
 def test_an_action_is_recorded_in_the_warehouse_and_shows_in_findings_current_at_once(
     db: Path,
 ) -> None:
-    from recon.night.published import create_views
+    from recon.warehouse.published import create_views
 
     con = duckdb.connect(str(db))
     create_views(con)  # the analysts' views, as a publish makes them

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from recon.cli import app
 from recon.findings.acks import acks_path
 from recon.findings.trail_table import load_acks
-from recon.night.published import prepare_for_readers
 from recon.report import render_report
+from recon.warehouse.published import prepare_for_readers
 from tests.ledger.support import warehouse
 
 from .conftest import KEY_A, KEY_B, KEY_C, KEY_D, R1

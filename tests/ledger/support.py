@@ -11,10 +11,10 @@ from typing import Any
 import duckdb
 
 from recon.checks import CheckParams, run_checks
-from recon.night.landing import RunLanding
-from recon.night.migrations import apply_migrations
-from recon.night.warehouse import load_run
 from recon.sandbox.data import Dataset
+from recon.warehouse.landing import RunLanding
+from recon.warehouse.migrations import apply_migrations
+from recon.warehouse.working_copy import load_run
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = "20261120T120000Z-000001"  # the run the helpers load

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import xlsxwriter
 
+from recon.config.settings import settings_from
 from recon.errors import ConfigError
 from recon.ledger.loading import validate_books
-from recon.settings import settings_from
 
 HEADER = ["reference", "order_id", "amount_minor", "currency", "status", "created_at"]
 

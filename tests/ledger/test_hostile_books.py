@@ -12,8 +12,8 @@ from typing import Any
 import duckdb
 import pytest
 
+from recon.config.settings import settings_from
 from recon.ledger.loading import load_books
-from recon.settings import settings_from
 
 from .support import warehouse
 

@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
+from recon.config.settings import settings_from
 from recon.errors import ConfigError
 from recon.ledger.loading import load_books, validate_books
-from recon.settings import settings_from
 
 from .support import warehouse
 

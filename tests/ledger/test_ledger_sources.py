@@ -11,10 +11,10 @@ import duckdb
 import polars as pl
 import pytest
 
+from recon.config.settings import load_settings, settings_from
 from recon.ledger.loading import load_books
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import make_books, write_books
-from recon.settings import load_settings, settings_from
 
 from . import postgres
 from .support import RUN, ledger_findings, load_dataset, warehouse

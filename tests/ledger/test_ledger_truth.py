@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from recon.config.settings import settings_from
 from recon.ledger.loading import load_books
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import LIST_CHECKS, ledger_truth, make_books, write_books
-from recon.settings import settings_from
 
 from .support import RUN, keys, ledger_findings, load_dataset, score, warehouse
 

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
+from recon.config.settings import settings_from
 from recon.errors import ConfigError
 from recon.findings.acks import AckLog, acks_path
 from recon.findings.verify import verify_trail
@@ -20,7 +21,6 @@ from recon.ledger.loading import load_books
 from recon.ledger.manual import match_order, match_suggestion, undo_matches
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import make_books, write_books
-from recon.settings import settings_from
 
 from .support import RESOURCES, ledger_findings, load_dataset, warehouse
 

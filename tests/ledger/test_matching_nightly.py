@@ -17,13 +17,13 @@ import duckdb
 import polars as pl
 import pytest
 
+from recon.config.settings import load_settings
 from recon.findings.acks import acks_path
 from recon.ledger.loading import accept_books
 from recon.night import nightly as steps
 from recon.night.notify import alert_for
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import MatchParams, ledger_links, ledger_truth, make_books, write_books
-from recon.settings import load_settings
 
 from .support import keys, score
 from .test_ledger_nightly import findings, overrides, sandbox

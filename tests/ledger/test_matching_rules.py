@@ -12,11 +12,11 @@ from typing import Any
 import duckdb
 import pytest
 
+from recon.config.settings import settings_from
 from recon.ledger.loading import load_books
 from recon.ledger.matching import load_rules
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import MatchParams, ledger_links, ledger_truth, make_books, write_books
-from recon.settings import settings_from
 
 from .support import RUN, keys, ledger_findings, load_dataset, score, warehouse
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from recon.config.settings import Settings, load_settings, settings_from
 from recon.errors import ConfigError
 from recon.ledger.loading import load_books
 from recon.ledger.sources import resolve_sources
-from recon.settings import Settings, load_settings, settings_from
 
 from .support import warehouse
 

@@ -13,12 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
+from recon.config.settings import settings_from
 from recon.findings.listing import Filters, list_findings, parse_age
 from recon.ledger.loading import load_books
-from recon.night.published import prepare_for_readers
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import make_books, write_books
-from recon.settings import settings_from
+from recon.warehouse.published import prepare_for_readers
 
 from .support import RESOURCES, ledger_findings, load_dataset, warehouse
 

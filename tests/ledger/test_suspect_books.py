@@ -11,12 +11,12 @@ import duckdb
 import polars as pl
 import pytest
 
+from recon.config.settings import settings_from
 from recon.errors import ConfigError
 from recon.findings.acks import AckLog, acks_path
 from recon.ledger.loading import accept_books, load_books
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import make_books, write_books
-from recon.settings import settings_from
 
 from .support import RESOURCES, ledger_findings, load_dataset, warehouse
 

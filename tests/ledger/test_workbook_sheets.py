@@ -13,12 +13,12 @@ import polars as pl
 import pytest
 import xlsxwriter
 
+from recon.config.settings import settings_from
 from recon.errors import ConfigError
 from recon.ledger.loading import load_books, validate_books
 from recon.ledger.sources import unread_sheets
 from recon.sandbox.data import Dataset
 from recon.sandbox.ledger import make_books, write_books
-from recon.settings import settings_from
 
 from .support import RESOURCES, load_dataset, warehouse
 

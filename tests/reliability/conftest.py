@@ -21,8 +21,15 @@ from typing import Any
 import duckdb
 import httpx
 
-from recon.resources import nightly_resources
-from tests.nightly.conftest import KEY, TOKEN, _env, overrides_for, sandbox, truth_of
+from recon.catalogue.resources import nightly_resources
+from tests.night.conftest import (
+    KEY,
+    TOKEN,
+    _env,
+    overrides_for,
+    sandbox,
+    truth_of,
+)
 
 __all__ = [
     "KEY",

@@ -1,6 +1,6 @@
 """Auth refused (401/403): exit 1 within seconds, at most one request per scheme and
 resource, a message about the key, no retry storm — counted at the sandbox, not only in
-recon's own call log (tests/nightly/test_nightly_steps.py checks the call log side).
+recon's own call log (tests/night/test_nightly_steps.py checks the call log side).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def test_auth_refused_mid_run_aborts_and_leaves_the_published_night_alone(
 ) -> None:
     from recon.sandbox.app import SandboxConfig, create_app
     from recon.sandbox.server import serve_app_in_thread
-    from tests.nightly.test_resume import _content
+    from tests.night.test_resume import _content
 
     from .conftest import TOKEN, read_only
 

@@ -1,7 +1,7 @@
 """Bad settings and arguments: a one-line error naming the setting, exit 2, before any
 request — proved with a live sandbox whose request counter stays at 0.
 
-The settings/config validation itself is unit-tested in tests/test_settings.py,
+The settings/config validation itself is unit-tested in tests/config/test_settings.py,
 tests/api/test_config.py and tests/api/test_operations.py
 (`test_bad_arguments_fail_before_any_request`); tests/cli/test_cli.py checks the exit code.
 """

@@ -8,7 +8,7 @@ the published warehouse opens read-only at once (no lock, no stale .wal in the w
 exactly night 1 or exactly the finished night 2 — never anything half-written; after
 `--resume` the warehouse equals an uninterrupted night 2's, and no .wal is left behind.
 The three hand-picked kill points (first batch, mid-extract, during load) are in
-tests/nightly/test_resume.py.
+tests/night/test_resume.py.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from recon.night import nightly as steps
-from tests.nightly.test_resume import _content, _kill, _start
+from tests.night.test_resume import _content, _kill, _start
 
 from .conftest import overrides_for, sandbox
 

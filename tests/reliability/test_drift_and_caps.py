@@ -4,7 +4,7 @@ server that caps every list at 100 records when 200 are asked for.
 Pass: every record present for the whole scan (`/_sandbox/present`) lands, and every landed
 record lands exactly once — counted in the landing files themselves, not only in the keyed
 tables; the capped lists without drift land exactly the truth's counts. Drift alone is also in
-tests/nightly/test_nightly_steps.py; the client-level property test is
+tests/night/test_nightly_steps.py; the client-level property test is
 tests/api/test_pagination.py::test_property_every_record_present_throughout_is_returned_exactly_once.
 """
 
@@ -65,7 +65,7 @@ def test_drift_and_caps_killed_and_resumed_still_land_every_stable_record_once(
     import random
     import time
 
-    from tests.nightly.test_resume import _kill, _start
+    from tests.night.test_resume import _kill, _start
 
     rng = random.Random(11)
     with sandbox(seed=29, payments=6000, faults="drift,capped") as url:

@@ -5,7 +5,7 @@ numbers); with an allowed root configured (RECON_EXPORT_ROOT), an output path ou
 refused (exit 2, nothing written);
 a filter value like `x' OR '1'='1` or one calling `read_text(...)`, bound with --param,
 returns nothing and reads no file; a query reading a file is refused. The unit tests of
-every rule are in tests/export/test_export.py.
+every rule are in tests/analyst/test_export.py.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def night(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A published warehouse of one night, with formula-like references planted in it."""
     tmp = tmp_path_factory.mktemp("exports")
     with pytest.MonkeyPatch.context() as mp:
-        from tests.nightly.conftest import KEY, TOKEN
+        from tests.night.conftest import KEY, TOKEN
 
         mp.setenv("RECON_API_KEY", KEY)
         mp.setenv("RECON_BEARER_TOKEN", TOKEN)
@@ -188,7 +188,7 @@ def test_exports_report_files_neutralise_hostile_api_text(tmp_path: Path) -> Non
     CSVs and HTML: formulas are neutralised there too and HTML is escaped."""
     from recon.sandbox.app import SandboxConfig, create_app
     from recon.sandbox.server import serve_app_in_thread
-    from tests.nightly.conftest import KEY, TOKEN
+    from tests.night.conftest import KEY, TOKEN
 
     app = create_app(SandboxConfig(seed=15, payments=500, api_key=KEY, bearer_token=TOKEN))
     with serve_app_in_thread(Hostile(app)) as url:

@@ -11,8 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
+from recon.config.settings import load_settings
 from recon.ledger.sources import read_source, resolve_sources
-from recon.settings import load_settings
 
 from .hostile import Hostile
 

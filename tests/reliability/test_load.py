@@ -128,7 +128,7 @@ def test_load_warehouse_memory_is_capped_whatever_the_data_size(tmp_path: Path) 
     leaves a default run unbounded: fails until the default is a limit.
     """
     from recon.night.nightly import settings_for
-    from recon.night.warehouse import Warehouse
+    from recon.warehouse.working_copy import Warehouse
 
     settings = settings_for({"db": str(tmp_path / "recon.duckdb")})  # the defaults, as a run
     wh = Warehouse(settings.db, settings.duckdb_memory_limit)  # as recon.night.nightly builds it

@@ -120,7 +120,7 @@ def test_records_deleted_between_two_windows_in_flight(tmp_path: Path) -> None:
 
 
 def test_kill_9_with_windows_in_flight_then_resume(tmp_path: Path) -> None:
-    from tests.nightly.test_resume import _kill, _start
+    from tests.night.test_resume import _kill, _start
 
     with sandbox(seed=11, payments=12_000, latency_ms=10) as url:
         clean = steps.run_local(overrides_for(tmp_path / "clean", url))

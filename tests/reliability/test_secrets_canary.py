@@ -187,7 +187,7 @@ def test_a_libpq_keyword_string_is_never_echoed_and_the_alert_says_exit_2(
     from typer.testing import CliRunner
 
     from recon.cli import app
-    from tests.nightly.conftest import webhook
+    from tests.night.conftest import webhook
 
     from .hostile import hostile_api
 

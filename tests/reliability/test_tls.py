@@ -21,10 +21,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from recon.api import CallRecord
+from recon.config.settings import Settings
 from recon.errors import TransportError
 from recon.night import nightly as steps
 from recon.sandbox.app import SandboxConfig, create_app
-from recon.settings import Settings
 from tests.api.sandbox_support import sandbox_client
 
 from .conftest import KEY, TOKEN, overrides_for, read_only

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
-from recon.night.nightlock import lock_path
+from recon.warehouse.nightlock import lock_path
 
 from .conftest import KEY, TOKEN, read_only
 from .hostile import Hostile

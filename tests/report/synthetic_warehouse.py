@@ -13,8 +13,8 @@ from pathlib import Path
 
 import duckdb
 
-from recon.night.migrations import apply_migrations
-from recon.resources import nightly_resources
+from recon.catalogue.resources import nightly_resources
+from recon.warehouse.migrations import apply_migrations
 
 # The lists a nightly run reads, from the catalogue (tests/checks/test_catalogue.py checks it).
 RESOURCES = tuple(r.name for r in nightly_resources())

@@ -294,7 +294,7 @@ def test_amounts_are_ordered_within_each_currency(explored: Explored, page: Page
 def test_with_exchange_rates_largest_first_across_currencies_is_labelled(
     tmp_path: Path, page: Page
 ) -> None:
-    from recon.fx import load_rates
+    from recon.money.fx import load_rates
 
     (tmp_path / "rates.csv").write_text(
         "currency,rate,date\nEUR,1,2026-11-20\nUSD,0.92,2026-11-20\nGBP,1.15,2026-11-20\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from recon.report._money import format_amount, format_amounts
+from recon.money.shown import format_amount, format_amounts
 
 CODES = ["EUR", "JPY", "BHD", "CLF", "XAU", "XYZ", "eur", None]
 

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from recon.checks import CheckParams, run_checks
-from recon.currency import create_currencies_table
+from recon.money.currency import create_currencies_table
 from recon.report import render_report
 from recon.report.privacy import REMOVED, scrub_text
 

@@ -12,8 +12,8 @@ import jsonschema
 import pyarrow.parquet as pq
 import pytest
 
-from recon.currency import format_minor
 from recon.errors import ConfigError
+from recon.money.currency import format_minor
 from recon.report import SUMMARY_SCHEMA_PATH, render_report
 
 from .conftest import Rendered

@@ -10,9 +10,9 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from recon.database import connect, open_readonly, spill_directory
 from recon.night.steps import report_step
 from recon.report import render_report
+from recon.warehouse.database import connect, open_readonly, spill_directory
 
 from .synthetic_warehouse import COMPLETE, LAST, build
 
@@ -66,7 +66,7 @@ def test_read_only_connections_honour_the_memory_setting(
 def test_the_spill_folder_is_the_users_own_when_the_warehouse_folder_is_read_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("recon.database.os.access", lambda *_: False)
+    monkeypatch.setattr("recon.warehouse.database.os.access", lambda *_: False)
     spill = spill_directory(tmp_path / "recon.duckdb")
     assert not spill.is_relative_to(tmp_path)
     assert spill.name == "recon.duckdb.tmp"

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 import recon.sandbox.server as server
+from recon.cli.sandbox import app as sandbox_cli
 from recon.sandbox.admin import faults_changes
-from recon.sandbox.cli import app as sandbox_cli
 from recon.sandbox.data import Dataset
 from recon.sandbox.switches import Delay, FaultSwitches, Poison, Shift
 from recon.sandbox.truth import compute_findings

@@ -101,7 +101,7 @@ def test_serve_command_prints_the_demo_key_only(custom_key: bool) -> None:
 def test_serve_refuses_an_unknown_fault_profile() -> None:
     from typer.testing import CliRunner
 
-    from recon.sandbox.cli import app
+    from recon.cli.sandbox import app
 
     result = CliRunner().invoke(app, ["serve", "--faults", "sometimes", "--port", "1"])
     assert result.exit_code == 2
@@ -113,7 +113,7 @@ def test_serve_refuses_an_unknown_fault_profile() -> None:
 def test_openapi_command_prints_the_document() -> None:
     from typer.testing import CliRunner
 
-    from recon.sandbox.cli import app
+    from recon.cli.sandbox import app
 
     result = CliRunner().invoke(app, ["openapi"])
     assert result.exit_code == 0

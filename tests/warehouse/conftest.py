@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from recon.night.landing import RunLanding
-from recon.night.warehouse import LoadResult, Warehouse, load_run
 from recon.paging.records import RawRecords
 from recon.runid import new_run_id
+from recon.warehouse.landing import RunLanding
+from recon.warehouse.working_copy import LoadResult, Warehouse, load_run
 
 LandNight = Callable[..., tuple[str, LoadResult]]
 

@@ -1,5 +1,6 @@
 """A list resource's table, load and dictionary words come from its catalogue entry
-(recon.catalogue_tables): the released tables are what their entries declare, and a made-up
+(recon.warehouse.catalogue_tables): the released tables are what their entries declare, and a
+made-up
 resource is one entry (and its model) — no migration, load SQL or dictionary line of its own."""
 
 from __future__ import annotations
@@ -10,16 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon.catalogue_tables import dictionary_statements, load_select, table_sql
-from recon.checks import CheckParams, run_checks
-from recon.checks.definition import parse_check
-from recon.dictionary import apply_dictionary
-from recon.models import Payment
-from recon.night.landing import RunLanding
-from recon.night.load import load_run
-from recon.night.migrations import apply_migrations, migrations
-from recon.paging.paginators import OffsetPaginator
-from recon.resources import (
+from recon.catalogue.models import Payment
+from recon.catalogue.resources import (
     CATALOGUE,
     ApiList,
     Column,
@@ -29,7 +22,15 @@ from recon.resources import (
     api_resources,
     nightly_resources,
 )
-from recon.sql import sql_dir, sql_statements
+from recon.checks import CheckParams, run_checks
+from recon.checks.definition import parse_check
+from recon.paging.paginators import OffsetPaginator
+from recon.warehouse.catalogue_tables import dictionary_statements, load_select, table_sql
+from recon.warehouse.dictionary import apply_dictionary
+from recon.warehouse.landing import RunLanding
+from recon.warehouse.load import load_run
+from recon.warehouse.migrations import apply_migrations, migrations
+from recon.warehouse.sql import sql_dir, sql_statements
 
 RUN = "20261120T020000Z-000001"
 _BOOKKEEPING = [

@@ -8,9 +8,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from recon.night.landing import RunLanding
-from recon.night.warehouse import Warehouse, load_run
 from recon.paging.records import read_list
+from recon.warehouse.landing import RunLanding
+from recon.warehouse.working_copy import Warehouse, load_run
 
 PAY = {
     "id": "pay_1",
@@ -239,9 +239,9 @@ def test_loading_the_same_run_twice_is_a_no_op(tmp_path: Path, land_night) -> No
 
 
 def test_every_api_resource_of_the_catalogue_has_a_table_and_load_sql() -> None:
-    from recon.catalogue_tables import load_select
-    from recon.night.migrations import apply_migrations
-    from recon.resources import api_resources
+    from recon.catalogue.resources import api_resources
+    from recon.warehouse.catalogue_tables import load_select
+    from recon.warehouse.migrations import apply_migrations
 
     con = duckdb.connect()
     apply_migrations(con)
@@ -308,7 +308,7 @@ def test_a_batch_whose_state_json_never_landed_is_still_loaded(tmp_path: Path) -
 
 
 def test_integer_money_is_one_macro_used_by_every_stage_file() -> None:
-    from recon.sql import read_sql, sql_dir, sql_statements
+    from recon.warehouse.sql import read_sql, sql_dir, sql_statements
 
     con = duckdb.connect()
     for stmt in sql_statements(read_sql("load/macros.sql")):
@@ -333,8 +333,8 @@ def test_integer_money_is_one_macro_used_by_every_stage_file() -> None:
         text = path.read_text(encoding="utf-8")
         if path.name != "macros.sql":
             assert "UBIGINT" not in text, path.name
-    from recon.catalogue_tables import load_select
-    from recon.resources import resource, resources_with
+    from recon.catalogue.resources import resource, resources_with
+    from recon.warehouse.catalogue_tables import load_select
 
     for name in resources_with("amount"):  # every resource with money (the catalogue's)
         assert "json_minor_units(" in load_select(resource(name)), name
@@ -343,7 +343,7 @@ def test_integer_money_is_one_macro_used_by_every_stage_file() -> None:
 def test_every_resource_loads_through_its_stage_file_and_changes_make_versions(
     tmp_path: Path, land_night
 ) -> None:
-    from recon.resources import api_resources
+    from recon.catalogue.resources import api_resources
 
     money = {"amountMinor": 700, "currency": "eur"}
     sample = {
@@ -378,10 +378,10 @@ def test_every_resource_loads_through_its_stage_file_and_changes_make_versions(
 def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.night.slices
+    import recon.warehouse.slices
     from recon.runid import new_run_id
 
-    monkeypatch.setattr(recon.night.slices, "SLICE_RECORDS", 3)  # slices of a few files
+    monkeypatch.setattr(recon.warehouse.slices, "SLICE_RECORDS", 3)  # slices of a few files
     run_id = new_run_id()
     landing = RunLanding(tmp_path / "landing", run_id)
     landing.create({"started_at": "2026-11-21T02:00:00+00:00", "trigger": "test"})
@@ -407,7 +407,7 @@ def test_records_read_slice_by_slice_land_exactly_once_first_landing_winning(
 
 
 def test_an_insert_slice_follows_duckdbs_memory_limit() -> None:
-    from recon.night.slices import slice_records
+    from recon.warehouse.slices import slice_records
 
     small = slice_records(duckdb.connect(config={"memory_limit": "300MB"}))
     large = slice_records(duckdb.connect(config={"memory_limit": "2GB"}))
@@ -449,9 +449,9 @@ def _seen(db: Path) -> dict[str, tuple[str, str, str | None]]:
 def test_last_seen_run_is_every_listed_rows_latest_run_night_after_night(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import recon.night.slices
+    import recon.warehouse.slices
 
-    monkeypatch.setattr(recon.night.slices, "SLICE_RECORDS", 3)  # rows marked slice by slice
+    monkeypatch.setattr(recon.warehouse.slices, "SLICE_RECORDS", 3)  # rows marked slice by slice
     db = tmp_path / "wh.duckdb"
     pays = [{**PAY, "id": f"pay_{i}", "amountMinor": 100 + i} for i in range(9)]
 
@@ -483,9 +483,8 @@ def test_last_seen_run_is_every_listed_rows_latest_run_night_after_night(
 def test_a_load_stopped_while_marking_rows_seen_finishes_without_merging_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recon import database
-    from recon.night import seen
-    from recon.night import slices as slicing
+    from recon.warehouse import database, seen
+    from recon.warehouse import slices as slicing
 
     monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)
     monkeypatch.setattr(seen, "SEEN_SCALE", 1)  # rows marked in slices of two
@@ -596,7 +595,7 @@ def test_an_empty_list_is_not_staged_or_merged_and_still_marks_records_gone(
 def test_only_the_slices_holding_a_changed_record_are_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recon.night import slices as slicing
+    from recon.warehouse import slices as slicing
 
     monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)  # a slice per batch of two records
     db = tmp_path / "wh.duckdb"
@@ -636,8 +635,8 @@ def test_only_the_slices_holding_a_changed_record_are_read_again(
 def test_rows_are_marked_seen_in_slices_larger_than_the_inserts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recon.night import seen
-    from recon.night import slices as slicing
+    from recon.warehouse import seen
+    from recon.warehouse import slices as slicing
 
     monkeypatch.setattr(slicing, "SLICE_RECORDS", 2)  # an insert slice per batch of two
     db = tmp_path / "wh.duckdb"

@@ -10,9 +10,14 @@ from typing import Any
 import duckdb
 import pytest
 
-from recon import database, memory
-from recon.memory import AUTO_LIMIT_MAX, duckdb_config, parse_size, release
-from recon.night import load as wh_module
+from recon.warehouse import database, memory
+from recon.warehouse import load as wh_module
+from recon.warehouse.memory import (
+    AUTO_LIMIT_MAX,
+    duckdb_config,
+    parse_size,
+    release,
+)
 
 
 def test_auto_is_bounded_and_a_set_size_is_kept() -> None:
@@ -51,7 +56,7 @@ def test_the_quiet_collector_freezes_once_and_the_process_still_exits_quietly() 
     # In a process of its own: the frozen objects and the threshold are the whole process's.
     script = (
         "import gc, duckdb\n"
-        "from recon.memory import YOUNG_COLLECTION, quiet_collector\n"
+        "from recon.warehouse.memory import YOUNG_COLLECTION, quiet_collector\n"
         "duckdb.connect().execute('SELECT 1').fetchall()\n"
         "quiet_collector()\n"
         "frozen = gc.get_freeze_count()\n"
@@ -90,12 +95,12 @@ def test_a_load_that_runs_out_of_memory_is_tried_again_under_twice_the_limit(
         return real(con, *args)
 
     monkeypatch.setattr(wh_module, "_load_transaction", flaky)
-    from recon.night.landing import RunLanding
+    from recon.warehouse.landing import RunLanding
 
     landing = RunLanding(tmp_path / "landing", "20261123T020000Z-abcdef")
     landing.create({"started_at": "2026-11-23T02:00:00+00:00"})
     con = database.connect(tmp_path / "w.duckdb", memory_limit="100MiB")
-    from recon.night.migrations import apply_migrations
+    from recon.warehouse.migrations import apply_migrations
 
     apply_migrations(con)
     result = wh_module.load_run(con, landing)
@@ -110,8 +115,8 @@ def test_running_out_inside_the_transaction_is_tried_again_and_then_said_in_one_
     # DuckDB runs out in a statement of the transaction (not around it): the load is rolled
     # back and tried again under twice the limit, not turned into a failed night at once.
     from recon.errors import WarehouseError
-    from recon.night.landing import RunLanding
-    from recon.night.migrations import apply_migrations
+    from recon.warehouse.landing import RunLanding
+    from recon.warehouse.migrations import apply_migrations
 
     landing = RunLanding(tmp_path / "landing", "20261123T020000Z-abcdef")
     landing.create({"started_at": "2026-11-23T02:00:00+00:00"})

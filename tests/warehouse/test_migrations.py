@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from recon.errors import WarehouseError
-from recon.night.migrations import apply_migrations, migrations
+from recon.warehouse.migrations import apply_migrations, migrations
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 from recon.errors import WarehouseError
-from recon.night.warehouse import Warehouse
+from recon.warehouse.working_copy import Warehouse
 
 READER = textwrap.dedent(
     """

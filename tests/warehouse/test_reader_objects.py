@@ -1,6 +1,6 @@
 """The readers' objects (reference tables, macros, views, the dictionary's words) carry the
 fingerprint of what makes them and of the catalog they stand on (`reader_objects`,
-recon.night.published): the checks make them only when it changed; a publish makes them
+recon.warehouse.published): the checks make them only when it changed; a publish makes them
 every night and leaves the same catalog."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import duckdb
 import pytest
 
 from recon.checks.runner import ensure_reference_tables
-from recon.night import published
-from recon.night.migrations import apply_migrations
-from recon.night.warehouse import Warehouse
+from recon.warehouse import published
+from recon.warehouse.migrations import apply_migrations
+from recon.warehouse.working_copy import Warehouse
 
 
 @pytest.fixture
@@ -161,7 +161,7 @@ class _Spy:
 
 
 def test_the_dictionary_runs_only_the_words_an_object_lacks(tmp_path: Path) -> None:
-    from recon.dictionary import apply_dictionary
+    from recon.warehouse.dictionary import apply_dictionary
 
     con = duckdb.connect(str(tmp_path / "w.duckdb"))
     apply_migrations(con)

@@ -1,4 +1,4 @@
-"""One reader for the `--` header of checks and matching rules (recon.sql.read_header)."""
+"""One reader for the `--` header of checks and matching rules (recon.warehouse.sql.read_header)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from recon.checks.definition import parse_check_text
 from recon.ledger.matching import load_rules
-from recon.sql import HeaderError, read_header, sql_dir
+from recon.warehouse.sql import HeaderError, read_header, sql_dir
 
 
 def test_a_header_is_yaml_entries_with_their_indented_lines() -> None:

@@ -1,7 +1,7 @@
 """The data dictionary: what every table, view, column and macro of the warehouse means.
 
 The words live in one file, `sql/dictionary.sql` (`COMMENT ON …`, one statement a line,
-grouped by table), applied by `recon.dictionary` after the migrations on the working copy
+grouped by table), applied by `recon.warehouse.dictionary` after the migrations on the working copy
 and after the views at publish: recreating a view drops its comments. DuckDB keeps them in
 its catalog, so any client sees them (`duckdb_columns().comment`); `recon describe [TABLE]`
 prints them and `docs/dictionary.md` is generated from them
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import duckdb
 
-from recon.dictionary import apply_dictionary
-from recon.sql import read_sql, sql_statements
+from recon.warehouse.dictionary import apply_dictionary
+from recon.warehouse.sql import read_sql, sql_statements
 
 __all__ = [
     "Column",
@@ -117,8 +117,8 @@ def describe(con: duckdb.DuckDBPyConnection, name: str | None = None) -> str:
 def reference_warehouse() -> duckdb.DuckDBPyConnection:
     """An empty warehouse in memory as recon publishes one: migrations, reference tables
     and macros, the books' macros, the analysts' views, the dictionary."""
-    from recon.night.migrations import apply_migrations
-    from recon.night.published import create_views
+    from recon.warehouse.migrations import apply_migrations
+    from recon.warehouse.published import create_views
 
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")

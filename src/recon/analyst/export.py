@@ -11,7 +11,7 @@
   formatted into SQL.
 - The output goes to any writable path the user names; only when an allowed root is
   configured (`base_dir`, `RECON_EXPORT_ROOT`) must it resolve to a place inside it. It is
-  written to a temporary file in the same folder and renamed (`recon.files`).
+  written to a temporary file in the same folder and renamed (`recon.output.atomic`).
 - Personal data stays out unless asked for (`include_raw`): `raw` and every column named
   like a personal field (`recon.report.privacy.PERSONAL_KEYS`: email, name, last4, expiry,
   …) are left out, and emails, card numbers and `key=value` pairs of personal keys inside
@@ -19,8 +19,8 @@
 - Integer sums (DuckDB's HUGEINT) are cast to BIGINT, so Parquet and Excel get a plain
   64-bit integer, not a 128-bit decimal; a sum too large for BIGINT is refused.
 - CSV: text cells a spreadsheet would run as a formula are neutralised and timestamps are
-  written as UTC `2026-11-21 02:00:00` (`recon.spreadsheet`); .xlsx: typed cells, money in
-  major units with the currency's number format, one sheet per table (`recon.analyst.excel`).
+  written as UTC `2026-11-21 02:00:00` (`recon.output.spreadsheet`); .xlsx: typed cells, money in
+  major units with the currency's number format, one sheet per table (`recon.output.excel`).
 """
 
 from __future__ import annotations
@@ -38,19 +38,19 @@ import orjson
 import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
-from recon.analyst.excel import Sheet, write_xlsx
-from recon.database import spill_directory
+from recon.catalogue.resources import personal_paths
 from recon.errors import ConfigError, WarehouseError
-from recon.group.consolidated import attach_accounts
-from recon.memory import configured_memory_limit, duckdb_config
-from recon.report.privacy import PERSONAL_KEYS, scrub_column
-from recon.resources import personal_paths
-from recon.spreadsheet import (
+from recon.output.excel import Sheet, write_xlsx
+from recon.output.spreadsheet import (
     CsvDialect,
     unique_reader,
     write_csv_batches,
     write_parquet_batches,
 )
+from recon.report.privacy import PERSONAL_KEYS, scrub_column
+from recon.warehouse.consolidated import attach_accounts
+from recon.warehouse.database import spill_directory
+from recon.warehouse.memory import configured_memory_limit, duckdb_config
 
 __all__ = [
     "ExportFormat",
@@ -95,7 +95,7 @@ def is_personal_column(name: str) -> bool:
 def open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """The warehouse read-only, with external access off and the configuration locked."""
     if not db_path.is_file():
-        from recon.settings import no_warehouse
+        from recon.config.settings import no_warehouse
 
         raise WarehouseError(no_warehouse(db_path))
     try:

@@ -9,7 +9,7 @@
 - `table` prints a box table when every column fits the terminal, else one line per field
   (psql's expanded display): no column is ever hidden. A DECIMAL amount beside a currency
   column shows that currency's digits (JPY 725161, EUR 12.34, BHD 1.234); `csv` is
-  spreadsheet-safe CSV (`recon.spreadsheet`); `json` is an array of objects (polars),
+  spreadsheet-safe CSV (`recon.output.spreadsheet`); `json` is an array of objects (polars),
   DECIMAL amounts as exact strings.
 """
 
@@ -29,11 +29,11 @@ from pydantic_settings import (
 )
 
 from recon.analyst.export import open_read_only
-from recon.currency import currency_exponent, is_iso4217
+from recon.config.settings import ReconSources, Settings
 from recon.errors import ConfigError, ReconError
-from recon.settings import ReconSources, Settings
-from recon.spreadsheet import unique_reader, write_csv_stream
-from recon.visible import visible
+from recon.money.currency import currency_exponent, is_iso4217
+from recon.output.spreadsheet import unique_reader, write_csv_stream
+from recon.output.visible import visible
 
 __all__ = [
     "OutputFormat",

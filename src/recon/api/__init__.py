@@ -14,7 +14,7 @@ from recon.api.client import ApiClient
 from recon.api.config import PAYMENT_STATUSES, ClientConfig
 from recon.api.ratelimit import SharedRateLimiter
 from recon.api.retry import RETRYABLE_STATUSES, RetryPolicy, parse_retry_after
-from recon.models import (
+from recon.catalogue.models import (
     ApiModel,
     CallRecord,
     CheckoutSession,

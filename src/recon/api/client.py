@@ -30,8 +30,7 @@ from recon.api.config import (
 from recon.api.ratelimit import SharedRateLimiter
 from recon.api.scanning import Scanning, _Ahead
 from recon.api.sender import Answer, Op, Sender
-from recon.errors import ApiError, ConfigError
-from recon.models import (
+from recon.catalogue.models import (
     ApiModel,
     CallRecord,
     CheckoutSession,
@@ -50,7 +49,8 @@ from recon.models import (
     Subscription,
     TaxRate,
 )
-from recon.resources import api_list
+from recon.catalogue.resources import api_list
+from recon.errors import ApiError, ConfigError
 
 __all__ = ["ApiClient"]
 

@@ -10,7 +10,7 @@ from pydantic import SecretStr
 from recon.errors import ConfigError
 
 if TYPE_CHECKING:
-    from recon.settings import Settings
+    from recon.config.settings import Settings
 
 __all__ = ["MAX_PAGE_SIZE", "PAYMENT_STATUSES", "ClientConfig"]
 
@@ -97,7 +97,7 @@ class ClientConfig:
 
         The environment and `recon.toml` are not read; a bad value is a `ConfigError`.
         """
-        from recon.settings import settings_from
+        from recon.config.settings import settings_from
 
         return cls.from_settings(
             settings_from(base_url=base_url, **settings),

@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from recon.api.config import ClientConfig, check_id, check_payment_status, check_skip
 from recon.api.sender import Op, Params, Sender
+from recon.catalogue.resources import api_list
 from recon.errors import AuthError, ConfigError, ReconError, TransportError
 from recon.paging.ahead import Shares
 from recon.paging.idscan import IdScan
@@ -26,7 +27,6 @@ from recon.paging.narrow import narrow, narrowable
 from recon.paging.paginators import NextOffsetPaginator, record_id
 from recon.paging.records import landable
 from recon.paging.scan import FailedPage, Fetch, FetchedPage, Page, Scan, list_page
-from recon.resources import api_list
 
 __all__ = ["Rescan", "Scanning"]
 

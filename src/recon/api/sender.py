@@ -37,8 +37,8 @@ from recon.api.retry import (
 )
 from recon.api.transport import attempt_deadline, client_transports
 from recon.api.wire import BadEncoding, Cookies, Prepared, TooLarge, query_string, read_body
+from recon.catalogue.models import ApiModel, CallRecord
 from recon.errors import ApiError, ConfigError, RetryAfterTooLongError
-from recon.models import ApiModel, CallRecord
 from recon.paging.ahead import DROPPED, DroppedError
 from recon.paging.paginators import Params
 
@@ -52,7 +52,7 @@ __all__ = [
     "utcnow",
 ]
 
-Auth = Literal["key", "bearer"]  # the same as `recon.resources.Auth`
+Auth = Literal["key", "bearer"]  # the same as `recon.catalogue.resources.Auth`
 M = TypeVar("M", bound=ApiModel)
 
 _USER_AGENT = "recon/0.1 (+https://github.com/recon)"

@@ -1,6 +1,6 @@
 """The bank leg: did the money the provider owes reach the bank? (docs/bank.md)
 
-    recon.bank.config       the `[bank]` table of recon.toml (beside recon.settings, which
+    recon.config.bank       the `[bank]` table of recon.toml (beside recon.config.settings, which
                             reads it)
     recon.bank.statements   one statement file (CAMT.053, MT940, BAI2, CSV) read into
                             `Statement`s and `Line`s, the format recognised from the content

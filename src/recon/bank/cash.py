@@ -9,7 +9,7 @@ from datetime import date
 
 import duckdb
 
-from recon.sql import read_sql
+from recon.warehouse.sql import read_sql
 
 __all__ = ["CashRow", "CashSection", "build_cash_section"]
 

@@ -26,12 +26,12 @@ import duckdb
 import pyarrow as pa
 
 from recon.bank.calendar import business_days
-from recon.bank.config import compile_provider_match
 from recon.bank.statements import Statement, StatementError, read_statement_file
-from recon.database import transaction
+from recon.config.bank import compile_provider_match
+from recon.config.settings import Settings
 from recon.errors import ConfigError
-from recon.settings import Settings
-from recon.sql import read_sql, sql_statements
+from recon.warehouse.database import transaction
+from recon.warehouse.sql import read_sql, sql_statements
 
 __all__ = ["BankLoad", "load_bank", "read_statements", "statement_files", "validate_bank"]
 

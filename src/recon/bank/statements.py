@@ -18,7 +18,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from recon.currency import currency_exponent
+from recon.money.currency import currency_exponent
 
 __all__ = [
     "FORMATS",

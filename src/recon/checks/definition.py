@@ -1,4 +1,4 @@
-"""Check files: read the `--` YAML header (recon.sql.read_header, as the matching rules'
+"""Check files: read the `--` YAML header (recon.warehouse.sql.read_header, as the matching rules'
 headers are read) and validate the one SELECT below it.
 
 A check file (`sql/checks/<name>.sql`)::
@@ -12,7 +12,7 @@ A check file (`sql/checks/<name>.sql`)::
     --                                              verdict then covers the records read)
     -- per_resource: [payments, refunds]        (optional: evaluated per resource covered;
     --                                              or `every resource [with <trait>]`: the
-    --                                              catalogue's, recon.resources.TRAITS)
+    --                                              catalogue's, recon.catalogue.resources.TRAITS)
     -- requires_fields: [disputes.payment_id]   (optional: mapped fields it cannot do without;
     --                                              `*.status`: of each resource it reads
     --                                              that maps one)
@@ -36,10 +36,10 @@ from typing import Any
 
 import duckdb
 
+from recon.catalogue.resources import CATALOGUE, TRAITS, resources_with
+from recon.config.settings import DEFAULT_FIELDS
 from recon.errors import CheckDefinitionError
-from recon.resources import CATALOGUE, TRAITS, resources_with
-from recon.settings import DEFAULT_FIELDS
-from recon.sql import HeaderError, read_header
+from recon.warehouse.sql import HeaderError, read_header
 
 __all__ = [
     "KNOWN_PARAMETERS",

@@ -15,7 +15,7 @@ import duckdb
 
 from recon.checks.definition import used_parameters
 from recon.checks.scope import Scope
-from recon.database import transaction
+from recon.warehouse.database import transaction
 
 __all__ = ["CheckRun", "Outcome", "read_check_runs", "record_outcomes"]
 

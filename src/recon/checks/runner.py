@@ -32,7 +32,6 @@ from typing import Any
 
 import duckdb
 
-from recon.catalogue_views import create_catalogue_objects
 from recon.checks.definition import (
     OUTPUT_COLUMNS,
     RESOURCES,
@@ -44,11 +43,12 @@ from recon.checks.definition import (
 from recon.checks.lifecycle import CheckRun, Outcome, read_check_runs, record_outcomes
 from recon.checks.scope import Scan, Scope, plan_scope, read_presence, read_scans
 from recon.checks.shadow import NOTHING, Shadows, night_modes
-from recon.currency import create_currencies_table
+from recon.config.settings import DEFAULT_FIELDS, DEFAULT_REFUND_FAILED_STATUSES, Settings
 from recon.errors import CheckDefinitionError, ConfigError, WarehouseError
-from recon.night.published import refresh_reader_objects
-from recon.settings import DEFAULT_FIELDS, DEFAULT_REFUND_FAILED_STATUSES, Settings
-from recon.sql import read_sql, sql_dir
+from recon.money.currency import create_currencies_table
+from recon.warehouse.catalogue_views import create_catalogue_objects
+from recon.warehouse.published import refresh_reader_objects
+from recon.warehouse.sql import read_sql, sql_dir
 
 __all__ = [
     "CheckParams",
@@ -121,7 +121,7 @@ class CheckParams:
 
 def default_sql_dir() -> Path:
     """recon's `sql/` folder: `<repo>/sql` in a checkout, `recon/sql` in a wheel (pyproject's
-    force-include), as located by `recon.sql.sql_dir`."""
+    force-include), as located by `recon.warehouse.sql.sql_dir`."""
     try:
         return sql_dir()
     except FileNotFoundError as exc:
@@ -136,10 +136,11 @@ def default_checks_dir() -> Path:
 def ensure_reference_tables(con: duckdb.DuckDBPyConnection, sql_dir: Path | None = None) -> None:
     """Create or refresh `currencies`, the `recon_money` macro and the `refund_payments` view
     (idempotent; `sql/reference/*.sql` in name order), then what the catalogue generates:
-    `live_records`, `status_values`, `status_transitions` (recon.catalogue_views). Needs the
+    `live_records`, `status_values`, `status_transitions` (recon.warehouse.catalogue_views). Needs
+    the
     warehouse schema (`sql/migrations/`) in place. With recon's own `sql/` these are made
     with everything else a publish makes for readers, and only when not current
-    (`recon.night.published.refresh_reader_objects`: a working copy of a current publish
+    (`recon.warehouse.published.refresh_reader_objects`: a working copy of a current publish
     has them; a first night's load begun while extracting made them beside the paging,
     recon.night.early; any other working copy without them makes them here)."""
     if sql_dir is None:

@@ -27,7 +27,7 @@ from urllib.parse import parse_qs
 import duckdb
 
 from recon.checks.definition import CheckDefinition
-from recon.settings import DEFAULT_FIELDS
+from recon.config.settings import DEFAULT_FIELDS
 
 __all__ = ["Scan", "Scope", "plan_scope", "read_presence", "read_scans"]
 

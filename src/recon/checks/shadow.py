@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 
 import duckdb
 
-from recon.resources import api_resources
+from recon.catalogue.resources import api_resources
 
 __all__ = ["Shadows"]
 

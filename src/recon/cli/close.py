@@ -41,9 +41,9 @@ def close(
     """Write reports/close-YYYY-MM/ (close.xlsx, close.html): roll-forward, open and resolved
     findings, provider and books activity; --sign-off freezes it (audited)."""
     from recon.close import ClosedError, SignOff, close_period, parse_period
+    from recon.config.settings import load_settings
     from recon.errors import ConfigError
     from recon.findings.acks import acks_path
-    from recon.settings import load_settings
 
     def go() -> Path:
         month = parse_period(period)
@@ -55,7 +55,7 @@ def close(
             raise ConfigError("--reopen", "needs a --note saying why")
         overrides = {k: str(v) for k, v in (("db", db), ("reports", reports)) if v}
         if account is not None or (names := _several(overrides)):  # [accounts]: one's month
-            from recon.group.accounts import account_settings
+            from recon.config.accounts import account_settings
 
             if account is None:
                 raise ConfigError(
@@ -104,6 +104,6 @@ def close(
 
 
 def _several(overrides: dict[str, str]) -> list[str]:
-    from recon.group.accounts import account_names
+    from recon.config.accounts import account_names
 
     return account_names(overrides)

@@ -18,6 +18,9 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
+from recon.cli import worklist as cli_worklist  # noqa: F401  (registers findings export and import
+from recon.cli.findings import app as findings_app
+from recon.cli.sandbox import app as sandbox_app
 from recon.errors import (
     AuthError,
     ConfigError,
@@ -27,9 +30,6 @@ from recon.errors import (
     duckdb_refusal,
     scrub,
 )
-from recon.findings import cli_worklist  # noqa: F401  (registers findings export and import)
-from recon.findings.cli import app as findings_app
-from recon.sandbox.cli import app as sandbox_app
 
 __all__ = [
     "AccountName",
@@ -70,7 +70,7 @@ def _before_every_command() -> None:
 
 def warn_unknown_variables() -> None:
     """Name every `RECON_*` variable recon does not read, with the closest known name."""
-    from recon.settings import unknown_variable_warning, unreported_unknown_variables
+    from recon.config.settings import unknown_variable_warning, unreported_unknown_variables
 
     for name, close in unreported_unknown_variables():
         say(f"recon: warning: {unknown_variable_warning(name, close)}")

@@ -1,4 +1,4 @@
-"""`recon nightly` when recon.toml has `[accounts]`: every account side by side (recon.group)."""
+"""`recon nightly` when recon.toml has `[accounts]`: every account side by side (recon.accounts)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def run_group_night(
     announce: Callable[[str], None],
 ) -> int:
     """Check every account before any request, run them all, print the night; exit code."""
-    from recon.group.night import group_preflight
+    from recon.accounts.night import group_preflight
     from recon.orchestrator import NightlyOptions, load_orchestrator
     from recon.runid import new_run_id
 
@@ -84,7 +84,7 @@ def run_group_night(
         if config.is_file():  # workers are other processes: they read the same file
             os.environ["RECON_CONFIG"] = str(config.resolve())
     else:  # the accounts' fork server: its imports beside Prefect's start-up
-        from recon.group.processes import start_fork_server
+        from recon.accounts.processes import start_fork_server
 
         start_fork_server(len(names))
     options = NightlyOptions(
@@ -109,8 +109,8 @@ def _accept(overrides: dict[str, Any], accepting: dict[str, list[str]], note: st
     """Each named account's `accept_books` line in its own audit trail (after the checks of
     every account, before any request; every account's inputs checked before any line is
     written), said on stderr like the single account's."""
+    from recon.accounts.night import account_overrides
     from recon.cli.common import say
-    from recon.group.night import account_overrides
     from recon.ledger.loading import accept_books, check_accept
     from recon.night.nightly import settings_for
 

@@ -54,9 +54,9 @@ def match(
     """
 
     def go() -> int:
+        from recon.config.accounts import account_db, account_names
+        from recon.config.settings import load_settings
         from recon.findings.acks import acks_path
-        from recon.group.accounts import account_db, account_names
-        from recon.group.consolidated import is_consolidated_file
         from recon.ledger.manual import (
             Tolerance,
             accept_suggestions,
@@ -64,7 +64,7 @@ def match(
             match_suggestion,
             undo_matches,
         )
-        from recon.settings import load_settings
+        from recon.warehouse.consolidated import is_consolidated_file
 
         if account is not None:
             warehouse = account_db(account)

@@ -107,8 +107,8 @@ def _sandbox_bank(seed: int, payments: int, overrides: dict[str, Any]) -> dict[s
 @contextlib.contextmanager
 def locked(overrides: dict[str, Any]) -> Iterator[None]:
     """The warehouse's night lock (`recon.nightlock`) around a step command."""
-    from recon.night.nightlock import night_lock
     from recon.night.nightly import settings_for
+    from recon.warehouse.nightlock import night_lock
 
     with night_lock(settings_for(overrides).db):
         yield
@@ -218,9 +218,9 @@ def nightly(
 
     def go() -> int:
         nonlocal started
-        from recon.night.nightlock import night_lock
-        from recon.night.overrides import settings_for
+        from recon.config.overrides import settings_for
         from recon.orchestrator import NightlyOptions, load_orchestrator
+        from recon.warehouse.nightlock import night_lock
 
         first = settings_for(overrides)  # a bad setting stops here, before Prefect or any request
         if note is not None and not accept_books:
@@ -363,8 +363,8 @@ def _say_stopped(overrides: dict[str, Any]) -> None:
     """One line for a night stopped by a signal: what was landed is kept for --resume."""
     run_id = ""
     with contextlib.suppress(Exception):  # stopped before settings or a landing existed
-        from recon.night.landing import RunLanding
         from recon.night.nightly import settings_for
+        from recon.warehouse.landing import RunLanding
 
         run_id = RunLanding.latest(settings_for(overrides).landing) or ""
     if not run_id:
@@ -379,7 +379,7 @@ def _say_stopped(overrides: dict[str, Any]) -> None:
 
 
 def configured_accounts(overrides: dict[str, Any]) -> list[str]:
-    from recon.group.accounts import account_names
+    from recon.config.accounts import account_names
 
     return account_names(overrides)
 
@@ -402,7 +402,7 @@ def print_summary(summary: Any) -> None:
         folder = Path(summary.report_dir).resolve()
         out.print(f"report:    {folder / 'report.html'}", highlight=False, markup=False)
         out.print(f"summary:   {folder / 'summary.json'}", highlight=False, markup=False)
-    sql = (  # a run id is [0-9TZ-a-f] only (recon.night.landing.check_run_id)
+    sql = (  # a run id is [0-9TZ-a-f] only (recon.warehouse.landing.check_run_id)
         "SELECT check_name, status, finding_count FROM check_runs "  # noqa: S608
         f"WHERE run_id = '{summary.run_id}' ORDER BY check_name"
     )
@@ -432,9 +432,9 @@ def schedule(
     """Serve the nightly flow on a cron schedule (default 02:00, DST-safe, in RECON_TIMEZONE)."""
 
     def go() -> int:
+        from recon.config.schedule import plan
+        from recon.config.settings import load_settings
         from recon.orchestrator import load_orchestrator
-        from recon.schedule import plan
-        from recon.settings import load_settings
 
         settings = load_settings(**as_overrides(schedule_cron=cron, timezone=timezone))
         chosen = plan(settings.schedule_cron, settings.timezone)

@@ -161,8 +161,8 @@ def serve(
     def go() -> None:
         import uvicorn
 
+        from recon.config.settings import load_settings
         from recon.findings.selection import warehouse_paths
-        from recon.settings import load_settings
         from recon.workbench.app import create_app
         from recon.workbench.config import load_workbench_settings
 

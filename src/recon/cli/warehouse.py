@@ -27,7 +27,7 @@ def _chosen(db: Path | None, account: str | None) -> Path:
     from recon.analyst.query import warehouse_path
 
     if account is not None and db is None:
-        from recon.group.accounts import account_db
+        from recon.config.accounts import account_db
 
         return warehouse_path(account_db(account))
     return warehouse_path(db)

@@ -10,7 +10,7 @@ night that failed before it read anything, followed by a complete night, is list
 cover and does not hold the close up.
 
 A period is signed off only once it has ended (before: `provisional`, and marked so on the
-cover and in its `close` line). A sign-off holds the night lock (recon.night.nightlock):
+cover and in its `close` line). A sign-off holds the night lock (recon.warehouse.nightlock):
 no night publishes while its figures are read. Every pack shows the audit trail's chain
 head as it stood (recon findings verify checks the trail against it); the `close` line
 records it too, and who signed (`who`: RECON_USER or os:<name>) beside the name given.
@@ -28,14 +28,14 @@ from typing import Any
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
-from recon.analyst.excel import Sheet, write_xlsx
 from recon.close.period import Period, PeriodFigures, compute_period, manual_resolutions
-from recon.database import open_readonly
 from recon.errors import ConfigError, ReconError
-from recon.files import atomic_write_text
 from recon.findings.acks import AckEvent, AckLog, NewEvent, who_acts
-from recon.night.nightlock import night_lock
-from recon.report._money import format_amount
+from recon.money.shown import format_amount
+from recon.output.atomic import atomic_write_text
+from recon.output.excel import Sheet, write_xlsx
+from recon.warehouse.database import open_readonly
+from recon.warehouse.nightlock import night_lock
 
 __all__ = ["ClosePaths", "ClosedError", "SignOff", "close_period", "period_key", "period_status"]
 

@@ -26,13 +26,13 @@ from typing import Any
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
-from recon.catalogue_views import ensure_live_records
-from recon.close.after import AfterSignOff, changed_after_sign_off
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, amounts_of
+from recon.findings.after_sign_off import AfterSignOff, changed_after_sign_off
 from recon.findings.work import judge, work_events
 from recon.report.privacy import personal_values, scrub_table, scrub_text
-from recon.sql import read_sql, sql_dir
+from recon.warehouse.catalogue_views import ensure_live_records
+from recon.warehouse.sql import read_sql, sql_dir
 
 __all__ = ["Period", "PeriodFigures", "compute_period", "parse_period"]
 

@@ -46,7 +46,7 @@ from typing import Any
 
 import orjson
 
-from recon.trail_file import acks_path, hold_trail, trail_locked
+from recon.warehouse.trail_file import acks_path, hold_trail, trail_locked
 
 __all__ = [
     "GENESIS",

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import duckdb
 
-from recon.database import open_readonly
 from recon.errors import ConfigError, UsageError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, Amounts, amounts_of
 from recon.findings.work import Work, judge, work_events
-from recon.sql import read_sql
+from recon.warehouse.database import open_readonly
+from recon.warehouse.sql import read_sql
 
 __all__ = [
     "STATES",

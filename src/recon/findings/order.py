@@ -1,7 +1,7 @@
 """The orders `recon findings list` offers. Minor units of different currencies are never
 compared: by default the most severe and oldest come first; `amount` is within a currency
 (currency, then largest first); only `converted` compares across currencies, with the rates
-the user gave (recon.fx), every converted figure labelled as such."""
+the user gave (recon.money.fx), every converted figure labelled as such."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from recon.errors import ConfigError
 from recon.findings.listing import Finding
-from recon.fx import Rates
+from recon.money.fx import Rates
 
 __all__ = ["SORTS", "sort_findings"]
 

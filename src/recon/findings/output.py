@@ -15,13 +15,13 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from recon.currency import format_minor, is_iso4217
-from recon.spreadsheet import neutralise
-from recon.visible import visible
+from recon.money.currency import format_minor, is_iso4217
+from recon.output.spreadsheet import neutralise
+from recon.output.visible import visible
 
 if TYPE_CHECKING:
     from recon.findings.listing import Finding
-    from recon.fx import Rates
+    from recon.money.fx import Rates
 
 __all__ = ["COLUMNS", "FindingsWriter", "money"]
 

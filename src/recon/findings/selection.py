@@ -119,10 +119,10 @@ AccountName = Annotated[
 
 
 def warehouse_paths(db: Path | None, account: str | None = None) -> tuple[Path, Path]:
+    from recon.config.accounts import account_db, account_names
+    from recon.config.settings import load_settings
     from recon.findings.acks import acks_path
-    from recon.group.accounts import account_db, account_names
-    from recon.group.consolidated import is_consolidated_file
-    from recon.settings import load_settings
+    from recon.warehouse.consolidated import is_consolidated_file
 
     if account is not None:
         found = account_db(account)

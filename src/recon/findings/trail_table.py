@@ -20,10 +20,10 @@ import duckdb
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
-from recon.database import connect, transaction
 from recon.errors import WarehouseError
 from recon.findings.acks import AckEvent, AckLog
-from recon.sql import read_sql
+from recon.warehouse.database import connect, transaction
+from recon.warehouse.sql import read_sql
 
 __all__ = [
     "RECORD_WAIT_S",

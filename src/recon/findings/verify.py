@@ -218,8 +218,8 @@ def _recorded(warehouse: Path) -> tuple[dict[int, str], int | None]:
     every line as written)."""
     import duckdb
 
-    from recon.database import open_readonly
     from recon.errors import ReconError
+    from recon.warehouse.database import open_readonly
 
     if not warehouse.exists():
         return {}, None

@@ -1,6 +1,7 @@
 """The merchant's books against the provider: two-sided reconciliation (docs/ledger.md).
 
-    recon.books             the `[ledger.*]` mapping of recon.toml (beside recon.settings,
+    recon.config.books             the `[ledger.*]` mapping of recon.toml (beside
+    recon.config.settings,
                             which reads it)
     recon.ledger.sources    where each books table comes from; reading it as text
     recon.ledger.loading    validate_books (preflight), load_books (load step + matching)

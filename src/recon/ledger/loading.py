@@ -28,9 +28,8 @@ from typing import Any
 
 import duckdb
 
-from recon.books import INPUTS
-from recon.currency import create_currencies_table
-from recon.database import transaction
+from recon.config.books import INPUTS
+from recon.config.settings import Settings
 from recon.errors import ConfigError
 from recon.findings.acks import AckLog, acks_path
 from recon.ledger.matching import apply_rules, drop_rule_tables
@@ -41,8 +40,9 @@ from recon.ledger.sources import (
     resolve_sources,
     unread_sheets,
 )
-from recon.settings import Settings
-from recon.sql import read_sql, sql_statements
+from recon.money.currency import create_currencies_table
+from recon.warehouse.database import transaction
+from recon.warehouse.sql import read_sql, sql_statements
 
 __all__ = [
     "BooksLoad",

@@ -29,11 +29,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from recon.currency import format_minor, is_iso4217
-from recon.database import open_readonly
 from recon.errors import ConfigError
 from recon.findings.acks import AckLog, NewEvent, amounts_of, who_acts
-from recon.sql import read_sql, sql_statements
+from recon.money.currency import format_minor, is_iso4217
+from recon.warehouse.database import open_readonly
+from recon.warehouse.sql import read_sql, sql_statements
 
 __all__ = [
     "MatchOutcome",

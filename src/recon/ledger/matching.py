@@ -1,6 +1,6 @@
 """The matching rules: one SQL file each under `sql/matching/`, applied in priority order.
 
-A rule file starts with a header read as a check's is (recon.sql.read_header; its
+A rule file starts with a header read as a check's is (recon.warehouse.sql.read_header; its
 name, description, cardinality and claims are plain text)::
 
     -- name: exact_reference          (the file stem)
@@ -35,7 +35,13 @@ from typing import Any
 import duckdb
 
 from recon.errors import ConfigError
-from recon.sql import HeaderError, read_header, read_sql, sql_dir, sql_statements
+from recon.warehouse.sql import (
+    HeaderError,
+    read_header,
+    read_sql,
+    sql_dir,
+    sql_statements,
+)
 
 __all__ = ["CARDINALITIES", "MatchRule", "apply_rules", "load_rules"]
 

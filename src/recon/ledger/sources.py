@@ -29,9 +29,9 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 from fastexcel import FastExcelError
 from pydantic import SecretStr
 
-from recon.books import INPUTS, BooksTable
+from recon.config.books import INPUTS, BooksTable
+from recon.config.settings import Settings
 from recon.errors import ConfigError, redact_url
-from recon.settings import Settings
 
 __all__ = [
     "SUFFIXES",

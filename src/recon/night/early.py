@@ -4,13 +4,13 @@ and each resource is loaded as soon as its landing is final.
 When the extract step runs in this process (`extract_step(load_early=True)`: `recon nightly`'s
 local steps and its flow's one extract task), an `EarlyLoad` thread takes the warehouse lock,
 opens a fresh working copy, writes the run's row (`sql/load/run_start.sql`) and loads each
-resource with `recon.night.load.load_resource` in the order their extraction ends, each in a
+resource with `recon.warehouse.load.load_resource` in the order their extraction ends, each in a
 transaction of its own, so that DuckDB writes and checkpoints those rows while the other
 lists are still fetched; once a list is loaded and none waits, it makes the readers' objects
 the checks read if the copy has none (a first night). The working copy is private until it
 is published, and a night that fails drops it: readers still see a night whole or not at
 all. The load step then adopts the connection (`adopt`), loads what is left in one
-transaction, and goes on as it always did (`recon.night.load.load_run(begun=...)`): the
+transaction, and goes on as it always did (`recon.warehouse.load.load_run(begun=...)`): the
 warehouse ends as a sequential load leaves it, row for row.
 
 Anything unusual is today's load: a resumed run (the landing held states before the
@@ -33,13 +33,13 @@ from typing import Any
 
 import duckdb
 
-from recon.database import rollback, transaction
-from recon.fields import FieldMap
-from recon.memory import parse_size, release
-from recon.night.landing import ResourceLanding, RunLanding
-from recon.night.load import define_load_macros, load_resource
-from recon.night.published import refresh_reader_objects
-from recon.sql import read_sql, sql_statements
+from recon.warehouse.database import rollback, transaction
+from recon.warehouse.fields import FieldMap
+from recon.warehouse.landing import ResourceLanding, RunLanding
+from recon.warehouse.load import define_load_macros, load_resource
+from recon.warehouse.memory import parse_size, release
+from recon.warehouse.published import refresh_reader_objects
+from recon.warehouse.sql import read_sql, sql_statements
 
 __all__ = ["EarlyLoad", "abandon", "adopt", "enabled", "start"]
 
@@ -67,7 +67,7 @@ class EarlyLoad:
 
     def __init__(
         self,
-        warehouse: Any,  # recon.night.warehouse.Warehouse (imported there: no import cycle)
+        warehouse: Any,  # recon.warehouse.working_copy.Warehouse (imported there: no import cycle)
         landing: RunLanding,
         fields: FieldMap | None,
         expected: int = 0,

@@ -20,12 +20,17 @@ from typing import Any, Protocol
 
 from recon import logs
 from recon.api import ApiClient, CallRecord, ClientConfig
+from recon.catalogue.resources import api_list, api_resources, nightly_resources
+from recon.config.settings import API_PREFIX, Settings
 from recon.errors import AuthError, ConfigError, ReconError, TransportError, redact_url
-from recon.memory import release
 from recon.night.known_ids import customers_in_landing, ids_to_fetch
-from recon.night.landing import CallBuffer, ResourceLanding, ResourceState, RunLanding
-from recon.resources import api_list, api_resources, nightly_resources
-from recon.settings import API_PREFIX, Settings
+from recon.warehouse.landing import (
+    CallBuffer,
+    ResourceLanding,
+    ResourceState,
+    RunLanding,
+)
+from recon.warehouse.memory import release
 
 __all__ = [
     "LISTED_RESOURCES",

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 
 import pyarrow.parquet as pq
 
+from recon.catalogue.resources import api_list, nightly_resources
+from recon.config.settings import Settings
 from recon.errors import ConfigError
 from recon.ledger.sources import book_ids
-from recon.night.landing import RunLanding
-from recon.resources import api_list, nightly_resources
-from recon.settings import Settings
-from recon.sql import read_sql
+from recon.warehouse.landing import RunLanding
+from recon.warehouse.sql import read_sql
 
 __all__ = ["customers_in_landing", "ids_to_fetch"]
 

@@ -10,13 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from recon.config.overrides import settings_for
 from recon.errors import ConfigError
-from recon.memory import quiet_collector
 from recon.night.extract import (
     Progress,
     ResourceOutcome,
 )
-from recon.night.nightlock import night_lock
 from recon.night.outcome import (
     EXIT_ABORTED,
     EXIT_COMPLETE,
@@ -26,7 +25,6 @@ from recon.night.outcome import (
     RunSummary,
     exit_code_for,
 )
-from recon.night.overrides import settings_for
 from recon.night.steps import (
     Overrides,
     abandon_step,
@@ -45,7 +43,9 @@ from recon.night.steps import (
     retry_start_step,
     start_step,
 )
-from recon.night.warehouse import LoadResult
+from recon.warehouse.memory import quiet_collector
+from recon.warehouse.nightlock import night_lock
+from recon.warehouse.working_copy import LoadResult
 
 __all__ = [
     "EXIT_ABORTED",
@@ -123,7 +123,7 @@ def run_night(
     start → extract → load → check → publish → report → notify. A failure after the start
     drops the working copy and the lock; every failure is alerted before it is raised.
     One night per warehouse (`night_lock`, re-entrant: the CLI holds it already)."""
-    quiet_collector()  # a night allocates millions of short-lived objects (recon.memory)
+    quiet_collector()  # a night allocates millions of short-lived objects (recon.warehouse.memory)
     with night_lock(settings_for(overrides).db):
         return _night(steps, overrides, resume, trigger, fail_on, payment_methods)
 

@@ -127,10 +127,10 @@ def wanted(notify_on: str, *, exit_code: int, new_findings: int | None = None) -
 
 def alert_for(summary: RunSummary) -> Alert:
     """The alert of a reported run, read from the published warehouse."""
-    from recon.database import open_readonly
     from recon.findings.trail_table import trail_head
     from recon.report.data import failed_calls
-    from recon.sql import read_sql
+    from recon.warehouse.database import open_readonly
+    from recon.warehouse.sql import read_sql
 
     con = open_readonly(summary.db_path)
     try:
@@ -202,7 +202,7 @@ def send(
         wait_exponential_jitter,
     )
 
-    from recon.settings import checked_notify_url
+    from recon.config.settings import checked_notify_url
 
     try:
         checked_notify_url(url)

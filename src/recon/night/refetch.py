@@ -33,21 +33,21 @@ from typing import Any
 import orjson
 
 from recon.api import ApiClient, ClientConfig
-from recon.database import open_readonly, transaction
+from recon.catalogue.resources import api_list, nightly_resources
+from recon.config.settings import Settings
 from recon.errors import ConfigError
-from recon.files import atomic_write_bytes
-from recon.night.landing import CallBuffer, ResourceLanding, RunLanding
-from recon.night.warehouse import (
+from recon.output.atomic import atomic_write_bytes
+from recon.paging.scan import Page, Scan
+from recon.runid import new_run_id
+from recon.warehouse.database import open_readonly, transaction
+from recon.warehouse.landing import CallBuffer, ResourceLanding, RunLanding
+from recon.warehouse.working_copy import (
     Warehouse,
     define_load_macros,
     load_resource,
     mark_seen,
     run_status,
 )
-from recon.paging.scan import Page, Scan
-from recon.resources import api_list, nightly_resources
-from recon.runid import new_run_id
-from recon.settings import Settings
 
 __all__ = ["RetryOutcome", "refetch_failed", "reload_run", "resolve_retry"]
 

@@ -19,13 +19,19 @@ import duckdb
 
 from recon import logs
 from recon.bank.loading import load_bank, validate_bank
-from recon.database import open_readonly
+from recon.config.overrides import settings_for
+from recon.config.settings import (
+    Settings,
+    notify_settings,
+    unknown_variable_warning,
+    unreported_unknown_variables,
+)
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckLog, acks_path
 from recon.findings.trail_table import copy_checked, refresh_acks
 from recon.findings.verify import check_before_copy
-from recon.fx import load_rates
 from recon.ledger.loading import load_books, validate_books
+from recon.money.fx import load_rates
 from recon.night import early, reach
 from recon.night.extract import (
     Progress,
@@ -35,7 +41,6 @@ from recon.night.extract import (
     extract_resource,
     resources_for,
 )
-from recon.night.landing import RunLanding
 from recon.night.outcome import (
     EXIT_ABORTED,
     RunSummary,
@@ -44,14 +49,14 @@ from recon.night.outcome import (
     exit_code_for,
     worst_failed_severity,
 )
-from recon.night.overrides import settings_for
-from recon.night.warehouse import LoadResult, Warehouse, check_readable, load_run
 from recon.runid import check_run_id, new_run_id
-from recon.settings import (
-    Settings,
-    notify_settings,
-    unknown_variable_warning,
-    unreported_unknown_variables,
+from recon.warehouse.database import open_readonly
+from recon.warehouse.landing import RunLanding
+from recon.warehouse.working_copy import (
+    LoadResult,
+    Warehouse,
+    check_readable,
+    load_run,
 )
 
 __all__ = [
@@ -375,7 +380,7 @@ def _account_of(overrides: Mapping[str, Any] | None) -> tuple[str | None, Path |
     account = (overrides or {}).get("account")
     if account is None:
         return None, None
-    from recon.group.accounts import group_settings
+    from recon.config.accounts import group_settings
 
     return str(account), group_settings(overrides).reports / "group.html"
 

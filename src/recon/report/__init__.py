@@ -5,7 +5,7 @@ findings.parquet, failed_calls.csv, manifest.json), `reports/index.html`, `repor
     paths = render_report(con, run_id="…", reports_dir=Path("reports"))
 
 The renderer (`recon.report.render`: polars, pyarrow, Jinja) is imported when one of its
-names is first asked for, so a process that only writes the group page (`recon.report.group`)
+names is first asked for, so a process that only writes the group page (`recon.accounts.report`)
 or reads a summary does not pay for it.
 """
 

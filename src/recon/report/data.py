@@ -16,7 +16,7 @@ import duckdb
 from recon.errors import ConfigError
 from recon.report.privacy import personal_values, scrub_text
 from recon.report.trend import TrendPoint, load_trend
-from recon.sql import read_sql
+from recon.warehouse.sql import read_sql
 
 __all__ = [
     "AGING_BUCKETS",

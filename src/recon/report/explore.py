@@ -24,9 +24,9 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 from markupsafe import Markup
 
-from recon.currency import currency_exponent
-from recon.fx import Rates
-from recon.report._money import format_amounts, is_iso_currency
+from recon.money.currency import currency_exponent
+from recon.money.fx import Rates
+from recon.money.shown import format_amounts, is_iso_currency
 from recon.report.data import CheckRow
 
 __all__ = ["EXPLORE_MAX", "Explorer", "build_explorer", "json_for_script"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from recon.sql import read_sql
+from recon.warehouse.sql import read_sql
 
 __all__ = ["BooksHeadline", "CurrencyAtRisk", "books_headline", "next_commands"]
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
+from recon.output.spreadsheet import atomic_path, atomic_write_text
 from recon.report.templating import environment
-from recon.spreadsheet import atomic_path, atomic_write_text
 
 __all__ = ["read_data", "render_index"]
 

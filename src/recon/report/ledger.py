@@ -16,10 +16,10 @@ from typing import Any
 
 import duckdb
 
-from recon.report._money import with_major_amount
+from recon.money.shown import with_major_amount
+from recon.output.spreadsheet import CsvDialect, write_csv, write_parquet
 from recon.report.privacy import scrub_table
-from recon.spreadsheet import CsvDialect, write_csv, write_parquet
-from recon.sql import read_sql
+from recon.warehouse.sql import read_sql
 
 __all__ = ["AGE_BUCKETS", "LargestBreak", "LedgerSection", "build_ledger_section"]
 

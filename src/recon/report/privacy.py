@@ -27,8 +27,8 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 
-from recon.catalogue_views import ensure_live_records
-from recon.sql import read_sql
+from recon.warehouse.catalogue_views import ensure_live_records
+from recon.warehouse.sql import read_sql
 
 __all__ = [
     "PERSONAL_KEYS",

@@ -25,8 +25,16 @@ from markupsafe import Markup
 
 from recon.bank.cash import build_cash_section
 from recon.errors import ConfigError
-from recon.fx import Rates
-from recon.report._money import is_iso_currency, major_scale, with_major_amount
+from recon.money.fx import Rates
+from recon.money.shown import is_iso_currency, major_scale, with_major_amount
+from recon.output.spreadsheet import (
+    CsvDialect,
+    atomic_write_bytes,
+    atomic_write_text,
+    write_csv,
+    write_csv_batches,
+    write_parquet_batches,
+)
 from recon.report.charts import PALETTE, Series, line_chart, stacked_bar_chart
 from recon.report.data import AGING_BUCKETS, ReportData, load_report_data
 from recon.report.explore import EXPLORE_MAX, NO_CURRENCY, Explorer, build_explorer, script
@@ -37,15 +45,7 @@ from recon.report.privacy import scrub_table
 from recon.report.summary import SCHEMA_VERSION, build_summary
 from recon.report.templating import environment
 from recon.runid import check_run_id
-from recon.spreadsheet import (
-    CsvDialect,
-    atomic_write_bytes,
-    atomic_write_text,
-    write_csv,
-    write_csv_batches,
-    write_parquet_batches,
-)
-from recon.sql import read_sql
+from recon.warehouse.sql import read_sql
 
 __all__ = ["SCHEMA_VERSION", "ReportPaths", "render_index", "render_report"]
 
@@ -362,7 +362,7 @@ def render_report(
     that is unknown or unusable as a folder name. `account` (one of `[accounts]`) is named in
     every file's title and in summary.json; `group_page` is linked from its report and index.
     """
-    check_run_id(run_id)  # the one run-id rule (recon.night.landing): it names a folder
+    check_run_id(run_id)  # the one run-id rule (recon.warehouse.landing): it names a folder
     if top_n < 1:
         raise ConfigError("top_n", f"must be at least 1, got {top_n}")
     data = load_report_data(con, run_id, top_n, drill_down_above=explore_max)
@@ -409,7 +409,7 @@ def render_report(
 
     ledger = build_ledger_section(con, run_id, folder, csv_dialect)  # Books vs provider
     rows.update(ledger.files)
-    from recon.close.after import changed_after_sign_off
+    from recon.findings.after_sign_off import changed_after_sign_off
     from recon.findings.trail_table import trail_head
 
     trail = trail_head(con)  # the audit trail's head, written down outside the trail

@@ -2,7 +2,7 @@
 
 HTML templates (`*.html.j2`) are autoescaped; `report.md.j2` escapes with `md`. Every value
 a template writes has its control and bidirectional characters shown as escapes
-(`recon.visible`): report.html, report.md and close.html alike.
+(`recon.output.visible`): report.html, report.md and close.html alike.
 
 Compiled templates are kept in recon's cache (`$XDG_CACHE_HOME/recon/jinja2`, else
 `~/.cache/recon/jinja2`; Jinja's bytecode cache, keyed by each template's source, so an
@@ -29,8 +29,8 @@ from jinja2 import (
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 
-from recon.report._money import format_amount, is_iso_currency
-from recon.visible import visible
+from recon.money.shown import format_amount, is_iso_currency
+from recon.output.visible import visible
 
 __all__ = ["environment", "md_escape"]
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-from recon.resources import nightly_resources
+from recon.catalogue.resources import nightly_resources
 from recon.sandbox.records.anomalies import AnomalyPlan
 from recon.sandbox.records.clock import default_anchor, iso_ms
 from recon.sandbox.records.customers import Customers

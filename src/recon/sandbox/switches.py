@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from recon.resources import nightly_resources
+from recon.catalogue.resources import nightly_resources
 
 __all__ = ["LISTS", "Delay", "FaultSwitches", "Poison", "Shift", "list_resource"]
 

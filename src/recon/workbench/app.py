@@ -64,7 +64,7 @@ class _Unauthenticated(Exception):
 
 def _money(amount: int | None, currency: str | None) -> str:
     """An amount for people: with its currency's exponent, never through a float."""
-    from recon.currency import format_minor, is_iso4217
+    from recon.money.currency import format_minor, is_iso4217
 
     if amount is None:
         return "—"

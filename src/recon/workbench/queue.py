@@ -20,7 +20,7 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.findings.acks import AckEvent
 from recon.findings.work import work_events
-from recon.sql import read_sql
+from recon.warehouse.sql import read_sql
 from recon.workbench.config import WorkbenchSettings
 
 __all__ = ["MAX_LIMIT", "STATES", "Page", "QueueFilters", "decode_cursor", "read_queue"]

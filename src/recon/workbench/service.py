@@ -28,7 +28,7 @@ import duckdb
 from recon.errors import ReconError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, Amounts, NewEvent, acks_path, amounts_of
 from recon.findings.work import REASONS
-from recon.sql import read_sql
+from recon.warehouse.sql import read_sql
 from recon.workbench.config import WorkbenchSettings
 from recon.workbench.queue import Page, QueueFilters, read_queue
 from recon.workbench.snapshot import HOLDING, QueueSnapshot, open_file

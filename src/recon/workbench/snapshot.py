@@ -20,8 +20,8 @@ from pathlib import Path
 
 import duckdb
 
-from recon.database import connect, open_readonly
-from recon.sql import read_sql
+from recon.warehouse.database import connect, open_readonly
+from recon.warehouse.sql import read_sql
 
 __all__ = ["HOLDING", "OPENING", "QueueSnapshot", "open_file", "snapshot_path"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from recon.currency import currency_exponent
+from recon.money.currency import currency_exponent
 from recon.sandbox.bank.plan import (
     FORMAT_OF,
     PROVIDER_MATCH,

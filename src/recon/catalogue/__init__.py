@@ -1,0 +1,1 @@
+"""What the provider offers: each list resource, its fields and its records' models."""

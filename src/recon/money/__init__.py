@@ -1,0 +1,1 @@
+"""Money in minor units with a currency: exponents, exchange rates, money shown to people."""
