@@ -17,7 +17,7 @@ from prefect import State, flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
-from pipelines.orchestrator import one_line_for_recon_errors
+from pipelines.lines import one_line_for_recon_errors
 from pipelines.states import night_state
 from recon.accounts import night as group
 

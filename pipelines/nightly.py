@@ -11,7 +11,7 @@ from prefect import State, flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
-from pipelines.orchestrator import one_line_for_recon_errors
+from pipelines.lines import one_line_for_recon_errors
 from pipelines.states import night_state, stopped_state
 from recon.night import nightly as steps
 from recon.night import progress

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import logging
 import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pipelines.lines import one_line_for_recon_errors
 from recon.config.schedule import Plan
 from recon.orchestrator import NightlyOptions, Say
 
@@ -33,40 +33,6 @@ PREFECT_DEFAULTS = {
     "PREFECT_LOGGING_LEVEL": "WARNING",
     "DO_NOT_TRACK": "1",  # Prefect's client telemetry: a reconciliation job does not phone home
 }
-
-
-class _OneLineForReconErrors(logging.Filter):
-    """Prefect logs a failed task or flow with its traceback; for recon's own errors (a full
-    disk, a damaged file, a refused key: one line and an exit code, docs/design.md) the line
-    without the traceback. Anything else keeps its traceback."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        from recon.errors import ReconError
-        from recon.night.extract import StoppedError
-
-        exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, StoppedError) or isinstance(
-            getattr(exc, "__cause__", None), StoppedError
-        ):
-            return False  # a night stopped on request: `recon nightly` says so in one line
-        if "StoppedError" in record.getMessage():  # the task's final state, logged without it
-            return False
-        if isinstance(exc, ReconError) or isinstance(getattr(exc, "__cause__", None), ReconError):
-            record.exc_info = None
-            record.exc_text = None
-        return True
-
-
-_ONE_LINE = _OneLineForReconErrors()
-_PREFECT_RUN_LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
-
-
-def one_line_for_recon_errors() -> None:
-    """Prefect's run loggers without tracebacks for recon's own errors (idempotent): in the
-    CLI's session and in a deployed flow run's process (where Prefect logs the exception a
-    failed flow ends with, `NightNotComplete` for a night that is not complete)."""
-    for name in _PREFECT_RUN_LOGGERS:
-        logging.getLogger(name).addFilter(_ONE_LINE)
 
 
 class PrefectOrchestrator:

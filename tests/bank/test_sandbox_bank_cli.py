@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from recon.bank.statements import read_statement_file
+from recon.bank.reading import read_statement_file
 from recon.cli import app
 
 runner = CliRunner()

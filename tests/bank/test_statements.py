@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from recon.bank.statements import StatementError, detect_format, read_statement_file, to_minor
+from recon.bank.reading import detect_format, read_statement_file
+from recon.bank.statements import StatementError, to_minor
 
 SAMPLES = Path(__file__).parent / "samples"
 

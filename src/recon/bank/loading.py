@@ -26,7 +26,8 @@ import duckdb
 import pyarrow as pa
 
 from recon.bank.calendar import business_days
-from recon.bank.statements import Statement, StatementError, read_statement_file
+from recon.bank.reading import read_statement_file
+from recon.bank.statements import Statement, StatementError
 from recon.config.bank import compile_provider_match
 from recon.config.settings import Settings
 from recon.errors import ConfigError

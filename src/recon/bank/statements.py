@@ -1,6 +1,7 @@
 """Bank statements read into one shape, whatever the format (docs/bank.md).
 
-    read_statement_file(path) -> list[Statement]     the format recognised from the content
+    read_statement_file(path) -> list[Statement]     (recon.bank.reading: the format
+                                                      recognised from the content)
 
 A `Statement` is one account's day (CAMT.053 `Stmt`, MT940 `:20:`…`:62F:`, BAI2 `03`…`49`),
 dated by its closing balance; a CSV file has no balances and is one undated span per
@@ -25,8 +26,6 @@ __all__ = [
     "Line",
     "Statement",
     "StatementError",
-    "detect_format",
-    "read_statement_file",
     "to_minor",
 ]
 
@@ -99,51 +98,3 @@ def to_minor(text: str, currency: str, *, where: str, decimal_comma: bool = Fals
             f"{where}: {text!r} has more decimals than {currency} has ({exponent or 0})"
         )
     return int(scaled)
-
-
-def detect_format(text: str) -> str | None:
-    """The statement format of `text` from its content (None: not one recon reads)."""
-    head = text.lstrip("\ufeff \t\r\n")[:4096]
-    if head.startswith("<") and "camt.053" in head:
-        return "camt053"
-    if head.startswith("01,"):
-        return "bai2"
-    if ":20:" in head and (":60F:" in head or ":60M:" in head or ":25:" in head):
-        return "mt940"
-    first = head.splitlines()[0].lower() if head else ""
-    if "booking_date" in first and "amount" in first:
-        return "csv"
-    return None
-
-
-def read_statement_file(path: Path) -> list[Statement]:
-    """Every statement in `path` (a StatementError names the file and what is wrong)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise StatementError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")  # MT940 files are often ISO 8859-1
-    kind = detect_format(text)
-    if kind == "camt053":
-        from recon.bank.readers.camt053 import read_camt053
-
-        return read_camt053(path, data)
-    if kind == "mt940":
-        from recon.bank.readers.mt940_file import read_mt940
-
-        return read_mt940(path, text)
-    if kind == "bai2":
-        from recon.bank.readers.bai2_file import read_bai2
-
-        return read_bai2(path, text)
-    if kind == "csv":
-        from recon.bank.readers.csv_file import read_csv
-
-        return read_csv(path, text)
-    raise StatementError(
-        f"{path}: not a bank statement recon reads (CAMT.053 XML, MT940, BAI2, or CSV with "
-        "booking_date, value_date, amount, currency, counterparty, remittance)"
-    )

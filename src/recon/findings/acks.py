@@ -46,6 +46,7 @@ from typing import Any
 
 import orjson
 
+from recon.findings.events import AckEvent, Amounts
 from recon.warehouse.trail_file import acks_path, hold_trail, trail_locked
 
 __all__ = [
@@ -139,48 +140,12 @@ def warehouse_of(trail: Path) -> Path | None:
     return None
 
 
-@dataclass(frozen=True)
-class Amounts:
-    """What an acknowledgement is bound to: the finding's money, as it stood."""
-
-    currency: str | None
-    amount_minor: int | None
-    sides: str | None  # ledger findings: their detail (books and provider amounts)
-
-
 def amounts_of(
     check_name: str, currency: str | None, amount_minor: int | None, detail: str | None
 ) -> Amounts:
     """The amounts of a finding as an acknowledgement records them."""
     sides = detail if check_name.startswith("ledger_") else None
     return Amounts(currency, None if amount_minor is None else int(amount_minor), sides)
-
-
-@dataclass(frozen=True)
-class AckEvent:
-    """One line of the log."""
-
-    seq: int  # line number in the log, from 1
-    action: str  # ack | unack | assign | resolve | anything another writer audits
-    finding_key: str
-    who: str
-    at: datetime
-    note: str | None
-    until: date | None
-    amounts: Amounts | None
-    owner: str | None = None  # assign
-    reason: str | None = None  # resolve
-    fields: Mapping[str, Any] = field(default_factory=dict)  # the rest of the line
-    line_hash: str = ""
-    prev: str | None = None
-
-    def holds(self, amounts: Amounts, today: date) -> bool:
-        """True if this event acknowledges a finding that now has `amounts`."""
-        return (
-            self.action == "ack"
-            and self.amounts == amounts
-            and (self.until is None or self.until >= today)
-        )
 
 
 @dataclass(frozen=True)
@@ -355,7 +320,7 @@ class AckLog:
         writes of that size (one write for a small action): lines of concurrent writers never
         mix, a line is never in the file before the warehouse took it, and a million never
         sit in memory (issue 38)."""
-        from recon.findings.trail_table import open_record, record_events
+        from recon.findings.record import open_record, record_events
 
         items = iter(bodies)
         first = next(items, None)

@@ -10,7 +10,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from recon.sandbox.records.keyspace import Keyspace, b32
+from recon.sandbox.records.keyspace import (
+    OPEN_INVOICE_SHARE,
+    PLANTED_PER_KIND,
+    Keyspace,
+    b32,
+    per_kind_for_rate,
+)
 
 __all__ = [
     "CASE_KINDS",
@@ -82,22 +88,6 @@ CASE_KINDS = (
     "currency_lower_case",  # `eur` on the payment, `Eur` on its refund: no finding at all
 )
 RECENT_PAYMENT_KINDS = ("young_pending_refund",)  # confirmed, refund pending for hours
-
-
-#: Records planted per unit of `per_kind`, counted on the oracle's list (`Dataset.planted()`:
-#: some kinds plant two or three records, a duplicate reference takes a partner): ~52.
-PLANTED_PER_KIND = 52
-#: Open invoices every data set has besides (the `open_invoices` check lists each one):
-#: ~2.5% of the number of payments.
-OPEN_INVOICE_SHARE = 0.025
-
-
-def per_kind_for_rate(payments: int, rate: float) -> int:
-    """`per_kind` such that about `rate * payments` records carry a planted anomaly or are
-    an open invoice (0.13: a provider's first night as recon meets it; issue 38)."""
-    if not 0 <= rate <= 0.5:
-        raise ValueError("the anomaly rate must be between 0 and 0.5")
-    return max(1, round(payments * max(rate - OPEN_INVOICE_SHARE, 0) / PLANTED_PER_KIND))
 
 
 def _pick(rng: random.Random, lo: int, hi: int, k: int) -> list[int]:

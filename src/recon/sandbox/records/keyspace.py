@@ -113,6 +113,22 @@ def _unb32(s: str) -> int | None:
     return n if b32(n) == s else None
 
 
+#: Records planted per unit of `per_kind`, counted on the oracle's list (`Dataset.planted()`:
+#: some kinds plant two or three records, a duplicate reference takes a partner): ~52.
+PLANTED_PER_KIND = 52
+#: Open invoices every data set has besides (the `open_invoices` check lists each one):
+#: ~2.5% of the number of payments.
+OPEN_INVOICE_SHARE = 0.025
+
+
+def per_kind_for_rate(payments: int, rate: float) -> int:
+    """`per_kind` such that about `rate * payments` records carry a planted anomaly or are
+    an open invoice (0.13: a provider's first night as recon meets it; issue 38)."""
+    if not 0 <= rate <= 0.5:
+        raise ValueError("the anomaly rate must be between 0 and 0.5")
+    return max(1, round(payments * max(rate - OPEN_INVOICE_SHARE, 0) / PLANTED_PER_KIND))
+
+
 @dataclass
 class Sizes:
     """How many records of each resource a data set holds."""
@@ -153,8 +169,6 @@ class Keyspace:
         #: anomalies planted of each kind (the minimum sizes leave room for them)
         self.per_kind = max(2, min(n // 2000, 500)) if n >= 40 else 1
         if anomaly_rate is not None and n >= 40:  # as many as a real first night (issue 38)
-            from recon.sandbox.records.anomalies import per_kind_for_rate
-
             self.per_kind = per_kind_for_rate(n, anomaly_rate)
         pk = self.per_kind
         self.sizes = Sizes(
