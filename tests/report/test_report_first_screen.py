@@ -167,4 +167,5 @@ def test_report_md_carries_the_next_commands(first: tuple[duckdb.DuckDBPyConnect
     _, html = first
     md = html.with_name("report.md").read_text(encoding="utf-8")
     assert "- What now: `recon findings list`" in md
+    assert "`recon serve`" in md  # the workbench
     assert "Amount at risk" in md

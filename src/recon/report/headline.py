@@ -83,7 +83,8 @@ def books_headline(
 
 
 def next_commands(account: str | None) -> list[tuple[str, str]]:
-    """(command, what it is for) for the first screen: work the queue, export the worklist."""
+    """(command, what it is for) for the first screen: work the queue, export the worklist,
+    open the workbench."""
     where = f" --account {account}" if account else ""
     return [
         (f"recon findings list{where}", "work the queue: every open finding, worst first"),
@@ -91,5 +92,10 @@ def next_commands(account: str | None) -> list[tuple[str, str]]:
         (
             f"recon findings export worklist.xlsx{where}",
             "the worklist to fill in (action, owner, note); then recon findings import it",
+        ),
+        (
+            f"recon serve{where}",
+            "the workbench on 127.0.0.1: the queue in a browser, write-offs and matches "
+            "approved by a second person",
         ),
     ]
