@@ -130,6 +130,9 @@ def test_prefects_logging_setup_keeps_recons_handlers(monkeypatch: pytest.Monkey
     from prefect.logging.configuration import setup_logging
 
     monkeypatch.setenv("RECON_LOG_FORMAT", "json")
+    # From a root logger with no handlers: an earlier test in this process may have set
+    # Prefect's logging up already (its console handler would then be there before recon's).
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])
     logs.configure()
     setup_logging(incremental=False)
     handlers = logging.getLogger().handlers
