@@ -8,6 +8,7 @@ import itertools
 from pathlib import Path
 
 import orjson
+import pytest
 from typer.testing import CliRunner
 
 from recon.cli import app
@@ -169,3 +170,15 @@ def test_lines_of_other_writers_are_chained_too(db: Path) -> None:
 def _states(db: Path) -> dict[str, str]:
     _, out, _ = _run("list", "--db", str(db))
     return {line.split()[1]: line.split()[0] for line in out.splitlines()[1:]}
+
+
+def test_an_unknown_action_in_a_stream_writes_nothing(tmp_path: Path) -> None:
+    from recon.findings.acks import NewEvent
+
+    trail = AckLog(tmp_path / "recon.acks.jsonl", None)
+    events = (NewEvent(a, KEY_A, None, note="n") for a in ("ack", "Shelve it"))
+    with pytest.raises(ValueError, match="unknown action 'Shelve it'"):
+        trail.append_events(events)
+    assert not trail.path.exists() or trail.path.read_bytes() == b""
+    assert trail.append_events([NewEvent("ack", KEY_A, None, note="n")]) == 1
+    assert [e.action for e in trail.read()] == ["ack"]

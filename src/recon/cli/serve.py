@@ -6,12 +6,15 @@ from __future__ import annotations
 import ipaddress
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from recon.cli.common import AccountName, DbPath, ReportsDir, app, guard, tell
 from recon.errors import ConfigError
+
+if TYPE_CHECKING:
+    from recon.workbench.users import UserStore
 
 __all__ = ["serve", "users_app"]
 
@@ -31,7 +34,8 @@ PasswordStdin = Annotated[
 ]
 
 
-def _store(db: Path | None, account: str | None) -> object:
+def _store(db: Path | None, account: str | None) -> UserStore:
+    """The users beside the warehouse (the workbench imported when a command runs, not at start)."""
     from recon.findings.selection import warehouse_paths
     from recon.workbench.users import UserStore, users_path
 
@@ -61,11 +65,9 @@ def users_add(
     account: AccountName = None,
 ) -> None:
     """Add a user with a role; the password is stored only as an argon2 hash."""
-    from recon.workbench.users import UserStore
 
     def go() -> None:
         store = _store(db, account)
-        assert isinstance(store, UserStore)
         user = store.add(name, role, _password(password_stdin))
         tell(f"added {user.name} ({user.role}); users file: {store.path}")
 
@@ -75,11 +77,9 @@ def users_add(
 @users_app.command("list")
 def users_list(db: DbPath = None, account: AccountName = None) -> None:
     """List the users, their roles and whether they are disabled."""
-    from recon.workbench.users import UserStore
 
     def go() -> None:
         store = _store(db, account)
-        assert isinstance(store, UserStore)
         for user in store.list():
             state = "disabled" if user.disabled else "enabled"
             tell(f"{user.name:<20} {user.role:<9} {state:<9} added {user.created_at}")
@@ -94,11 +94,9 @@ def users_disable(
     account: AccountName = None,
 ) -> None:
     """Disable a user: no more logins; their open sessions end at their next request."""
-    from recon.workbench.users import UserStore
 
     def go() -> None:
         store = _store(db, account)
-        assert isinstance(store, UserStore)
         store.disable(name)
         tell(f"disabled {name}")
 
@@ -113,11 +111,9 @@ def users_reset(
     account: AccountName = None,
 ) -> None:
     """Set a new password for a user (and enable them again)."""
-    from recon.workbench.users import UserStore
 
     def go() -> None:
         store = _store(db, account)
-        assert isinstance(store, UserStore)
         store.reset(name, _password(password_stdin))
         tell(f"reset the password of {name}")
 

@@ -300,13 +300,8 @@ class AckLog:
         """Append one line per event, chained; fsync'd before returning; the number written.
         `events` may be a stream (a bulk action by filter): a chunk at a time under the lock.
         `apply(con)`: also change the published warehouse in the transaction that records
-        the lines."""
-        if isinstance(events, Sequence):
-            if not events:
-                return 0
-            for event in events:  # a list is checked whole before anything is written
-                if not _ACTION.fullmatch(event.action):
-                    raise ValueError(f"unknown action {event.action!r}")
+        the lines. An unknown action raises before anything is written or recorded: the
+        lines are spooled and written only once every event made its line."""
         user, stamp = _who_when(who, at)
         return self._append_bodies((_body(e, user, stamp) for e in events), apply)
 
