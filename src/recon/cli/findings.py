@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pickle
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -167,6 +167,29 @@ def _already(again: list[AckEvent], repeated: int, verb: str) -> None:
         typer.echo(f"… and {repeated - len(again):,} more already {verb}; no change")
 
 
+def _act(
+    sel: Selection,
+    keys: Sequence[str] | None,
+    yes: bool,
+    *,
+    action: str,
+    doing: str,
+    already: str,
+    done: str,
+    **fields: Any,
+) -> None:
+    """One decision on the findings `keys` or the filters choose (asked for above the
+    confirmation bound), applied under the trail's lock but where it only repeats the
+    standing one; says what was done: `done` with `{n}`, the lines written."""
+    from recon.findings.acks import NewEvent
+
+    log, found = sel.chosen(doing, keys, yes)
+    events = (NewEvent(action, f.finding_key, f.amounts, **fields) for f in found)
+    written, again, repeated = _apply(log, events)
+    _already(again, repeated, already)
+    typer.echo(f"{done.format(n=written)}; audit trail: {log}")
+
+
 def _until(value: str | None) -> date | None:
     if value is None:
         return None
@@ -192,16 +215,21 @@ def ack(
     sel: Selection,
 ) -> None:
     """Acknowledge findings: they stay listed, counted apart, until their amounts change."""
-    from recon.findings.acks import NewEvent
 
     def go() -> int:
         text = require_note(note, "acknowledged")
         day = _until(until)
-        log, found = sel.chosen("acknowledging", keys, yes)
-        events = (NewEvent("ack", f.finding_key, f.amounts, note=text, until=day) for f in found)
-        written, again, repeated = _apply(log, events)
-        _already(again, repeated, "acknowledged")
-        typer.echo(f"acknowledged {written} finding(s); audit trail: {log}")
+        _act(
+            sel,
+            keys,
+            yes,
+            action="ack",
+            doing="acknowledging",
+            already="acknowledged",
+            done="acknowledged {n} finding(s)",
+            note=text,
+            until=day,
+        )
         return 0
 
     raise typer.Exit(guard(go))
@@ -218,19 +246,22 @@ def assign(
     sel: Selection,
 ) -> None:
     """Mark findings as being investigated by an owner (audited)."""
-    from recon.findings.acks import NewEvent
 
     def go() -> int:
         if to is None or not to.strip():
             raise ConfigError("--to", "must name who investigates the findings")
-        log, found = sel.chosen("assigning", keys, yes)
-        text = note.strip() if note else None
-        events = (
-            NewEvent("assign", f.finding_key, f.amounts, note=text, owner=to.strip()) for f in found
+        owner = to.strip()
+        _act(
+            sel,
+            keys,
+            yes,
+            action="assign",
+            doing="assigning",
+            already=f"assigned to {owner}",
+            done=f"assigned {{n}} finding(s) to {owner}",
+            note=note.strip() if note else None,
+            owner=owner,
         )
-        written, again, repeated = _apply(log, events)
-        _already(again, repeated, f"assigned to {to.strip()}")
-        typer.echo(f"assigned {written} finding(s) to {to.strip()}; audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
@@ -253,20 +284,23 @@ def resolve(
 ) -> None:
     """Resolve findings by hand with a reason code and a note (audited); they reopen if
     their amounts change."""
-    from recon.findings.acks import NewEvent
     from recon.findings.work import REASONS
 
     def go() -> int:
         if reason not in REASONS:
             raise ConfigError("--reason", f"must be one of {', '.join(REASONS)}")
         text = require_note(note, "resolved")
-        log, found = sel.chosen("resolving", keys, yes)
-        events = (
-            NewEvent("resolve", f.finding_key, f.amounts, note=text, reason=reason) for f in found
+        _act(
+            sel,
+            keys,
+            yes,
+            action="resolve",
+            doing="resolving",
+            already="resolved manually",
+            done=f"resolved {{n}} finding(s) manually ({reason})",
+            note=text,
+            reason=reason,
         )
-        written, again, repeated = _apply(log, events)
-        _already(again, repeated, "resolved manually")
-        typer.echo(f"resolved {written} finding(s) manually ({reason}); audit trail: {log}")
         return 0
 
     raise typer.Exit(guard(go))
