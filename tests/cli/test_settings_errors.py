@@ -36,7 +36,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if name.startswith("RECON_"):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("recon.config.settings._REPORTED", set())  # warned once a process
+    monkeypatch.setattr("recon.config.environment._REPORTED", set())  # warned once a process
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a))
@@ -96,7 +96,7 @@ def test_an_unknown_recon_variable_is_named_with_the_closest_known_one(
 def test_variables_recon_reads_that_are_not_settings_are_not_warned_about(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from recon.config.settings import unknown_variables
+    from recon.config.environment import unknown_variables
 
     (tmp_path / "recon.toml").write_text(
         '[accounts.eu]\nbase_url = "https://eu.example.com"\napi_key_env = "RECON_EUROPE_KEY"\n'

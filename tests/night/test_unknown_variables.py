@@ -16,7 +16,7 @@ from .conftest import overrides_for
 def test_the_start_step_warns_once_about_an_unknown_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr("recon.config.settings._REPORTED", set())
+    monkeypatch.setattr("recon.config.environment._REPORTED", set())
     monkeypatch.setenv("RECON_MAX_ATTEMTPS", "3")
     over = overrides_for(tmp_path, "http://127.0.0.1:9")
     with caplog.at_level(logging.WARNING, logger="recon"):

@@ -95,7 +95,7 @@ def is_personal_column(name: str) -> bool:
 def open_read_only(db_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """The warehouse read-only, with external access off and the configuration locked."""
     if not db_path.is_file():
-        from recon.config.settings import no_warehouse
+        from recon.config.environment import no_warehouse
 
         raise WarehouseError(no_warehouse(db_path))
     try:

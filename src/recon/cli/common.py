@@ -70,7 +70,7 @@ def _before_every_command() -> None:
 
 def warn_unknown_variables() -> None:
     """Name every `RECON_*` variable recon does not read, with the closest known name."""
-    from recon.config.settings import unknown_variable_warning, unreported_unknown_variables
+    from recon.config.environment import unknown_variable_warning, unreported_unknown_variables
 
     for name, close in unreported_unknown_variables():
         say(f"recon: warning: {unknown_variable_warning(name, close)}")

@@ -19,13 +19,9 @@ import duckdb
 
 from recon import logs
 from recon.bank.loading import load_bank, validate_bank
+from recon.config.environment import unknown_variable_warning, unreported_unknown_variables
 from recon.config.overrides import settings_for
-from recon.config.settings import (
-    Settings,
-    notify_settings,
-    unknown_variable_warning,
-    unreported_unknown_variables,
-)
+from recon.config.settings import Settings, notify_settings
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckLog, acks_path
 from recon.findings.trail_table import copy_checked, refresh_acks

@@ -90,7 +90,7 @@ def open_readonly(
     deadline = time.monotonic() + wait_s
     while True:
         if not path.exists():
-            from recon.config.settings import no_warehouse
+            from recon.config.environment import no_warehouse
 
             raise WarehouseError(no_warehouse(path))
         try:
