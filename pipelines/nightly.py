@@ -1,134 +1,75 @@
 """The nightly Prefect flow: extract → load → check → publish → report.
 
-Every task is a one-line call into `recon.night.nightly`, which knows nothing of Prefect. Flow
-parameters carry only non-secret overrides (paths, base URL); the API key and token are
-read from the environment inside the tasks, so Prefect never stores them.
+Every task is a step of `recon.night.table` (a call into `recon.night.steps`, which knows
+nothing of Prefect), made the Prefect task of its name in one loop (`TASKS`); `FlowSteps` runs
+them in the order `recon.night.nightly` keeps. Flow parameters carry only non-secret
+overrides (paths, base URL); the API key and token are read from the environment inside the
+tasks, so Prefect never stores them.
 """
 
 from __future__ import annotations
 
-from prefect import State, flow, get_run_logger, task, unmapped
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar, cast
+
+from prefect import State, Task, flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
 from pipelines.lines import one_line_for_recon_errors
 from pipelines.states import night_state, stopped_state
 from recon.night import nightly as steps
-from recon.night import progress
 from recon.night.extract import ResourceOutcome, StoppedError, resources_for
-from recon.warehouse.working_copy import LoadResult
+from recon.night.table import STEPS, Steps
 
 one_line_for_recon_errors()  # also in a deployed run's own process
 
 Overrides = steps.Overrides  # non-secret settings only (Prefect stores parameters)
 
+P = ParamSpec("P")
+R = TypeVar("R")
 
-@task(name="start", cache_policy=NO_CACHE, persist_result=False)
-def start(overrides: Overrides, resume: str | None, trigger: str) -> str:
-    return steps.start_step(overrides, resume=resume, trigger=trigger)
+_IN_A_TASK = Steps()  # as a task runs them: the command's progress display, the network
 
-
-@task(name="retry-start", cache_policy=NO_CACHE, persist_result=False)
-def retry_start(overrides: Overrides, retry: str) -> str:
-    return steps.retry_start_step(overrides, retry)
-
-
-@task(name="refetch-failed", cache_policy=NO_CACHE, persist_result=False)
-def refetch(overrides: Overrides, run_id: str) -> list[str]:
-    return steps.refetch_step(overrides, run_id)
-
-
-@task(name="reload", cache_policy=NO_CACHE, persist_result=False)
-def reload(overrides: Overrides, run_id: str) -> str:
-    return steps.reload_step(overrides, run_id)
-
-
-@task(name="notify", cache_policy=NO_CACHE, persist_result=False)
-def notify(overrides: Overrides, summary: steps.RunSummary) -> str | None:
-    return steps.notify_step(overrides, summary)
-
-
-@task(name="extract", cache_policy=NO_CACHE, persist_result=False)
-def extract(overrides: Overrides, run_id: str, payment_methods: bool) -> list[ResourceOutcome]:
-    return steps.extract_step(
-        overrides,
-        run_id,
-        progress=progress.current(),
-        payment_methods=payment_methods,
-        load_early=True,  # the load task follows in this process
+TASKS: dict[str, Task[..., object]] = {
+    method: task(name=name, cache_policy=NO_CACHE, persist_result=False)(
+        getattr(_IN_A_TASK, method)
     )
+    for method, name in STEPS.items()
+}
+"""Each step of `recon.night.table` as the Prefect task of its name, by its method's name."""
 
 
-@task(name="extract-resource", cache_policy=NO_CACHE, persist_result=False)
-def extract_resource(overrides: Overrides, run_id: str, resource: str) -> ResourceOutcome:
-    return steps.extract_one_step(overrides, run_id, resource)
+def task_of(step: Callable[P, R]) -> Task[P, R]:
+    """The task of a step of the table (`task_of(Steps().load)` is the `load` task)."""
+    return cast("Task[P, R]", TASKS[step.__name__])
 
 
-@task(name="load", cache_policy=NO_CACHE, persist_result=False)
-def load(overrides: Overrides, run_id: str) -> LoadResult:
-    return steps.load_step(overrides, run_id, publish=False)
-
-
-@task(name="check", cache_policy=NO_CACHE, persist_result=False)
-def check(overrides: Overrides, run_id: str) -> int:
-    return len(steps.check_step(overrides, run_id, publish=False, fresh=False))
-
-
-@task(name="publish", cache_policy=NO_CACHE, persist_result=False)
-def publish(overrides: Overrides, run_id: str) -> str:
-    return str(steps.publish_step(overrides, run_id))
-
-
-@task(name="report", cache_policy=NO_CACHE, persist_result=False)
-def report(overrides: Overrides, run_id: str, fail_on: str | None) -> steps.RunSummary:
-    return steps.report_step(overrides, run_id, fail_on=fail_on)
-
-
-class FlowSteps:
-    """The night's steps as this flow's tasks, in the order `nightly.run_night` keeps."""
+class FlowSteps(Steps):
+    """The night's steps as this flow's tasks, in the order `nightly.run_night` keeps. Each
+    step of the table is its task here (`TASKS`, set on the class below); written out is only
+    what a flow does otherwise: one task per resource on a Dask cluster, and the artifacts."""
 
     def __init__(self, *, distributed: bool) -> None:
         self.distributed = distributed
-
-    def start(self, overrides: Overrides, resume: str | None, trigger: str) -> str:
-        return start(overrides, resume, trigger)
 
     def extract(
         self, overrides: Overrides, run_id: str, payment_methods: bool
     ) -> list[ResourceOutcome]:
         if self.distributed:  # one task per resource, spread over the task runner's workers
             names = resources_for(steps.settings_for(overrides), payment_methods=payment_methods)
-            futures = extract_resource.map(unmapped(overrides), unmapped(run_id), names)
+            one = task_of(_IN_A_TASK.extract_resource)
+            futures = one.map(unmapped(overrides), unmapped(run_id), names)
             return [f.result() for f in futures]
         # one task, resources on local threads sharing one rate limiter
-        return extract(overrides, run_id, payment_methods)
-
-    def load(self, overrides: Overrides, run_id: str) -> LoadResult:
-        return load(overrides, run_id)
-
-    def check(self, overrides: Overrides, run_id: str) -> int:
-        return check(overrides, run_id)
-
-    def publish(self, overrides: Overrides, run_id: str) -> str:
-        return publish(overrides, run_id)
-
-    def report(self, overrides: Overrides, run_id: str, fail_on: str | None) -> steps.RunSummary:
-        return report(overrides, run_id, fail_on)
-
-    def notify(self, overrides: Overrides, summary: steps.RunSummary) -> str | None:
-        return notify(overrides, summary)
-
-    def retry_start(self, overrides: Overrides, retry: str) -> str:
-        return retry_start(overrides, retry)
-
-    def refetch(self, overrides: Overrides, run_id: str) -> list[str]:
-        return refetch(overrides, run_id)
-
-    def reload(self, overrides: Overrides, run_id: str) -> str:
-        return reload(overrides, run_id)
+        return task_of(_IN_A_TASK.extract)(overrides, run_id, payment_methods)
 
     def reported(self, summary: steps.RunSummary, outcomes: list[ResourceOutcome]) -> None:
         _artifacts(summary, outcomes)
+
+
+for _method in STEPS.keys() - vars(FlowSteps).keys():  # every step not written out above
+    setattr(FlowSteps, _method, staticmethod(TASKS[_method]))
 
 
 @flow(name="recon-nightly", log_prints=False, validate_parameters=False)

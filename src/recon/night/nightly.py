@@ -1,21 +1,18 @@
 """The nightly run in order, without Prefect: start → extract → load → check → publish →
-report → notify, and the retry of a night's failed pages (`run_night`, `retry_night` over
-the `Steps` protocol; `LocalSteps` runs them in this process, `pipelines.nightly` as Prefect
-tasks). The steps themselves are `recon.night.steps`, re-exported here.
+report → notify, and the retry of a night's failed pages (`run_night`, `retry_night`).
+
+They call the steps of `recon.night.table` (`Steps`): `LocalSteps` runs them in this
+process, `pipelines.nightly` as Prefect tasks. The steps themselves are `recon.night.steps`
+and `recon.night.start`, re-exported here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+import httpx
 
 from recon.config.overrides import settings_for
 from recon.errors import ConfigError
-from recon.night.extract import (
-    Progress,
-    ResourceOutcome,
-)
+from recon.night.extract import Progress, ResourceOutcome
 from recon.night.outcome import (
     EXIT_ABORTED,
     EXIT_COMPLETE,
@@ -25,6 +22,7 @@ from recon.night.outcome import (
     RunSummary,
     exit_code_for,
 )
+from recon.night.start import preflight, resolve_resume, retry_start_step, start_step
 from recon.night.steps import (
     Overrides,
     abandon_step,
@@ -34,18 +32,14 @@ from recon.night.steps import (
     load_step,
     notify_abort,
     notify_step,
-    preflight,
     publish_step,
     refetch_step,
     reload_step,
     report_step,
-    resolve_resume,
-    retry_start_step,
-    start_step,
 )
+from recon.night.table import LocalSteps, Steps
 from recon.warehouse.memory import quiet_collector
 from recon.warehouse.nightlock import night_lock
-from recon.warehouse.working_copy import LoadResult
 
 __all__ = [
     "EXIT_ABORTED",
@@ -78,36 +72,6 @@ __all__ = [
     "settings_for",
     "start_step",
 ]
-
-
-class Steps(Protocol):
-    """The night's steps as one orchestrator runs them (plain calls here, tasks in a flow)."""
-
-    def start(self, overrides: Overrides, resume: str | None, trigger: str) -> str: ...
-
-    def extract(
-        self, overrides: Overrides, run_id: str, payment_methods: bool
-    ) -> list[ResourceOutcome]: ...
-
-    def load(self, overrides: Overrides, run_id: str) -> Any: ...
-
-    def check(self, overrides: Overrides, run_id: str) -> Any: ...
-
-    def publish(self, overrides: Overrides, run_id: str) -> Any: ...
-
-    def report(self, overrides: Overrides, run_id: str, fail_on: str | None) -> RunSummary: ...
-
-    def notify(self, overrides: Overrides, summary: RunSummary) -> str | None: ...
-
-    def retry_start(self, overrides: Overrides, retry: str) -> str: ...
-
-    def refetch(self, overrides: Overrides, run_id: str) -> Any: ...
-
-    def reload(self, overrides: Overrides, run_id: str) -> Any: ...
-
-    def reported(self, summary: RunSummary, outcomes: list[ResourceOutcome]) -> None:
-        """After the report is written (a flow publishes its artifacts here)."""
-        ...
 
 
 def run_night(
@@ -192,64 +156,12 @@ def _reported(
     return summary
 
 
-@dataclass(frozen=True)
-class LocalSteps:
-    """The steps as plain calls in this process, without Prefect (tests, benchmarks)."""
-
-    progress: Progress | None = None
-    transport: Any = None
-
-    def start(self, overrides: Overrides, resume: str | None, trigger: str) -> str:
-        return start_step(
-            overrides, resume=resume, trigger=trigger, probe_api=self.transport is None
-        )
-
-    def extract(
-        self, overrides: Overrides, run_id: str, payment_methods: bool
-    ) -> list[ResourceOutcome]:
-        return extract_step(
-            overrides,
-            run_id,
-            progress=self.progress,
-            payment_methods=payment_methods,
-            transport=self.transport,
-            load_early=True,  # the load step follows here
-        )
-
-    def load(self, overrides: Overrides, run_id: str) -> LoadResult:
-        return load_step(overrides, run_id, publish=False)
-
-    def check(self, overrides: Overrides, run_id: str) -> list[Any]:
-        return check_step(overrides, run_id, publish=False, fresh=False)
-
-    def publish(self, overrides: Overrides, run_id: str) -> Path:
-        return publish_step(overrides, run_id)
-
-    def report(self, overrides: Overrides, run_id: str, fail_on: str | None) -> RunSummary:
-        return report_step(overrides, run_id, fail_on=fail_on)
-
-    def notify(self, overrides: Overrides, summary: RunSummary) -> str | None:
-        return notify_step(overrides, summary)
-
-    def retry_start(self, overrides: Overrides, retry: str) -> str:
-        return retry_start_step(overrides, retry, probe_api=self.transport is None)
-
-    def refetch(self, overrides: Overrides, run_id: str) -> list[str]:
-        return refetch_step(overrides, run_id, transport=self.transport)
-
-    def reload(self, overrides: Overrides, run_id: str) -> str:
-        return reload_step(overrides, run_id)
-
-    def reported(self, summary: RunSummary, outcomes: list[ResourceOutcome]) -> None:
-        return None
-
-
 def retry_local(
     overrides: Overrides,
     retry: str | None = None,
     *,
     fail_on: str | None = None,
-    transport: Any = None,
+    transport: httpx.BaseTransport | None = None,
 ) -> RunSummary:
     """`recon nightly --retry-failed` in this process, without Prefect (tests)."""
     return retry_night(
@@ -265,7 +177,7 @@ def run_local(
     fail_on: str | None = None,
     payment_methods: bool = False,
     progress: Progress | None = None,
-    transport: Any = None,
+    transport: httpx.BaseTransport | None = None,
 ) -> RunSummary:
     """The night's steps in order, in this process, without Prefect (tests, benchmarks)."""
     return run_night(

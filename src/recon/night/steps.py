@@ -1,10 +1,13 @@
-"""The nightly run's steps, each callable on its own: start, extract, load, check, publish,
-report, notify, and the retry's start, refetch and reload.
+"""The nightly run's steps, each callable on its own: extract, load, check, publish, report,
+notify, and the retry's refetch and reload (the start and the retry's start are
+`recon.night.start`).
 
-`recon.night.nightly` runs them in order (`run_night`, locally or as `pipelines.nightly`'s
-Prefect tasks, one line each); the CLI's single-step commands (`recon extract`, `recon load`,
-…) call them directly. Settings are read inside each step from the environment plus the
-non-secret overrides given, so that no secret is ever an argument (Prefect stores arguments).
+`recon.night.table` declares each once as a step of the night (its Prefect task's name, how
+its arguments are bound); `recon.night.nightly` runs them in order (`run_night`, in this
+process or as `pipelines.nightly`'s Prefect tasks); the CLI's single-step commands
+(`recon extract`, `recon load`, …) call them directly. Settings are read inside each step from
+the environment plus the non-secret overrides given, so that no secret is ever an argument
+(Prefect stores arguments).
 """
 
 from __future__ import annotations
@@ -18,17 +21,16 @@ from typing import Any, TypeAlias
 import duckdb
 
 from recon import logs
-from recon.bank.loading import load_bank, validate_bank
-from recon.config.environment import unknown_variable_warning, unreported_unknown_variables
+from recon.bank.loading import load_bank
 from recon.config.overrides import settings_for
 from recon.config.settings import Settings, notify_settings
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckLog, acks_path
 from recon.findings.trail_table import copy_checked, refresh_acks
 from recon.findings.verify import check_before_copy
-from recon.ledger.loading import load_books, validate_books
+from recon.ledger.loading import load_books
 from recon.money.fx import load_rates
-from recon.night import early, reach
+from recon.night import early
 from recon.night.extract import (
     Progress,
     ResourceOutcome,
@@ -45,13 +47,11 @@ from recon.night.outcome import (
     exit_code_for,
     worst_failed_severity,
 )
-from recon.runid import check_run_id, new_run_id
 from recon.warehouse.database import open_readonly
 from recon.warehouse.landing import RunLanding
 from recon.warehouse.working_copy import (
     LoadResult,
     Warehouse,
-    check_readable,
     load_run,
 )
 
@@ -64,101 +64,15 @@ __all__ = [
     "load_step",
     "notify_abort",
     "notify_step",
-    "preflight",
     "publish_step",
     "refetch_step",
     "reload_step",
     "report_step",
-    "resolve_resume",
-    "retry_start_step",
-    "start_step",
 ]
 
 log = logging.getLogger("recon")
 
 Overrides: TypeAlias = Mapping[str, Any] | None
-
-
-def start_step(
-    overrides: Mapping[str, Any] | None,
-    *,
-    resume: str | None = None,
-    trigger: str = "cli",
-    probe_api: bool = True,
-) -> str:
-    """Validate settings (before any request) and create or reopen the run's landing folder.
-
-    `resume` is a run id, or "latest" for the newest landing folder. Returns the run id.
-    `probe_api=False` skips the reachability probe (a test's in-process transport).
-    """
-    settings = preflight(overrides, probe_api=probe_api)
-    for name, close in unreported_unknown_variables():  # a worker's night: no command warned
-        log.warning("%s", unknown_variable_warning(name, close))
-    if resume:
-        run_id = resolve_resume(settings, resume)
-        log.info("resuming run %s from %s", run_id, settings.landing / run_id)
-        return run_id
-    run_id = new_run_id()
-    landing = RunLanding(settings.landing, run_id)
-    landing.create(
-        {
-            "started_at": datetime.now(UTC).isoformat(),
-            "base_url": settings.base_url,
-            "trigger": trigger,
-            "page_size": settings.page_size,
-        }
-    )
-    return run_id
-
-
-def resolve_resume(settings: Settings, resume: str) -> str:
-    """The landed run `--resume` names ("latest": the newest); a ConfigError otherwise."""
-    run_id = RunLanding.latest(settings.landing) if resume == "latest" else resume
-    if not run_id:
-        raise ConfigError("--resume", f"no earlier run to resume under {settings.landing}")
-    try:
-        landing = RunLanding(settings.landing, check_run_id(run_id))
-    except ConfigError as exc:
-        raise ConfigError("--resume", exc.problem) from None
-    if not landing.exists:
-        raise ConfigError("--resume", f"no landed run {run_id} under {settings.landing}")
-    return run_id
-
-
-def preflight(overrides: Mapping[str, Any] | None, *, probe_api: bool = False) -> Settings:
-    """Every check that can fail before a request: settings, credentials, writable paths;
-    with `probe_api`, that something listens at the base URL (`recon.night.reach`)."""
-    settings = settings_for(overrides)
-    settings.require_remote_ready()
-    _check_writable(settings)
-    check_readable(settings.db)  # a damaged warehouse stops the night here, not after it
-    validate_books(settings)  # a missing books file or column stops the run here
-    validate_bank(settings)  # so do bank statements named but not there
-    if settings.fx_rates is not None:
-        load_rates(settings.fx_rates)  # a bad rates file too, not the report at the end
-    if probe_api:
-        reach.probe(settings.api_root)  # nothing there: abort in seconds, not an incomplete night
-    return settings
-
-
-def _check_writable(settings: Settings) -> None:
-    for name, folder in (
-        ("RECON_DB", settings.db.parent),
-        ("RECON_LANDING", settings.landing),
-        ("RECON_REPORTS", settings.reports),
-    ):
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ConfigError(name, f"cannot create {folder}: {exc.strerror}") from None
-        probe = folder / f".recon-write-probe-{datetime.now(UTC).timestamp()}"
-        try:
-            probe.touch()
-            probe.unlink()
-        except OSError as exc:
-            raise ConfigError(name, f"{folder} is not writable: {exc.strerror}") from None
-    if settings.db.exists() and settings.db.is_dir():
-        raise ConfigError("RECON_DB", f"{settings.db} is a folder, not a DuckDB file")
 
 
 @logs.step("extract")
@@ -419,17 +333,6 @@ def notify_abort(
             send(settings.notify_url, alert, budget_s=settings.notify_budget_s)
     except Exception as exc:
         log.warning("alert not sent: %s", type(exc).__name__)
-
-
-def retry_start_step(
-    overrides: Mapping[str, Any] | None, retry: str | None, *, probe_api: bool = True
-) -> str:
-    """`--retry-failed`: check settings and the API, then the run to finish (refused with
-    the reason when it cannot be: complete, unknown, or a newer run published over it)."""
-    from recon.night.refetch import resolve_retry
-
-    settings = preflight(overrides, probe_api=probe_api)
-    return resolve_retry(settings, retry)
 
 
 @logs.step("refetch")
