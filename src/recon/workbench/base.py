@@ -20,8 +20,9 @@ from recon.errors import WarehouseError
 from recon.findings.acks import AckEvent, AckLog, Amounts, acks_path, amounts_of
 from recon.warehouse.sql import read_sql
 from recon.workbench.config import WorkbenchSettings
+from recon.workbench.holding import HOLDING
 from recon.workbench.rules import Actor, Invalid, NotFound
-from recon.workbench.snapshot import HOLDING, QueueSnapshot, open_file
+from recon.workbench.snapshot import QueueSnapshot, open_file
 
 __all__ = ["MAX_NOTE", "Outcome", "Target", "WorkbenchBase", "plain", "text_of"]
 
@@ -95,7 +96,7 @@ class WorkbenchBase:
         self.db = db
         self.settings = settings
         self.serving = serving
-        self.trail = AckLog(acks_path(db), guard=HOLDING)
+        self.trail = AckLog(acks_path(db), guard=HOLDING.write)
         self._decide = threading.Lock()  # one proposal decision at a time in this process
         self.snapshot = QueueSnapshot(db)
         self._cache_lock = threading.Lock()
@@ -126,14 +127,14 @@ class WorkbenchBase:
         """Hold what an action's check-then-write needs, in the one order every writer of
         this process takes them (the warehouse's readers, then the trail's lock): nothing
         is decided by anyone else between the check and the lines."""
-        with HOLDING, self.trail.locked():
+        with HOLDING.write, self.trail.locked():
             yield
 
     # -- reading -------------------------------------------------------------------------
 
     @contextmanager
     def _read(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        with HOLDING:
+        with HOLDING.read:
             con = open_file(self.db)
             try:
                 yield con

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from recon.errors import ConfigError
 from recon.workbench.base import WorkbenchBase, plain, text_of
+from recon.workbench.holding import HOLDING
 from recon.workbench.rules import Actor, Invalid, may
-from recon.workbench.snapshot import HOLDING
 
 if TYPE_CHECKING:
     from recon.close.pack import ClosePaths
@@ -87,7 +87,7 @@ class ClosingPart(WorkbenchBase):
         text = text_of(note, "note")
         assert text is not None
         period = _period(month) if isinstance(month, str) else month
-        with HOLDING:  # its line is recorded in the warehouse: no reader of ours meanwhile
+        with HOLDING.write:  # its line is recorded in the warehouse: no reader of ours meanwhile
             return close_period(
                 self.db,
                 self.trail.path,
@@ -117,7 +117,7 @@ class ClosingPart(WorkbenchBase):
         from recon.close import close_period
 
         may(actor, "reopen")
-        with HOLDING:
+        with HOLDING.write:
             return close_period(
                 self.db,
                 self.trail.path,
@@ -137,7 +137,8 @@ class ClosingPart(WorkbenchBase):
         period = _period(month)
         xlsx = reports / f"close-{period.name}" / "close.xlsx"
         try:
-            close_period(self.db, self.trail.path, reports, period, accept_incomplete=True)
+            with HOLDING.write:  # its own connections: none of our readers' meanwhile
+                close_period(self.db, self.trail.path, reports, period, accept_incomplete=True)
         except ClosedError:
             if not xlsx.exists():
                 raise

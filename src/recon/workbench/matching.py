@@ -29,8 +29,8 @@ from recon.ledger.manual import (
 )
 from recon.warehouse.sql import read_sql
 from recon.workbench.base import Outcome, WorkbenchBase, text_of
+from recon.workbench.holding import HOLDING
 from recon.workbench.rules import Actor, Conflict, Invalid, NotFound, may
-from recon.workbench.snapshot import HOLDING
 
 __all__ = ["MatchDone", "MatchingPart"]
 
@@ -73,7 +73,7 @@ class MatchingPart(WorkbenchBase):
         may(actor, "match")
         tolerance = tolerance or self.tolerance()
         if not actor.four_eyes:
-            with HOLDING:
+            with HOLDING.write:
                 done = match_order(
                     self.db, self.trail.path, order, list(payments), note,
                     tolerance=tolerance, force=force, who=actor.name,
@@ -81,7 +81,7 @@ class MatchingPart(WorkbenchBase):
             return MatchDone(outcome=done, fields=done.line, warnings=done.warnings)
         text = text_of(note, "note")
         assert text is not None
-        with HOLDING:
+        with HOLDING.write:
             checked = check_match(self.db, order, list(payments), tolerance=tolerance, force=force)
         fields = {**checked.fields, "amount_minor": checked.fields["order_amount_minor"]}
         proposed = self._propose(actor, "match", key, text, fields)
@@ -139,7 +139,7 @@ class MatchingPart(WorkbenchBase):
         match under the four eyes, else matched at once (recon match KEY)."""
         may(actor, "match")
         if not actor.four_eyes:
-            with HOLDING:
+            with HOLDING.write:
                 done = match_suggestion(
                     self.db, self.trail.path, key, note,
                     tolerance=tolerance or self.tolerance(), force=force,
@@ -199,7 +199,7 @@ class MatchingPart(WorkbenchBase):
         line) still stand with the amounts proposed."""
         order = str(line["order"])
         proposed: dict[str, Any] = dict(line.get("payments") or {})
-        with HOLDING:
+        with HOLDING.write:
             try:
                 now = check_match(self.db, order, list(proposed), force=True)
             except ConfigError as exc:
@@ -217,7 +217,7 @@ class MatchingPart(WorkbenchBase):
         extra = {"proposal": pid, "approved_by": approver}
         if line.get("finding_key"):
             extra["finding_key"] = str(line["finding_key"])
-        with HOLDING:
+        with HOLDING.write:
             match_order(
                 self.db, self.trail.path, str(line["order"]), list(line.get("payments") or {}),
                 str(line.get("note") or ""), force=True, who=maker, extra=extra,
