@@ -9,7 +9,8 @@ events (assign/resolve/ack) so the queue's join with the trail is measured too.
 
 prints one JSON line: build_s; the first request (`cold_ms`) and first pages read from the
 published warehouse while the queue snapshot builds; then, once the snapshot is ready, per
-request its median and worst wall time in ms.
+request (the queue's pages, filtered by a root cause among them, and its headings per check
+and root cause, `GET /api/v1/groups`) its median and worst wall time in ms.
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ def main() -> None:
                         },
                         "owner_alice": {"limit": "50", "owner": "alice"},
                         "overdue": {"limit": "50", "overdue": "true"},
+                        "root_cause_amount_differs": {"limit": "50", "cause": "amount_differs"},
                     }
                     t = time.perf_counter()
                     first = client.get("/api/v1/findings", params={"limit": "50"})
@@ -195,6 +197,15 @@ def main() -> None:
                             "max_ms": round(max(times)),
                             "items": len(answer.json()["items"]),
                         }
+                    times = []
+                    for _ in range(args.repeat):  # the headings: per check and root cause
+                        t = time.perf_counter()
+                        client.get("/api/v1/groups").raise_for_status()
+                        times.append((time.perf_counter() - t) * 1000)
+                    out["groups"] = {
+                        "median_ms": round(statistics.median(times)),
+                        "max_ms": round(max(times)),
+                    }
             finally:
                 server.terminate()
     print(json.dumps(out))

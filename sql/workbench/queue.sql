@@ -1,7 +1,8 @@
 -- The workbench's queue (recon.workbench.queue): the latest loaded run's unresolved findings
 -- with their work state as the audit trail decides it now (the trail's latest work event per
 -- key is registered as `trail_work` by the caller; recon.findings.work.judge says the same in
--- Python), their two ages and due date; filtered, then one page by keyset (check_name,
+-- Python), their two ages, due date and root cause (the macro of
+-- sql/workbench/root_cause.sql); filtered, then one page by keyset (check_name,
 -- finding_key) after $after_check / $after_key. Every filter is NULL when not asked for.
 -- At a million findings the per-row work is kept to comparisons: the ages and due dates that
 -- depend on the run are computed per run (a few rows) and joined; the item's own age is
@@ -27,7 +28,7 @@ bounds AS (  -- item_age_days >= N  <=>  the item's day is N days or more before
 judged AS (
     SELECT
         f.finding_key, f.check_name, f.severity, f.state, f.entity, f.entity_id, f.currency,
-        f.amount_minor, f.detail, f.item_at, s.known_days,
+        f.amount_minor, f.issue_type, f.detail, f.item_at, s.known_days,
         CASE f.severity WHEN 'error' THEN s.due_error WHEN 'warn' THEN s.due_warn
              ELSE s.due_info END AS due_at,
         w.owner,
@@ -53,6 +54,7 @@ judged AS (
       AND ($check IS NULL OR f.check_name = $check)
       AND ($currency IS NULL OR f.currency = upper($currency))
       AND ($severity IS NULL OR f.severity = $severity)
+      AND ($cause IS NULL OR recon_root_cause(f.check_name, f.issue_type) = $cause)
       AND ($amount_min IS NULL OR f.amount_minor >= $amount_min)
       AND ($amount_max IS NULL OR f.amount_minor <= $amount_max)
       AND ($item_min IS NULL OR f.item_at < b.item_before)
@@ -78,6 +80,7 @@ page AS (
 )
 SELECT p.finding_key, p.check_name, p.severity, p.currency, p.amount_minor, p.work_state,
        p.owner, p.known_days, date_diff('day', p.item_at, l.started_at) AS item_age_days,
-       p.due_at, p.entity, p.entity_id, p.detail
+       p.due_at, p.entity, p.entity_id, p.detail,
+       recon_root_cause(p.check_name, p.issue_type) AS root_cause
 FROM page AS p CROSS JOIN latest AS l
 ORDER BY p.check_name, p.finding_key

@@ -7,6 +7,7 @@ recon.cli.warehouse  query, export (the published warehouse)
 recon.cli.match      match (a person's match of a books order with payments)
 recon.cli.close      close (a period's close pack)
 recon.cli.serve      serve, users (the workbench)
+recon.cli.proposals  proposals list|approve|reject (the workbench's four eyes)
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 from recon.cli import (  # noqa: F401  (importing them registers their commands)
     close,
     match,
+    proposals,
     run,
     serve,
     steps,

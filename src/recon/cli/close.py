@@ -1,4 +1,7 @@
-"""`recon close YYYY-MM`: the period's close pack, its sign-off, and reopening it."""
+"""`recon close YYYY-MM`: the period's close pack, its sign-off, and reopening it. Signing off
+and reopening are an approver's acts, taken through the workbench's service
+(recon.workbench.service): with users (`recon users`), the CLI user must be an approver or
+an admin; without, the single operator signs as before."""
 
 from __future__ import annotations
 
@@ -40,7 +43,7 @@ def close(
 ) -> None:
     """Write reports/close-YYYY-MM/ (close.xlsx, close.html): roll-forward, open and resolved
     findings, provider and books activity; --sign-off freezes it (audited)."""
-    from recon.close import ClosedError, SignOff, close_period, parse_period
+    from recon.close import ClosedError, close_period, parse_period
     from recon.config.settings import load_settings
     from recon.errors import ConfigError
     from recon.findings.acks import acks_path
@@ -64,20 +67,36 @@ def close(
             settings = account_settings(account, overrides, secrets=False)
         else:
             settings = load_settings(**overrides)
+        failed = tuple(settings.refund_failed_statuses)
         try:
-            paths = close_period(
-                settings.db,
-                acks_path(settings.db),
-                settings.reports,
-                month,
-                sign_off=SignOff(sign_off.strip(), (note or "").strip(), provisional)
-                if sign_off
-                else None,
-                accept_incomplete=accept_incomplete,
-                reopen_note=note.strip() if reopen and note else None,
-                failed_statuses=tuple(settings.refund_failed_statuses),
-                account=account,
-            )
+            if sign_off is not None or reopen:
+                # an approver's act: through the workbench's service (the roles; `who`)
+                from recon.workbench.service import for_cli
+
+                bench, actor = for_cli(settings.db)
+                if sign_off is not None:
+                    paths = bench.sign_off(
+                        actor, month, note, settings.reports, signer=sign_off.strip(),
+                        provisional=provisional, accept_incomplete=accept_incomplete,
+                        failed_statuses=failed, account=account,
+                        reopen_note=(note or "").strip() if reopen else None,
+                    )  # fmt: skip
+                else:
+                    paths = bench.reopen(
+                        actor, month, (note or "").strip(), settings.reports,
+                        accept_incomplete=accept_incomplete, failed_statuses=failed,
+                        account=account,
+                    )  # fmt: skip
+            else:
+                paths = close_period(
+                    settings.db,
+                    acks_path(settings.db),
+                    settings.reports,
+                    month,
+                    accept_incomplete=accept_incomplete,
+                    failed_statuses=failed,
+                    account=account,
+                )
         except ClosedError as exc:
             raise fail(1, str(exc)) from None
         fig = paths.figures

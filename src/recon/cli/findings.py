@@ -8,9 +8,7 @@ asks before changing more than 100 unless --yes.
 
 from __future__ import annotations
 
-import pickle
-import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -33,8 +31,11 @@ from recon.findings.selection import (
 )
 
 if TYPE_CHECKING:
-    from recon.findings.acks import AckEvent, NewEvent
+    from recon.findings.listing import Finding
     from recon.money.fx import Rates
+    from recon.workbench.base import Target
+    from recon.workbench.rules import Actor
+    from recon.workbench.service import Workbench, WorkDone
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -118,53 +119,45 @@ def list_(
     raise typer.Exit(guard(go))
 
 
-def _apply(log: Path, events: Iterable[NewEvent]) -> tuple[int, list[AckEvent], int]:
-    """Append `events` under the trail's lock, but not those that only repeat the standing
-    decision (recon.findings.work.repeats): (lines written, the first decisions repeated,
-    how many were). `events` may be a stream (a bulk action by filter on a million)."""
-    from recon.findings.acks import AckLog
-    from recon.findings.work import repeats, work_events
+def _service(sel: Selection, action: str) -> tuple[Workbench, Actor]:
+    """The workbench's service on the selected warehouse, and who acts from this command
+    line (recon.workbench.rules.cli_actor), refused at once if their role may not `action`."""
+    from recon.workbench.rules import may
+    from recon.workbench.service import for_cli
 
-    trail = AckLog(log)
-    today = datetime.now(UTC).date()
-    again: list[AckEvent] = []
-    repeated = 0
-    with tempfile.TemporaryFile() as spool, trail.locked():
-        # The findings' stream is read to its end first (its read-only connection closed)
-        # and spooled to disk: recording the lines opens the warehouse read-write.
-        for event in events:
-            pickle.dump(event, spool)
-        spool.seek(0)
-        works = work_events(trail.iter_events())  # under the lock: no decision lands between
-
-        def fresh() -> Iterator[NewEvent]:
-            nonlocal repeated
-            while True:
-                try:
-                    event: NewEvent = pickle.load(spool)  # noqa: S301 - our own temporary file
-                except EOFError:
-                    return
-                standing = repeats(works.get(event.finding_key), event, today)
-                if standing is None:
-                    yield event
-                    continue
-                repeated += 1
-                if len(again) < _SHOWN:
-                    again.append(standing)
-
-        written = trail.append_events(fresh())
-    return written, again, repeated
+    warehouse, _ = sel.paths()
+    bench, actor = for_cli(warehouse)
+    may(actor, action)
+    return bench, actor
 
 
-_SHOWN = 20  # repeated decisions named one by one
+def _target(f: Finding) -> Target:
+    from recon.workbench.base import Target
+
+    return Target(f.finding_key, f.amounts, f.currency, f.amount_minor)
 
 
-def _already(again: list[AckEvent], repeated: int, verb: str) -> None:
-    """Say which findings were left as they were: the action only repeated a decision."""
-    for e in again:
+def _said(done: WorkDone, verb: str) -> None:
+    """Say which findings were left as they were (the action only repeated a decision, or
+    its proposal already waits) and which proposals it made."""
+    for e in done.again:
         typer.echo(f"{e.finding_key}: already {verb} by {e.who} on {e.at:%Y-%m-%d}; no change")
-    if repeated > len(again):
-        typer.echo(f"… and {repeated - len(again):,} more already {verb}; no change")
+    if done.repeated > len(done.again):
+        typer.echo(f"… and {done.repeated - len(done.again):,} more already {verb}; no change")
+    for key, pid in done.waiting:
+        typer.echo(f"{key}: already proposed ({pid}), waiting for an approver; no change")
+    if done.waited > len(done.waiting):
+        typer.echo(f"… and {done.waited - len(done.waiting):,} more already proposed; no change")
+    if done.proposed:
+        more = (
+            f" and {done.proposed - len(done.proposals):,} more"
+            if done.proposed > len(done.proposals)
+            else ""
+        )
+        typer.echo(
+            f"proposed {done.proposed:,} resolution(s) for an approver (four eyes): "
+            f"{', '.join(done.proposals)}{more}; an approver decides: recon proposals"
+        )
 
 
 def _act(
@@ -179,15 +172,14 @@ def _act(
     **fields: Any,
 ) -> None:
     """One decision on the findings `keys` or the filters choose (asked for above the
-    confirmation bound), applied under the trail's lock but where it only repeats the
-    standing one; says what was done: `done` with `{n}`, the lines written."""
-    from recon.findings.acks import NewEvent
-
+    confirmation bound), taken through the workbench's service (recon.workbench.service:
+    the roles, the four eyes, the trail's lock; where it only repeats the standing decision,
+    nothing); says what was done: `done` with `{n}`, the lines applied."""
+    bench, actor = _service(sel, action)
     log, found = sel.chosen(doing, keys, yes)
-    events = (NewEvent(action, f.finding_key, f.amounts, **fields) for f in found)
-    written, again, repeated = _apply(log, events)
-    _already(again, repeated, already)
-    typer.echo(f"{done.format(n=written)}; audit trail: {log}")
+    result = bench.work(actor, action, (_target(f) for f in found), **fields)
+    _said(result, already)
+    typer.echo(f"{done.format(n=result.applied)}; audit trail: {log}")
 
 
 def _until(value: str | None) -> date | None:
@@ -316,13 +308,15 @@ def unack(
     sel: Selection,
 ) -> None:
     """Withdraw acknowledgements, assignments or manual resolutions: open again (audited)."""
-    from recon.findings.acks import AckLog
+    from recon.findings.acks import AckLog, Amounts
     from recon.findings.work import work_events
+    from recon.workbench.base import Target
 
     def go() -> int:
+        bench, actor = _service(sel, "unack")
         warehouse, log = sel.paths()
         filters = sel.filters()
-        works = work_events(AckLog(log).read())
+        works = work_events(AckLog(log).iter_events())
 
         def worked(key: str) -> bool:
             w = works.get(key)
@@ -343,8 +337,34 @@ def unack(
                 if worked(f.finding_key)
             ]
         confirm("reopening", len(chosen), filters, yes)
-        AckLog(log).append("unack", [(k, None) for k in chosen], note=note)
-        typer.echo(f"reopened {len(chosen)} finding(s); audit trail: {log}")
+        nothing = Amounts(None, None, None)
+        targets = (Target(k, nothing, None, None) for k in chosen)
+        result = bench.work(actor, "unack", targets, note=note)
+        typer.echo(f"reopened {result.applied} finding(s); audit trail: {log}")
+        return 0
+
+    raise typer.Exit(guard(go))
+
+
+@app.command()
+def comment(
+    keys: Annotated[list[str], typer.Argument(help="Finding keys (check:entity_id:issue).")],
+    note: Annotated[
+        str | None, typer.Option("--note", help="The comment (kept in the audit trail).")
+    ] = None,
+    db: DbPath = None,
+    account: AccountName = None,
+) -> None:
+    """Comment on findings: a line of their trail; their state does not change."""
+
+    def go() -> int:
+        if note is None or not note.strip():
+            raise ConfigError("--note", "must say what the comment is")
+        text = note.strip()
+        bench, actor = _service(Selection(db=db, account=account), "comment")
+        for key in dict.fromkeys(keys):
+            bench.comment(actor, key, text)
+        typer.echo(f"commented on {len(set(keys))} finding(s); audit trail: {bench.trail.path}")
         return 0
 
     raise typer.Exit(guard(go))

@@ -1,4 +1,7 @@
-"""`recon match`: a person's match of a books order with payments, audited."""
+"""`recon match`: a person's match of a books order with payments, audited, through the
+workbench's service (recon.workbench.service): with users (`recon users`), the CLI user's
+role is checked and a match is a proposal an approver decides (four eyes); without, it
+applies at once as it always did."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from recon.cli.common import AccountName, DbPath, app, as_overrides, guard, tell
 from recon.errors import ConfigError
 
 if TYPE_CHECKING:
-    from recon.ledger.manual import MatchOutcome
+    from recon.workbench.matching import MatchDone
 
 
 @app.command()
@@ -56,15 +59,10 @@ def match(
     def go() -> int:
         from recon.config.accounts import account_db, account_names
         from recon.config.settings import load_settings
-        from recon.findings.acks import acks_path
-        from recon.ledger.manual import (
-            Tolerance,
-            accept_suggestions,
-            match_order,
-            match_suggestion,
-            undo_matches,
-        )
+        from recon.ledger.manual import Tolerance
         from recon.warehouse.consolidated import is_consolidated_file
+        from recon.workbench.rules import may
+        from recon.workbench.service import for_cli
 
         if account is not None:
             warehouse = account_db(account)
@@ -80,36 +78,40 @@ def match(
                     f"{warehouse} is the consolidated warehouse of every account: name one with "
                     f"--account ({', '.join(account_names())})",
                 )
-        log = acks_path(warehouse)
+        # the workbench's service: the roles and the four eyes (recon.workbench.rules)
+        bench, actor = for_cli(warehouse)
+        may(actor, "unmatch" if args[0] == "undo" else "match")
+        log = bench.trail.path
         settings = load_settings(**as_overrides(db=warehouse))
         tolerance = Tolerance(settings.ledger_tolerance_minor, settings.ledger_tolerance_bps)
         if args[0] == "undo":
             if len(args) < 2:
                 raise ConfigError("ORDER", "name the order(s) whose match to undo")
-            n = undo_matches(log, args[1:], note)
+            n = bench.undo_matches(actor, args[1:], note)
             tell(f"undid {n} match(es); audit trail: {log}")
             return 0
         if args[0] == "accept":
             if note is None or not note.strip():
                 raise ConfigError("--note", "must say why the proposals are right (audited)")
-            done, skipped = accept_suggestions(
-                warehouse, log, note, keys=args[1:], currency=currency, tolerance=tolerance,
+            done, skipped = bench.accept_suggestions(
+                actor, note, keys=args[1:], currency=currency, tolerance=tolerance,
                 confirm=lambda n: confirm_accept(n, yes),
             )  # fmt: skip
             for outcome in done:
                 _said(outcome)
             for why in skipped:
                 tell(f"not matched: {why}")
-            tell(f"accepted {len(done)} proposal(s); audit trail: {log}")
+            if actor.four_eyes:
+                tell(f"proposed {len(done)} match(es) for an approver; audit trail: {log}")
+            else:
+                tell(f"accepted {len(done)} proposal(s); audit trail: {log}")
             return 1 if skipped and args[1:] else 0
         if len(args) == 1:
-            outcome = match_suggestion(
-                warehouse, log, args[0], note, tolerance=tolerance, force=force
+            outcome = bench.accept_suggestion(
+                actor, args[0], note, tolerance=tolerance, force=force
             )
         else:
-            outcome = match_order(
-                warehouse, log, args[0], args[1:], note, tolerance=tolerance, force=force
-            )
+            outcome = bench.match(actor, args[0], args[1:], note, tolerance=tolerance, force=force)
         _said(outcome)
         tell(f"audit trail: {log}")
         return 0
@@ -117,15 +119,23 @@ def match(
     raise typer.Exit(guard(go))
 
 
-def _said(outcome: MatchOutcome) -> None:
-    """One match, in words: what was matched, what it resolved, what to look at."""
-    line = outcome.line
+def _said(done: MatchDone) -> None:
+    """One match, in words: what was matched (or proposed), what it resolved, what to look
+    at."""
+    line = done.fields or {}
     forced = " (forced: " + "; ".join(line["forced"]) + ")" if line.get("forced") else ""
-    tell(f"matched {line['order']} with {', '.join(line['payments'])}{forced}")
-    resolved = outcome.resolved
+    payments = ", ".join(line.get("payments") or ())
+    if done.proposal is not None:
+        tell(
+            f"proposed matching {line['order']} with {payments}{forced}: proposal "
+            f"{done.proposal} waits for an approver (recon proposals approve {done.proposal})"
+        )
+    else:
+        tell(f"matched {line['order']} with {payments}{forced}")
+    resolved = done.outcome.resolved if done.outcome else ()
     if resolved:
         tell(f"  resolved {len(resolved)} finding(s) by hand: {', '.join(resolved)}")
-    for warning in outcome.warnings:
+    for warning in done.warnings:
         tell(f"  warning: {warning}")
 
 

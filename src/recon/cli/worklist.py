@@ -1,4 +1,5 @@
-"""`recon findings export|import`: the Excel round trip (recon.workbench.worklist)."""
+"""`recon findings export|import`: the Excel round trip (recon.workbench.worklist writes
+it, recon.workbench.importing applies it)."""
 
 from __future__ import annotations
 
@@ -107,12 +108,15 @@ def import_(
     account: AccountName = None,
 ) -> None:
     """Apply the filled rows of a worklist; a row that cannot be applied is refused with its
-    row number and reason, the rest applied."""
-    from recon.workbench.worklist import apply_worklist
+    row number and reason, the rest applied (with users: with the importer's role, a
+    write-off or a match proposed for an approver)."""
+    from recon.workbench.importing import apply_worklist
+    from recon.workbench.service import for_cli
 
     def go() -> int:
-        warehouse, log = warehouse_paths(db, account)
-        result = apply_worklist(worklist, warehouse, log)
+        warehouse, _ = warehouse_paths(db, account)
+        bench, actor = for_cli(warehouse)  # who imports, with their role (four eyes)
+        result = apply_worklist(worklist, bench, actor)
         for line in result.lines():
             typer.echo(line)
         return 1 if result.refused else 0

@@ -278,7 +278,7 @@ def _close(
             "one that is the latest) or close with --accept-incomplete",
         )
     if reopen_note is not None:
-        log.append_events([NewEvent("reopen", period_key(period), note=reopen_note)])
+        log.append_events([NewEvent("reopen", period_key(period), note=reopen_note)], who=who)
     with log.locked():  # the head shown is the trail's as the pack is written
         head = log.head()
         cover: dict[str, Any] = {

@@ -211,7 +211,8 @@ def _body(event: NewEvent, user: str, stamp: str) -> dict[str, Any]:
 
 
 def _count_lines(fd: int, size: int) -> int:
-    """How many lines the first `size` bytes of the trail hold (a cut last line counts)."""
+    """How many lines the first `size` bytes of the trail hold (a cut last line counts):
+    read whole, so only when the warehouse's record cannot say (`_lines_before`)."""
     count, pos, last = 0, 0, b"\n"
     while pos < size:
         chunk = os.pread(fd, min(1 << 22, size - pos), pos)
@@ -221,6 +222,26 @@ def _count_lines(fd: int, size: int) -> int:
         last = chunk[-1:]
         pos += len(chunk)
     return count + (last != b"\n")
+
+
+def _lines_before(con: Any, fd: int, size: int, last_hash: str) -> int:
+    """How many lines the trail holds before an append: the warehouse's record says so when
+    its latest line is the file's last line (`last_hash`, the hash `prev` chains to); else
+    (no record yet, lines written while no warehouse existed, a line cut by a crash, a trail
+    from before chaining) the file is counted. The record is only trusted for a count the
+    chain itself vouches for: a file whose last line is the record's latest has, short of
+    an edit that `recon findings verify` names, exactly that many lines before it."""
+    import duckdb
+
+    from recon.warehouse.sql import read_sql
+
+    try:
+        row = con.execute(read_sql("trail/head.sql")).fetchone()
+    except duckdb.Error:  # a warehouse from before the chain's columns: count instead
+        row = None
+    if row is not None and row[0] is not None and row[1] == last_hash:
+        return int(row[0])
+    return _count_lines(fd, size)
 
 
 class AckLog:
@@ -310,11 +331,16 @@ class AckLog:
     ) -> int:
         """Write `bodies` as chained lines (each gets `prev`; with RECON_TRAIL_KEY, `seal`),
         fsync'd, and record them in the published warehouse in one transaction, committed
-        after the write: a line the file lacks is never recorded. The lines go to the
-        warehouse and to a spool file `APPEND_CHUNK` at a time, then into the trail in
-        writes of that size (one write for a small action): lines of concurrent writers never
-        mix, a line is never in the file before the warehouse took it, and a million never
-        sit in memory (issue 38)."""
+        after the write: a line the file lacks is never recorded.
+
+        One spool: `bodies` (a stream: a bulk action by filter on a million findings, which
+        may itself be reading the warehouse read-only) is read to its end into a temporary
+        file of finished lines first; only then is the warehouse opened read-write, the lines
+        read back and recorded `APPEND_CHUNK` at a time, and the spool copied into the trail.
+        Lines of concurrent writers never mix, a line is never in the file before the
+        warehouse took it, an event that cannot make its line stops everything before
+        anything is written, and a million never sit in memory (issue 38). The lines already
+        in the trail are numbered from the warehouse's record, not by reading the file."""
         from recon.findings.record import open_record, record_events
 
         items = iter(bodies)
@@ -325,33 +351,34 @@ class AckLog:
         written = 0
         guard = self._guard if self._guard is not None else contextlib.nullcontext()
         with guard, self._locked() as fd, tempfile.TemporaryFile() as spool:
+            size = os.fstat(fd).st_size
+            prev, cut = self._prev(fd, size)
+            last_hash = prev
+            if cut:
+                spool.write(b"\n")  # end a line cut by a crash, so that it stays alone
+            for body in itertools.chain([first], items):
+                line = orjson.dumps({**body, "prev": prev})
+                if key is not None:
+                    line = _sealed(line, key)
+                prev = line_hash(line)
+                written += 1
+                spool.write(line + b"\n")
             warehouse = self.warehouse
             con = open_record(warehouse) if warehouse is not None else None
             try:
-                size = os.fstat(fd).st_size
-                prev, cut = self._prev(fd, size)
-                seq = _count_lines(fd, size)
-                if cut:
-                    spool.write(b"\n")  # end a line cut by a crash, so that it stays alone
                 if con is not None:
+                    seq = _lines_before(con, fd, size, last_hash)
                     con.execute("BEGIN TRANSACTION")
-                events: list[AckEvent] = []
-                for body in itertools.chain([first], items):
-                    line = orjson.dumps({**body, "prev": prev})
-                    if key is not None:
-                        line = _sealed(line, key)
-                    prev = line_hash(line)
-                    seq += 1
-                    written += 1
-                    events.append(_event(seq, orjson.loads(line), prev))
-                    spool.write(line + b"\n")
-                    if len(events) >= APPEND_CHUNK:
-                        if con is not None:
+                    spool.seek(1 if cut else 0)
+                    events: list[AckEvent] = []
+                    for raw in spool:
+                        line = raw.rstrip(b"\n")
+                        seq += 1
+                        events.append(_event(seq, orjson.loads(line), line_hash(line)))
+                        if len(events) >= APPEND_CHUNK:
                             record_events(con, events)
-                        events = []
-                if con is not None:
-                    if events:
-                        record_events(con, events)
+                            events = []
+                    record_events(con, events)
                     if apply is not None:
                         apply(con)
                 spool.seek(0)

@@ -36,9 +36,11 @@ from recon.warehouse.database import open_readonly
 from recon.warehouse.sql import read_sql, sql_statements
 
 __all__ = [
+    "CheckedMatch",
     "MatchOutcome",
     "Tolerance",
     "accept_suggestions",
+    "check_match",
     "match_order",
     "match_suggestion",
     "undo_matches",
@@ -83,20 +85,29 @@ def _bound(sql: str, params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if f"${k}" in sql}
 
 
-def match_order(
+@dataclass(frozen=True)
+class CheckedMatch:
+    """A match checked against the published warehouse, not yet written: the line's fields,
+    what it warns of, the findings of either side it resolves, the values it applies."""
+
+    fields: dict[str, Any]
+    warnings: tuple[str, ...]
+    resolves: tuple[tuple[Any, ...], ...]  # finding_key, check_name, currency, amount, detail
+    paid_minor: int
+    run_id: str
+
+
+def check_match(
     db: Path,
-    log: Path,
     order: str,
     payments: list[str],
-    note: str | None,
     *,
     tolerance: Tolerance | None = None,
     force: bool = False,
-) -> MatchOutcome:
-    """Match books order `order` (its reference, else its order_id) with `payments` (live
-    payment ids), checked against the published warehouse and applied to it at once; the
-    audit line written. See the module docstring."""
-    text = _note(note)
+) -> CheckedMatch:
+    """Check a match of books order `order` (its reference, else its order_id) with
+    `payments` (live payment ids) against the published warehouse: a ConfigError unless it
+    holds (or `force`, and then the fields say `forced`). Nothing is written."""
     if not payments:
         raise ConfigError("PAYMENT", "name at least one payment id to match the order with")
     payments = list(dict.fromkeys(payments))
@@ -141,16 +152,6 @@ def match_order(
         for r in rows
         if r[0] == "proposed"
     )
-    resolves = [
-        NewEvent(
-            "resolve",
-            str(f[0]),
-            amounts_of(str(f[1]), f[2], f[3], f[4]),
-            note=f"matched by hand with {', '.join(payments)}: {text}",
-            reason="other",
-        )
-        for f in findings
-    ]
     fields: dict[str, Any] = {
         "order": order,
         "order_amount_minor": amount,
@@ -159,14 +160,47 @@ def match_order(
     }
     if problems:
         fields["forced"] = problems
+    run_id = run[0] if run and run[0] is not None else ""
+    return CheckedMatch(fields, warnings, tuple(tuple(f) for f in findings), paid, str(run_id))
+
+
+def match_order(
+    db: Path,
+    log: Path,
+    order: str,
+    payments: list[str],
+    note: str | None,
+    *,
+    tolerance: Tolerance | None = None,
+    force: bool = False,
+    who: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> MatchOutcome:
+    """Match books order `order` (its reference, else its order_id) with `payments` (live
+    payment ids), checked against the published warehouse and applied to it at once; the
+    audit line written, with `who` (else RECON_USER or the OS user) and the `extra` fields
+    (an approved proposal's). See the module docstring."""
+    text = _note(note)
+    checked = check_match(db, order, payments, tolerance=tolerance, force=force)
+    payments = list(checked.fields["payments"])
+    resolves = [
+        NewEvent(
+            "resolve",
+            str(f[0]),
+            amounts_of(str(f[1]), f[2], f[3], f[4]),
+            note=f"matched by hand with {', '.join(payments)}: {text}",
+            reason="other",
+        )
+        for f in checked.resolves
+    ]
     now = datetime.now(UTC)
     params = {
         "order": order,
         "payments": payments,
-        "paid_minor": paid,
-        "currency": currency,
-        "run_id": run[0] if run and run[0] is not None else "",
-        "who": who_acts(),
+        "paid_minor": checked.paid_minor,
+        "currency": checked.fields["currency"],
+        "run_id": checked.run_id,
+        "who": who or who_acts(),
         "matched_at": now,
         "note": text,
     }
@@ -175,8 +209,11 @@ def match_order(
         for stmt in sql_statements(read_sql("ledger/manual_now.sql")):
             con.execute(stmt, _bound(stmt, params))
 
-    line = AckLog(log).record("match", fields, note=text, at=now, also=resolves, apply=apply)
-    return MatchOutcome(line, warnings, tuple(e.finding_key for e in resolves))
+    fields = {**checked.fields, **(extra or {})}
+    line = AckLog(log).record(
+        "match", fields, note=text, who=who, at=now, also=resolves, apply=apply
+    )
+    return MatchOutcome(line, checked.warnings, tuple(e.finding_key for e in resolves))
 
 
 def match_suggestion(
@@ -251,8 +288,9 @@ def accept_suggestions(
     return done, skipped
 
 
-def undo_matches(log: Path, orders: list[str], note: str | None) -> int:
-    """Undo the people's matches of `orders` (each must be matched by hand now)."""
+def undo_matches(log: Path, orders: list[str], note: str | None, *, who: str | None = None) -> int:
+    """Undo the people's matches of `orders` (each must be matched by hand now); `who`
+    acts (else RECON_USER or the OS user)."""
     text = _note(note)
     trail = AckLog(log)
     latest: dict[str, str] = {}
@@ -262,5 +300,5 @@ def undo_matches(log: Path, orders: list[str], note: str | None) -> int:
     if unknown:
         raise ConfigError("ORDER", f"{', '.join(unknown)}: not matched by hand")
     for order in orders:
-        trail.record("unmatch", {"order": order}, note=text)
+        trail.record("unmatch", {"order": order}, note=text, who=who)
     return len(orders)

@@ -4,12 +4,16 @@ of a million findings costs one scan and a top-N, never an OFFSET.
 
 The work state is decided from the audit trail as read now (recon.findings.work), so an
 action shows in the queue at once, before any night loads the trail into the warehouse.
+
+A finding's root cause is read from its check and issue_type by the macro of
+sql/workbench/root_cause.sql (`ROOT_CAUSES`: what it can say), defined on every connection
+the queue reads with.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
@@ -23,7 +27,16 @@ from recon.findings.work import work_events
 from recon.warehouse.sql import read_sql
 from recon.workbench.config import WorkbenchSettings
 
-__all__ = ["MAX_LIMIT", "STATES", "Page", "QueueFilters", "decode_cursor", "read_queue"]
+__all__ = [
+    "MAX_LIMIT",
+    "ROOT_CAUSES",
+    "STATES",
+    "Page",
+    "QueueFilters",
+    "decode_cursor",
+    "define_root_cause",
+    "read_queue",
+]
 
 MAX_LIMIT = 500
 STATES = (
@@ -35,6 +48,18 @@ STATES = (
     "acknowledged",
     "resolved_manually",
     "all",
+)
+#: The root causes sql/workbench/root_cause.sql gives, in the order the queue lists them.
+ROOT_CAUSES = (
+    "counterpart_missing",
+    "amount_differs",
+    "currency_differs",
+    "status_differs",
+    "needs_a_match",
+    "duplicate",
+    "in_flight",
+    "bad_data",
+    "other",
 )
 _COLUMNS = (
     "finding_key",
@@ -50,6 +75,7 @@ _COLUMNS = (
     "entity",
     "entity_id",
     "detail",
+    "root_cause",
 )
 
 
@@ -66,6 +92,7 @@ class QueueFilters:
     owner: str | None = None
     currency: str | None = None
     severity: str | None = None
+    cause: str | None = None
     known_min: int | None = None
     known_max: int | None = None
     item_min: int | None = None
@@ -76,7 +103,7 @@ class QueueFilters:
     key: str | None = None
 
     @classmethod
-    def from_query(cls, query: dict[str, str]) -> QueueFilters:
+    def from_query(cls, query: Mapping[str, str]) -> QueueFilters:
         """The filters of a query string (`state=open&currency=EUR&amount_min=100`…)."""
         values: dict[str, Any] = {}
         for f in fields(cls):
@@ -89,7 +116,7 @@ class QueueFilters:
                 if raw not in ("true", "false"):
                     raise BadFilter("overdue must be true or false")
                 values["overdue"] = raw == "true"
-            elif f.name in ("state", "check", "owner", "currency", "severity"):
+            elif f.name in ("state", "check", "owner", "currency", "severity", "cause"):
                 if len(raw) > 200:
                     raise BadFilter(f"{f.name} is too long")
                 values[f.name] = raw
@@ -100,11 +127,30 @@ class QueueFilters:
                     raise BadFilter(
                         f"{f.name} must be a whole number (minor units, days)"
                     ) from None
+        if values.get("cause") not in (None, *ROOT_CAUSES):
+            raise BadFilter(f"cause must be one of {', '.join(ROOT_CAUSES)}")
         state = values.get("state", "open")
         if state not in STATES:
             raise BadFilter(f"state must be one of {', '.join(STATES)}")
         values["state"] = None if state == "all" else state
         return cls(**values)
+
+    def to_query(self) -> dict[str, str]:
+        """The query string's values of these filters (what `from_query` reads back), the
+        defaults left out: a saved view's filters."""
+        out: dict[str, str] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "key":
+                continue
+            if f.name == "state":
+                if value != "open":
+                    out["state"] = "all" if value is None else str(value)
+            elif isinstance(value, bool):
+                out[f.name] = "true" if value else "false"
+            elif value is not None:
+                out[f.name] = str(value)
+        return out
 
 
 @dataclass(frozen=True)
@@ -179,6 +225,12 @@ def _work_table(events: Sequence[AckEvent]) -> pa.Table:
     )
 
 
+def define_root_cause(con: duckdb.DuckDBPyConnection) -> None:
+    """The macro `recon_root_cause(check_name, issue_type)` on `con` (a TEMP macro: also on a
+    read-only connection; sql/workbench/root_cause.sql)."""
+    con.execute(read_sql("workbench/root_cause.sql"))
+
+
 def read_queue(
     con: duckdb.DuckDBPyConnection,
     events: Sequence[AckEvent],
@@ -192,6 +244,7 @@ def read_queue(
     limit = max(1, min(int(limit), MAX_LIMIT))
     after = decode_cursor(cursor) if cursor else (None, None)
     now = now or datetime.now(UTC)
+    define_root_cause(con)
     con.register("trail_work", _trail_work(events))
     try:
         params: dict[str, Any] = {
@@ -199,6 +252,7 @@ def read_queue(
             "check": filters.check,
             "currency": filters.currency,
             "severity": filters.severity,
+            "cause": filters.cause,
             "amount_min": filters.amount_min,
             "amount_max": filters.amount_max,
             "after_check": after[0],

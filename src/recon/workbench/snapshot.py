@@ -22,8 +22,9 @@ import duckdb
 
 from recon.warehouse.database import connect, open_readonly
 from recon.warehouse.sql import read_sql
+from recon.workbench.holding import HOLDING
 
-__all__ = ["HOLDING", "OPENING", "QueueSnapshot", "open_file", "snapshot_path"]
+__all__ = ["OPENING", "QueueSnapshot", "open_file", "snapshot_path"]
 
 log = logging.getLogger("recon.workbench")
 Stamp = tuple[int, int, int]
@@ -32,10 +33,6 @@ Stamp = tuple[int, int, int]
 # python_arrow_scan does not exist", seen with DuckDB 2.0 when a snapshot was built while a
 # request read the warehouse).
 OPENING = threading.Lock()
-# The published warehouse is read (a request, the snapshot's build) or written (an action's
-# trail line recorded in it, recon.findings.acks) by one thread at a time in this process:
-# DuckDB refuses a read-write connection to a file this process holds read-only.
-HOLDING = threading.RLock()
 
 
 def open_file(path: Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
@@ -98,7 +95,7 @@ class QueueSnapshot:
         try:
             for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
                 leftover.unlink(missing_ok=True)
-            with HOLDING:
+            with HOLDING.read:  # requests read the published file meanwhile; actions wait
                 source = open_file(self.db)
                 target = open_file(tmp, read_only=False)
                 try:

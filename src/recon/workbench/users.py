@@ -1,10 +1,9 @@
 """The workbench's users: names, roles and argon2 password hashes in a small JSON file beside
 the warehouse (`data/recon.duckdb` -> `data/recon.users.json`, mode 0600).
 
-Not in the published warehouse: that file is replaced by rename at every publish and locked
-by a running night. Writes take an exclusive lock and replace the file atomically. A password
-is only ever held long enough to hash or verify it; it never reaches a log, an error or the
-trail.
+Not in the published warehouse (recon.workbench.store: written under a lock, replaced
+atomically). A password is only ever held long enough to hash or verify it; it never
+reaches a log, an error or the trail.
 
 Roles, each including the one before: viewer (reads), preparer (assigns, comments, resolves,
 proposes matches and write-offs), approver (approves or rejects another person's proposals,
@@ -14,20 +13,17 @@ signs a period off), admin (the same; users are managed with `recon users` on th
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from recon.errors import ConfigError
+from recon.workbench.store import JsonFile
 
 __all__ = [
     "MIN_PASSWORD",
@@ -85,38 +81,19 @@ class UserStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._file = JsonFile(
+            path, lambda: {"users": {}}, lambda data: isinstance(data.get("users"), dict)
+        )
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[dict[str, Any]]:
+    def _locked(self) -> contextlib.AbstractContextManager[dict[str, Any]]:
         """The file's content, to change in place; written back atomically."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = self.path.with_name(self.path.name + ".lock")
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            data = self._read()
-            yield data
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            try:
-                os.write(out, orjson.dumps(data, option=orjson.OPT_INDENT_2))
-                os.fsync(out)
-            finally:
-                os.close(out)
-            os.replace(tmp, self.path)
-        finally:
-            os.close(fd)
+        return self._file.changed()
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = orjson.loads(self.path.read_bytes())
-        except FileNotFoundError:
-            return {"users": {}}
-        except orjson.JSONDecodeError:
+            return self._file.read()
+        except ConfigError:
             raise ConfigError(str(self.path), "is not a users file recon wrote") from None
-        if not isinstance(data, dict) or not isinstance(data.get("users"), dict):
-            raise ConfigError(str(self.path), "is not a users file recon wrote")
-        return data
 
     def add(self, name: str, role: str, password: str) -> User:
         """A new user; a ConfigError if the name is taken or the role unknown."""

@@ -15,6 +15,13 @@ function say(text, bad) {
   }
 }
 
+// Reload the page, then say `text` on it (kept in sessionStorage across the reload, so no
+// timer races the next navigation).
+function reloadSaying(text) {
+  window.sessionStorage.setItem("recon-status", text);
+  window.location.reload();
+}
+
 async function send(url, method, data) {
   const response = await fetch(url, {
     method: method,
@@ -42,6 +49,11 @@ function formData(form) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  const kept = window.sessionStorage.getItem("recon-status");
+  if (kept) {
+    window.sessionStorage.removeItem("recon-status");
+    say(kept, false);
+  }
   const login = document.getElementById("login");
   if (login) {
     login.addEventListener("submit", async (event) => {
@@ -97,6 +109,30 @@ document.addEventListener("DOMContentLoaded", () => {
       out.appendChild(undo);
     });
   }
+  const saveView = document.getElementById("save-view");
+  if (saveView) {
+    saveView.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const data = formData(saveView);
+      data.filters = JSON.parse(saveView.dataset.filters);
+      const result = await send("/api/v1/views", "POST", data);
+      if (result.status === 200) {
+        window.location.reload();
+      } else {
+        say(result.body.error || ("refused (" + result.status + ")"), true);
+      }
+    });
+  }
+  for (const button of document.querySelectorAll("button[data-view-delete]")) {
+    button.addEventListener("click", async () => {
+      const result = await send("/api/v1/views/" + encodeURIComponent(button.dataset.viewDelete), "DELETE", null);
+      if (result.status === 200) {
+        window.location.reload();
+      } else {
+        say(result.body.error || ("refused (" + result.status + ")"), true);
+      }
+    });
+  }
   for (const form of document.querySelectorAll("form[data-api]")) {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -107,11 +143,9 @@ document.addEventListener("DOMContentLoaded", () => {
       }
       const result = await send(url, "POST", formData(form));
       if (result.status === 200) {
-        say("Done.", false);
-        window.location.reload();
+        reloadSaying(result.body.already ? "Already so: " + result.body.already + "." : "Done.");
       } else if (result.status === 202) {
-        say("Proposal " + result.body.proposal + " waits for an approver.", false);
-        window.setTimeout(() => window.location.reload(), 600);
+        reloadSaying("Proposal " + result.body.proposal + " waits for an approver.");
       } else {
         say(result.body.error || ("refused (" + result.status + ")"), true);
       }
