@@ -2,9 +2,12 @@
 `prefect server start` on 127.0.0.1, `prefect work-pool create recon --type process`,
 `prefect deploy --all` and `prefect worker start --pool recon` in the checkout with only
 `RECON_*` variables, then the deployment run against the sandbox: a complete night is
-Completed, a refused key Failed, an incomplete night Failed named Incomplete. Before, every
-run crashed (the pull step's blank `{{ $RECON_HOME }}`) and the timezone was Europe/Berlin
-whatever RECON_TIMEZONE said."""
+Completed, a refused key Failed, an incomplete night Failed named Incomplete; a night
+cancelled from Prefect (while it pages, while it loads) ends Cancelled with one line naming
+`recon nightly --resume RUN_ID` (point 3); the server's scheduler creates the deployment's
+runs. Before, every run crashed (the pull step's blank `{{ $RECON_HOME }}`), the timezone was
+Europe/Berlin whatever RECON_TIMEZONE said, a cancel left "Crash detected!" (and a DuckDB
+traceback) in the worker's log, and no scheduled run ever appeared."""
 
 from __future__ import annotations
 
