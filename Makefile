@@ -87,13 +87,15 @@ format: setup ## Apply ruff's formatting and safe fixes
 	$(BIN)/ruff check --fix src pipelines tests benchmarks
 	$(BIN)/ruff format src pipelines tests benchmarks
 
-bench: setup ## Benchmarks: ceiling vs recon vs dlt, the night, matching 1M x 1M, four accounts, real volume (1M payments with ~13% findings, 1M books x 1M payments, every analyst command)
+bench: setup ## Benchmarks: ceiling vs recon vs dlt, the night, matching 1M x 1M, four accounts, the fixed cost with a standing Prefect server, real volume (1M payments with ~13% findings, 1M books x 1M payments, every analyst command)
 	@# dlt, the peer recon is measured against, is in the `bench` dependency group only
 	$(UV) sync --locked --inexact --group bench
 	$(BIN)/python -m benchmarks.run
 	$(BIN)/python -m benchmarks.matching_bench
 	$(BIN)/python -m benchmarks.accounts --repeat 3
 	$(BIN)/python -m benchmarks.workbench_bench --findings 1000000
+	@# issue 37: a night's fixed cost with a standing Prefect server (PREFECT_API_URL), ≤ 3 s
+	$(BIN)/python -m benchmarks.fixed_cost --standing
 	@# issue 38: nights that look like production, and the analysts' commands on them (minutes)
 	$(BIN)/python -m benchmarks.volume --payments 1000000
 

@@ -16,8 +16,9 @@ from prefect import State, Task, flow, get_run_logger, task, unmapped
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NO_CACHE
 
+from pipelines.cancel import stop_on_cancel
 from pipelines.lines import one_line_for_recon_errors
-from pipelines.states import night_state, stopped_state
+from pipelines.states import night_state
 from recon.night import nightly as steps
 from recon.night.extract import ResourceOutcome, StoppedError, resources_for
 from recon.night.table import STEPS, Steps
@@ -88,21 +89,22 @@ def nightly(
     run instead: its failed pages fetched again, loaded into it, checked, re-published.
     The final state says what the night was (`pipelines.states`); its result is the summary.
     """
-    tasks = FlowSteps(distributed=distributed)
-    try:
-        if retry_failed:
-            summary = steps.retry_night(tasks, overrides, retry_failed, fail_on=fail_on)
-        else:
-            summary = steps.run_night(
-                tasks,
-                overrides,
-                resume=resume,
-                trigger=trigger,
-                fail_on=fail_on,
-                payment_methods=payment_methods,
-            )
-    except StoppedError as exc:  # SIGINT/SIGTERM: the scans landed what they held
-        return stopped_state(exc)
+    with stop_on_cancel(overrides) as stop:  # a cancel in Prefect, SIGTERM (pipelines.cancel)
+        tasks = stop.steps(FlowSteps(distributed=distributed))
+        try:
+            if retry_failed:
+                summary = steps.retry_night(tasks, overrides, retry_failed, fail_on=fail_on)
+            else:
+                summary = steps.run_night(
+                    tasks,
+                    overrides,
+                    resume=resume,
+                    trigger=trigger,
+                    fail_on=fail_on,
+                    payment_methods=payment_methods,
+                )
+        except StoppedError as exc:  # stopped on request: the scans landed what they held
+            return stop.stopped(exc)
     return night_state(summary, label=f"run {summary.run_id}")
 
 

@@ -8,7 +8,10 @@ Prefect's temporary server runs no scheduler (docs/facts.md "Prefect"), so this 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
+from pipelines.schedules import rrule_for
 from pipelines.server import STANDING_PORT, prefect_server
 from recon.config.schedule import Plan
 
@@ -16,16 +19,21 @@ from recon.config.schedule import Plan
 def serve(plan: Plan, *, say: Callable[[str], None]) -> None:
     """Serve the nightly flow on the plan's schedule until interrupted."""
     with prefect_server(say, services=True, port=STANDING_PORT):
-        from prefect.schedules import Cron
+        from prefect.schedules import RRule
 
         from recon.config.accounts import account_names
+
+        # Prefect 3.9.1's scheduler computes no cron schedule on Python < 3.13: the same
+        # times as an RRULE (pipelines.schedules)
+        today = datetime.now(ZoneInfo(plan.timezone)).date()
+        schedule = RRule(rrule_for(plan.cron, since=today), timezone=plan.timezone)
 
         if account_names():  # [accounts] in recon.toml: every account, side by side
             from pipelines.group import group_nightly
 
             group_nightly.serve(
                 name="recon-group-nightly",
-                schedule=Cron(plan.cron, timezone=plan.timezone),
+                schedule=schedule,
                 parameters={"trigger": "schedule"},
             )
             return
@@ -33,6 +41,6 @@ def serve(plan: Plan, *, say: Callable[[str], None]) -> None:
 
         nightly.serve(
             name="recon-nightly",
-            schedule=Cron(plan.cron, timezone=plan.timezone),
+            schedule=schedule,
             parameters={"trigger": "schedule"},
         )

@@ -1,7 +1,8 @@
 """What a night was, as the final state of its flow run (docs/deployment.md).
 
 Exit 0 is Completed; 3 is Failed named `Incomplete`; 4 (`--fail-on`) is Failed named
-`Findings`; 1 and 2 are Failed; a night stopped on request (SIGINT, SIGTERM) is Cancelled.
+`Findings`; 1 and 2 are Failed; a night stopped on request (SIGINT, SIGTERM, a cancel in
+Prefect: pipelines.cancel) is Cancelled.
 The night's summary stays the state's result, so that `recon nightly` reads it back
 (`summary_of`) and the shell gets the same exit code. An automation on the state type
 FAILED thus fires for every night that is not complete (docs/deployment.md).
@@ -67,9 +68,15 @@ def night_state(summary: N, *, label: str) -> State[Any]:
     return Failed(name=_NAMES.get(code, "Failed"), message=message, data=ended)
 
 
-def stopped_state(exc: StoppedError) -> State[Any]:
-    """A night stopped on request: Cancelled, never Crashed; its landed pages are kept."""
-    return Cancelled(message=f"recon: stopped on request ({exc}); its landed pages are kept")
+def stopped_state(exc: StoppedError, run_id: str | None = None) -> State[Any]:
+    """A night stopped on request: Cancelled, never Crashed; its landed pages are kept, and
+    the message says how to go on from them when the run is known."""
+    message = f"recon: stopped on request ({exc}); its landed pages are kept"
+    if run_id:
+        message += f": go on with `recon nightly --resume {run_id}`"
+    # A StoppedError as its data: what a deployed run's engine raises for a Cancelled state,
+    # which pipelines.lines keeps out of the log (its line is said once, pipelines.cancel)
+    return Cancelled(message=message, data=StoppedError(message))
 
 
 def summary_of(state: State[Any]) -> Any:

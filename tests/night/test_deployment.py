@@ -2,9 +2,12 @@
 `prefect server start` on 127.0.0.1, `prefect work-pool create recon --type process`,
 `prefect deploy --all` and `prefect worker start --pool recon` in the checkout with only
 `RECON_*` variables, then the deployment run against the sandbox: a complete night is
-Completed, a refused key Failed, an incomplete night Failed named Incomplete. Before, every
-run crashed (the pull step's blank `{{ $RECON_HOME }}`) and the timezone was Europe/Berlin
-whatever RECON_TIMEZONE said."""
+Completed, a refused key Failed, an incomplete night Failed named Incomplete; a night
+cancelled from Prefect (while it pages, while it loads) ends Cancelled with one line naming
+`recon nightly --resume RUN_ID` (point 3); the server's scheduler creates the deployment's
+runs. Before, every run crashed (the pull step's blank `{{ $RECON_HOME }}`), the timezone was
+Europe/Berlin whatever RECON_TIMEZONE said, a cancel left "Crash detected!" (and a DuckDB
+traceback) in the worker's log, and no scheduled run ever appeared."""
 
 from __future__ import annotations
 
@@ -16,8 +19,10 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -127,6 +132,57 @@ def _final_state(prefect: Prefect, run_id: str, timeout_s: float = 240) -> dict[
     raise AssertionError(f"flow run {run_id} did not finish: {state}")
 
 
+def _type(run: dict[str, Any]) -> str | None:
+    state: dict[str, Any] = run.get("state") or {}
+    return state.get("type")
+
+
+def _cancel_during(prefect: Prefect, flow_run_id: str, step: str) -> float:
+    """Set the flow run CANCELLING (as the UI's cancel does) once its task `step` runs; the
+    seconds from that request until the run was CANCELLED (for the report, not asserted)."""
+    deadline = time.monotonic() + 240
+    while True:
+        tasks = prefect.post("/task_runs/filter", {"flow_runs": {"id": {"any_": [flow_run_id]}}})
+        if any(t["name"].startswith(f"{step}-") and _type(t) == "RUNNING" for t in tasks):
+            break
+        assert prefect.get(f"/flow_runs/{flow_run_id}")["state"]["type"] in {
+            "SCHEDULED",
+            "PENDING",
+            "RUNNING",
+        }, f"the run ended before its {step} step"
+        assert time.monotonic() < deadline, f"the run never reached its {step} step"
+        time.sleep(0.1)
+    asked = time.monotonic()
+    prefect.post(
+        f"/flow_runs/{flow_run_id}/set_state",
+        {"state": {"type": "CANCELLING", "name": "Cancelling"}, "force": True},
+    )
+    while prefect.get(f"/flow_runs/{flow_run_id}")["state"]["type"] != "CANCELLED":
+        assert time.monotonic() < asked + 120, "the run was not cancelled"
+        time.sleep(0.1)
+    return time.monotonic() - asked
+
+
+def _said_once_how_to_resume(prefect: Prefect, flow_run_id: str, landing: Path) -> None:
+    """The worker's log holds, for the run, one line naming `recon nightly --resume RUN_ID`
+    (a run whose pages are kept), no traceback and no crash report."""
+    name = prefect.get(f"/flow_runs/{flow_run_id}")["name"]
+    deadline = time.monotonic() + 30  # the engine's last lines come after the state
+    while True:
+        log = (prefect.logs / "worker.log").read_text()
+        ours = [line for line in log.splitlines() if f"Flow run '{name}' - recon: stopped" in line]
+        if ours or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert len(ours) == 1, log[-5000:]
+    run_id = ours[0].rsplit("--resume ", 1)[1].rstrip("`")
+    assert (landing / run_id).is_dir()  # the landed pages are kept for --resume
+    assert "Traceback" not in log, log[-5000:]
+    assert "Crash" not in log, log[-5000:]  # "Crash detected!", "Finished in state Crashed"
+    for line in log.splitlines():  # nor an error line of the run's engine
+        assert not (f"'{name}'" in line and "ERROR" in line), line
+
+
 def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night_was(
     prefect: Prefect, tmp_path: Path
 ) -> None:
@@ -149,7 +205,8 @@ def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night
     assert deployment["name"] == "recon-nightly"
     [schedule] = deployment["schedules"]
     assert schedule["schedule"]["timezone"] == "America/New_York"  # RECON_TIMEZONE: one source
-    assert schedule["schedule"]["cron"] == "0 2 * * *"
+    # RECON_SCHEDULE_CRON's default (02:00) as the RRULE Prefect's scheduler computes
+    assert "RRULE:FREQ=DAILY;BYHOUR=2;BYMINUTE=0;BYSECOND=0" in schedule["schedule"]["rrule"]
     assert deployment["pull_steps"] == [{"pipelines.deployment.checkout": {}}]
 
     with sandbox(seed=13, payments=300) as url:
@@ -185,29 +242,23 @@ def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night
             worker_log = (prefect.logs / "worker.log").read_text()
             assert "Traceback" not in worker_log, worker_log[-5000:]  # one line per ending
 
-            # Cancelled from Prefect: the worker stops the run; it ends Cancelled, not Crashed
-            httpx.post(
-                f"{url}/_sandbox/faults",
-                json={"poison": [], "latencyMs": 200},
-                headers={"x-api-key": KEY},
-            ).raise_for_status()
-            run = prefect.post(
-                f"/deployments/{deployment['id']}/create_flow_run",
-                {"parameters": {"trigger": "test"}},
-            )
-            deadline = time.monotonic() + 240
-            while prefect.get(f"/flow_runs/{run['id']}")["state"]["type"] != "RUNNING":
-                assert time.monotonic() < deadline, "the run to cancel never ran"
-                time.sleep(0.2)
-            time.sleep(2)  # paging
-            asked = time.monotonic()
-            prefect.post(
-                f"/flow_runs/{run['id']}/set_state",
-                {"state": {"type": "CANCELLING", "name": "Cancelling"}, "force": True},
-            )
-            cancelled = _final_state(prefect, run["id"], timeout_s=120)
-            print(f"cancelled {time.monotonic() - asked:.1f} s after it was asked (polled)")
-            assert cancelled["type"] == "CANCELLED", cancelled
+            # Cancelled from Prefect, while it pages and while it loads: the night stops
+            # itself and the run ends Cancelled, in one line naming the run to resume
+            for step, latency_ms in (("extract", 300), ("load", 0)):
+                httpx.post(
+                    f"{url}/_sandbox/faults",
+                    json={"poison": [], "latencyMs": latency_ms},
+                    headers={"x-api-key": KEY},
+                ).raise_for_status()
+                run = prefect.post(
+                    f"/deployments/{deployment['id']}/create_flow_run",
+                    {"parameters": {"trigger": "test"}},
+                )
+                took = _cancel_during(prefect, run["id"], step)
+                cancelled = _final_state(prefect, run["id"], timeout_s=120)
+                print(f"cancelled in {step}: Cancelled {took:.1f} s after the request")
+                assert cancelled["type"] == "CANCELLED", cancelled
+                _said_once_how_to_resume(prefect, run["id"], tmp_path / "data" / "landing")
         finally:
             _stop(worker)
 
@@ -238,19 +289,27 @@ def test_the_deployment_runs_from_the_checkout_and_its_states_say_what_the_night
     print(prefect.cli("flow-run", "ls").stdout)  # what an operator sees (pytest -s)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Prefect 3.9.1's scheduler on Python < 3.13 fails every cron schedule: pendulum's "
-    "Timezone is not 'ZoneInfo (exactly)' for whenever (docs/facts.md); XPASS when fixed",
-)
 def test_the_scheduler_creates_the_deployments_nightly_runs(prefect: Prefect) -> None:
-    prefect.cli("work-pool", "create", "recon", "--type", "process", "--overwrite")
-    prefect.cli("--no-prompt", "deploy", "--all")
-    deadline = time.monotonic() + 15
+    """The server's scheduler creates the deployment's runs at RECON_SCHEDULE_CRON's times in
+    RECON_TIMEZONE. Before, Prefect 3.9.1's scheduler failed every cron schedule on Python
+    < 3.13 (`tzinfo must be of type ZoneInfo (exactly)`): no run was ever scheduled."""
+    deployer = Prefect(
+        prefect.api,
+        {**prefect.env, "RECON_SCHEDULE_CRON": "30 2 * * 1-5", "RECON_TIMEZONE": "Asia/Tokyo"},
+        prefect.logs,
+    )
+    deployer.cli("work-pool", "create", "recon", "--type", "process", "--overwrite")
+    deployer.cli("--no-prompt", "deploy", "--all")
+    deadline = time.monotonic() + 60
     scheduled: list[Any] = []
-    while not scheduled and time.monotonic() < deadline:
+    while len(scheduled) < 3 and time.monotonic() < deadline:
         scheduled = prefect.post(
             "/flow_runs/filter", {"flow_runs": {"state": {"type": {"any_": ["SCHEDULED"]}}}}
         )
         time.sleep(1)
-    assert scheduled, "the scheduler created no run of the deployment"
+    assert len(scheduled) >= 3, "the scheduler created no run of the deployment"
+    tokyo = ZoneInfo("Asia/Tokyo")
+    for run in scheduled:
+        at = datetime.fromisoformat(run["expected_start_time"]).astimezone(tokyo)
+        assert (at.hour, at.minute, at.isoweekday() <= 5) == (2, 30, True), at
+    assert "ZoneInfo (exactly)" not in (prefect.logs / "server.log").read_text()
