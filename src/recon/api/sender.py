@@ -1,11 +1,12 @@
 """The send path: one logical call, retried, classified, recorded.
 
 `Sender.call` runs the retry loop (decisions come from the sans-IO `RetryPolicy`),
-`_attempt` sends once and classifies what came back, and `ApiError.from_response` turns a
-failed attempt into an exception. Every attempt is reported to `on_attempt` as a
-`CallRecord`, with the time it waited before it went out. Secrets live only in the
-per-request headers: never in the client's default headers, a log line, an exception or a
-record. `ApiClient` (the operations) and the scans sit on top of this.
+`_attempt` sends once and classifies what came back (`recon.api.classify`; a refused
+answer's error, `recon.api.attempts`). Every attempt is reported to `on_attempt` as a
+`CallRecord` (`attempts.call_record`), with the time it waited before it went out.
+Secrets live only in the per-request headers: never in the client's default headers, a
+log line, an exception or a record. `ApiClient` (the operations) and the scans sit on top
+of this.
 """
 
 from __future__ import annotations
@@ -23,18 +24,12 @@ import httpx
 import orjson
 from pydantic import ValidationError
 
+from recon.api.attempts import call_record, failed_status, refused
 from recon.api.classify import Attempt, Expect, classify_success, transport_failure
 from recon.api.concurrency import AdaptiveLimit
 from recon.api.config import ClientConfig
 from recon.api.ratelimit import SharedRateLimiter
-from recon.api.retry import (
-    Decision,
-    Outcome,
-    RetryPolicy,
-    Verdict,
-    is_retryable_status,
-    parse_retry_after,
-)
+from recon.api.retry import Decision, RetryPolicy, Verdict
 from recon.api.transport import attempt_deadline, client_transports
 from recon.api.wire import BadEncoding, Cookies, Prepared, TooLarge, query_string, read_body
 from recon.catalogue.models import ApiModel, CallRecord
@@ -323,10 +318,10 @@ class Sender:
         except TooLarge:
             mb = self._max_body_bytes / 1024 / 1024
             message = f"answer larger than RECON_MAX_BODY_MB ({mb:g} MB): read no further"
-            return self._refused(streamed, request, request_id, "body_too_large", message)
+            return refused(streamed, request, request_id, "body_too_large", message, self._secrets)
         except BadEncoding as exc:
             message = f"answer encoded more than once (Content-Encoding: {exc}): not decoded"
-            return self._refused(streamed, request, request_id, "bad_encoding", message)
+            return refused(streamed, request, request_id, "bad_encoding", message, self._secrets)
         except httpx.HTTPError as exc:
             return transport_failure(exc, request, self._secrets, request_id=request_id)
 
@@ -346,55 +341,8 @@ class Sender:
         status = streamed.status_code
         if 200 <= status < 300:
             return classify_success(status, content, op.expect, request_id, self._secrets, whole)
-        response = whole()
-        retry_after = parse_retry_after(response.headers.get("retry-after"), self._wall_clock())
-        error = ApiError.from_response(
-            response,
-            retryable=is_retryable_status(status),
-            scheme="bearer" if op.auth == "bearer" else "api_key",
-            secrets=self._secrets,
-        )
-        return Attempt(
-            Outcome.STATUS,
-            status=status,
-            request_id=error.request_id,
-            error_code=error.code,
-            message=error.message,
-            retry_after_s=retry_after,
-            error=error,
-        )
-
-    def _refused(
-        self,
-        streamed: httpx.Response,
-        request: httpx.Request,
-        request_id: str | None,
-        code: str,
-        message: str,
-    ) -> Attempt:
-        """An answer whose body is refused — over RECON_MAX_BODY_MB (`body_too_large`), or
-        encoded in layers (`bad_encoding`): a failed call (never retried: it would be the
-        same again), with its request id. A page too large narrows like a 500
-        (recon.paging.narrow); one encoded in layers fails whole (every answer would be)."""
-        error = ApiError.from_response(
-            httpx.Response(
-                streamed.status_code,
-                headers={"x-request-id": request_id} if request_id else None,
-                request=request,
-            ),
-            retryable=False,
-            code=code,
-            message=message,
-            secrets=self._secrets,
-        )
-        return Attempt(
-            Outcome.FATAL,
-            status=streamed.status_code,
-            request_id=error.request_id or request_id,
-            error_code=code,
-            message=error.message,
-            error=error,
-        )
+        scheme = "bearer" if op.auth == "bearer" else "api_key"
+        return failed_status(whole(), scheme, self._secrets, self._wall_clock())
 
     def _record(
         self,
@@ -409,31 +357,17 @@ class Sender:
     ) -> None:
         if self.on_attempt is None:
             return
-        outcome: Literal["ok", "retry", "failed"] = (
-            "ok"
-            if decision.verdict is Verdict.DONE
-            else "retry"
-            if decision.verdict is Verdict.RETRY
-            else "failed"
-        )
-        message = result.message
-        if decision.verdict is Verdict.WAIT_TOO_LONG:
-            message = f"{message} (Retry-After {decision.requested_s:g}s above the cap)"
         self.on_attempt(
-            CallRecord(
+            call_record(
                 call_id=call_id,
                 resource=op.resource,
                 method=op.method,
-                path=prepared.path,
-                query=prepared.query,
+                prepared=prepared,
                 attempt=attempt,
-                http_status=result.status,
-                error=result.error_code,
-                message=message,
-                request_id=result.request_id,
-                latency_ms=round(latency_ms, 3),
-                waited_ms=round(waited_s * 1000.0, 3),
-                outcome=outcome,
+                result=result,
+                decision=decision,
+                latency_ms=latency_ms,
+                waited_s=waited_s,
                 at=self._wall_clock(),
             )
         )

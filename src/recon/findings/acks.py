@@ -210,9 +210,31 @@ def _body(event: NewEvent, user: str, stamp: str) -> dict[str, Any]:
     return body
 
 
+_BACK_BLOCK = 65536  # bytes read at a time backwards from the end, for the last line
+
+
+def _last_line(fd: int, size: int) -> tuple[int, int, bool]:
+    """Where the last line of the first `size` (> 0) bytes of the trail lies — (start, end)
+    without its newline — and whether it is cut (no newline ends it): read backwards from
+    the end a block at a time, never the whole file."""
+    cut = os.pread(fd, 1, size - 1) != b"\n"
+    end = size if cut else size - 1
+    start = end
+    while start > 0:
+        lo = max(0, start - _BACK_BLOCK)
+        part = os.pread(fd, start - lo, lo)
+        nl = part.rfind(b"\n")
+        if nl >= 0:
+            start = lo + nl + 1
+            break
+        start = lo
+    return start, end, cut
+
+
 def _count_lines(fd: int, size: int) -> int:
     """How many lines the first `size` bytes of the trail hold (a cut last line counts):
-    read whole, so only when the warehouse's record cannot say (`_lines_before`)."""
+    read whole a block at a time, so only when the warehouse's record cannot say
+    (`_lines_before`) or a line number must be exact (`AckLog.head`)."""
     count, pos, last = 0, 0, b"\n"
     while pos < size:
         chunk = os.pread(fd, min(1 << 22, size - pos), pos)
@@ -287,18 +309,7 @@ class AckLog:
         """(`prev` for the next line, whether the file needs a newline first)."""
         if size == 0:
             return GENESIS, False
-        cut = os.pread(fd, 1, size - 1) != b"\n"
-        end = size if cut else size - 1
-        # Read backwards for the last line's start.
-        start, chunk = end, 65536
-        while start > 0:
-            lo = max(0, start - chunk)
-            part = os.pread(fd, start - lo, lo)
-            nl = part.rfind(b"\n")
-            if nl >= 0:
-                start = lo + nl + 1
-                break
-            start = lo
+        start, end, cut = _last_line(fd, size)
         last = os.pread(fd, end - start, start)
         chained = _has_prev(last)
         if chained is None and start > 0:  # a cut line: chained if anything before was
@@ -421,13 +432,21 @@ class AckLog:
 
     def head(self) -> dict[str, Any] | None:
         """The trail's chain head now: {"lines", "head"} (the SHA-256 of its last line), or
-        None for an empty trail. Written down in close packs (recon findings verify)."""
+        None for an empty trail. Written down in close packs (recon findings verify), which
+        checks that line `lines` still hashes to `head`: the last line is read from the end,
+        the lines are counted a block at a time, the trail is never held whole."""
         try:
-            raw = self.path.read_bytes()
+            fh = self.path.open("rb")
         except FileNotFoundError:
             return None
-        lines = split_lines(raw)
-        return {"lines": len(lines), "head": line_hash(lines[-1])} if lines else None
+        with fh:
+            fd = fh.fileno()
+            size = os.fstat(fd).st_size
+            if size == 0:
+                return None
+            start, end, _cut = _last_line(fd, size)
+            last = os.pread(fd, end - start, start)
+            return {"lines": _count_lines(fd, size), "head": line_hash(last)}
 
     def records(self, actions: Iterable[str]) -> list[dict[str, Any]]:
         """Every line whose action is one of `actions`, in order (with `at` as a datetime,

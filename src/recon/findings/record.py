@@ -4,7 +4,6 @@ committed after the line is in the file."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +15,7 @@ import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.errors import WarehouseError
 from recon.findings.events import AckEvent
-from recon.warehouse.database import connect
+from recon.warehouse.database import open_when_free
 from recon.warehouse.sql import read_sql
 
 __all__ = ["RECORD_WAIT_S", "insert_events", "open_record", "record_events"]
@@ -46,26 +45,19 @@ def open_record(db: Path, *, wait_s: float = RECORD_WAIT_S) -> duckdb.DuckDBPyCo
     """The published warehouse `db` opened read-write to record trail lines (None: no
     warehouse yet, nothing to record in). A reader holding the file (DuckDB: one writer,
     no reader meanwhile) is waited for up to `wait_s`; then a WarehouseError, nothing
-    written."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        if not db.exists():
-            return None
-        try:
-            return connect(db)
-        except WarehouseError as exc:
-            if "different configuration" in str(exc):
-                # This process holds the file open itself (a load writing it in place): its
-                # own load copies the trail; nothing to record through a second connection.
-                return None
-            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
-                raise WarehouseError(
-                    f"the warehouse {db} is open in another program, so this action cannot be "
-                    "recorded in it; nothing was written: try again when it is closed"
-                    if "lock" in str(exc).lower()
-                    else str(exc)
-                ) from None
-        time.sleep(0.2)
+    written. When this process holds the file open itself (a load writing it in place), its
+    own load copies the trail: None, nothing to record through a second connection."""
+    try:
+        return open_when_free(
+            db, read_only=False, wait_s=wait_s, poll_s=0.2, wait_for_this_process=False
+        )
+    except WarehouseError as exc:
+        if "lock" in str(exc).lower():
+            raise WarehouseError(
+                f"the warehouse {db} is open in another program, so this action cannot be "
+                "recorded in it; nothing was written: try again when it is closed"
+            ) from None
+        raise
 
 
 def record_events(con: duckdb.DuckDBPyConnection, events: Sequence[AckEvent]) -> None:

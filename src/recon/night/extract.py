@@ -15,25 +15,30 @@ import shutil
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields
-from typing import Any, Protocol
+from dataclasses import asdict
+from typing import Any
 
 from recon import logs
-from recon.api import ApiClient, CallRecord, ClientConfig
+from recon.api import ApiClient, ClientConfig
 from recon.catalogue.resources import api_list, api_resources, nightly_resources
-from recon.config.settings import API_PREFIX, Settings
-from recon.errors import AuthError, ConfigError, ReconError, TransportError, redact_url
-from recon.night.known_ids import customers_in_landing, ids_to_fetch
-from recon.warehouse.landing import (
-    CallBuffer,
-    ResourceLanding,
-    ResourceState,
-    RunLanding,
+from recon.config.settings import Settings
+from recon.errors import AuthError, ReconError, TransportError
+from recon.night.extract_outcome import (
+    AttemptHook,
+    NullProgress,
+    Progress,
+    ResourceOutcome,
+    check_base_url,
+    outcome_of,
+    wrong_base_url,
 )
+from recon.night.known_ids import customers_in_landing, ids_to_fetch
+from recon.warehouse.landing import CallBuffer, ResourceLanding, ResourceState, RunLanding
 from recon.warehouse.memory import release
 
 __all__ = [
     "LISTED_RESOURCES",
+    "NullProgress",
     "Progress",
     "ResourceOutcome",
     "check_base_url",
@@ -59,149 +64,12 @@ class StoppedError(ReconError):
     """The night was stopped (SIGTERM, Ctrl-C) while extracting; its landed pages are kept."""
 
 
-class Progress(Protocol):
-    """Receives progress per resource (a rich display, log lines, or nothing)."""
-
-    def update(
-        self,
-        resource: str,
-        *,
-        pages: int,
-        records: int,
-        retries: int,
-        in_flight: int = 0,
-        limit: int = 1,
-    ) -> None: ...
-
-    def done(self, resource: str, *, status: str) -> None: ...
-
-
-class NullProgress:
-    """Progress that goes nowhere."""
-
-    def update(
-        self,
-        resource: str,
-        *,
-        pages: int,
-        records: int,
-        retries: int,
-        in_flight: int = 0,
-        limit: int = 1,
-    ) -> None:
-        return None
-
-    def done(self, resource: str, *, status: str) -> None:
-        return None
-
-
-@dataclass(frozen=True)
-class ResourceOutcome:
-    """How the scan of one resource ended (picklable: it crosses process boundaries)."""
-
-    resource: str
-    status: str
-    reason: str | None
-    pages: int
-    records: int
-    duplicates: int
-    failed_pages: int
-    rejects: int
-    fatal: str | None = None  # auth refused or TLS failure: the whole run must stop
-
-
 def resources_for(settings: Settings, *, payment_methods: bool = False) -> list[str]:
     """The resources a run extracts under these settings, in extraction order."""
     out = list(LISTED_RESOURCES)
     if payment_methods or settings.customer_ids:
         out += [r.name for r in api_resources() if api_list(r.name).per_customer]
     return out
-
-
-_CALL_FIELDS = tuple(f.name for f in fields(CallRecord))
-
-
-class _Attempts:
-    """The client's attempt hook: buffers call records and counts retries per resource."""
-
-    def __init__(self, buffer: CallBuffer) -> None:
-        self.buffer = buffer
-        self.retries: dict[str, int] = {}
-        self._lock = threading.Lock()
-        # Set once the API has answered anything but 401/403: the credentials work.
-        self.accepted = threading.Event()
-        # What each resource's attempts answered, and one 404's call: a base URL under which
-        # every list answers 404 is a wrong setting, not a night of unavailable lists.
-        self.answered: dict[str, set[int | None]] = {}
-        self.a_404: str | None = None  # the path of one
-
-    def __call__(self, record: CallRecord) -> None:
-        # A flat copy: `asdict` deep-copies every value (the timestamp too), per attempt.
-        row = {name: getattr(record, name) for name in _CALL_FIELDS}
-        resource = record.resource
-        if record.http_status is not None and record.http_status not in (401, 403):
-            self.accepted.set()
-        self.buffer.add(resource, row)
-        with self._lock:
-            self.answered.setdefault(resource, set()).add(record.http_status)
-            if record.http_status == 404 and self.a_404 is None:
-                self.a_404 = record.path
-            if record.outcome != "ok":
-                self.retries[resource] = self.retries.get(resource, 0) + 1
-
-    def every_list_404(self) -> bool:
-        """Two lists or more were asked for, and every answer of every one was a 404."""
-        with self._lock:
-            seen = [statuses for statuses in self.answered.values() if statuses]
-        return len(seen) >= 2 and all(statuses == {404} for statuses in seen)
-
-
-def check_base_url(settings: Settings, landing: RunLanding) -> None:
-    """A run extracted elsewhere (one task per resource on Dask workers): its landing says
-    whether every list answered 404 only (`wrong_base_url`). Reads the call logs only when
-    every list of the run is unavailable: nothing for an ordinary night."""
-    import pyarrow.parquet as pq
-
-    states = landing.states()
-    lists = [r for r in states if not api_list(r).per_customer]
-    if len(lists) < 2 or any(states[r].status != "unavailable" for r in lists):
-        return
-    statuses: set[int | None] = set()
-    example: str | None = None
-    for resource in lists:
-        for path in landing.files(resource, "calls"):
-            calls = pq.read_table(path, columns=["path", "http_status"]).to_pydict()
-            statuses.update(calls["http_status"])
-            example = example or next(iter(calls["path"]), None)
-    if statuses == {404}:
-        raise wrong_base_url(settings, example)
-
-
-def wrong_base_url(settings: Settings, example: str | None) -> ConfigError:
-    """Every list answered 404: the base URL points at the wrong place (a path too many or
-    too few), which no request id quoted to the provider will fix."""
-    asked = f" (e.g. GET {example})" if example else ""
-    return ConfigError(
-        "RECON_BASE_URL",
-        f"every list under {redact_url(settings.api_root)} answered 404 Not Found{asked}: "
-        "set the service's base address (e.g. https://payments.example.com); recon appends "
-        f"{API_PREFIX}/…",
-    )
-
-
-def _outcome(landing: ResourceLanding, fatal: str | None = None) -> ResourceOutcome:
-    st = landing.state
-    return ResourceOutcome(
-        resource=st.resource,
-        status=st.status,
-        reason=st.reason,
-        pages=st.pages,
-        records=st.records,
-        duplicates=st.duplicates,
-        failed_pages=len(st.failed_pages),
-        rejects=st.rejects,
-        fatal=fatal,
-    )
 
 
 def extract_resource(
@@ -211,7 +79,7 @@ def extract_resource(
     *,
     client: ApiClient | None = None,
     progress: Progress | None = None,
-    attempts: _Attempts | None = None,
+    attempts: AttemptHook | None = None,
     customer_ids: Sequence[str] = (),
     transport: Any = None,
     batch_records: int | None = None,
@@ -226,7 +94,7 @@ def extract_resource(
     progress = progress or NullProgress()
     own_client = client is None
     if client is None or attempts is None:
-        attempts = _Attempts(CallBuffer())
+        attempts = AttemptHook(CallBuffer())
         client = ApiClient(
             ClientConfig.from_settings(settings), on_attempt=attempts, transport=transport
         )
@@ -237,7 +105,7 @@ def extract_resource(
             "%s: landed batch %s cannot be read (%s): fetching its pages again", resource, *dropped
         )
     if rl.state.done:
-        return _outcome(rl)
+        return outcome_of(rl)
     try:
         if api_list(resource).per_customer:
             if rl.state.pages:  # per-customer lists are short: a resumed run lists them again
@@ -274,7 +142,7 @@ def fetch_by_id(
     landing: RunLanding,
     resource: str,
     client: ApiClient,
-    attempts: _Attempts,
+    attempts: AttemptHook,
     progress: Progress,
 ) -> ResourceOutcome:
     """When a list is not offered, fetch the records we know of one by one (e.g. invoices).
@@ -293,7 +161,7 @@ def fetch_by_id(
 def _land(
     rl: ResourceLanding,
     scans: Sequence[Any],
-    attempts: _Attempts,
+    attempts: AttemptHook,
     progress: Progress,
     client: ApiClient,
     *,
@@ -346,7 +214,7 @@ def _land(
     except (AuthError, TransportError) as exc:  # anything else is a failed page in the scan
         rl.finish(status="failed", reason=str(exc), calls=attempts.buffer.drain(resource))
         progress.done(resource, status="failed")
-        return _outcome(rl, fatal=str(exc))
+        return outcome_of(rl, fatal=str(exc))
     status = next((s for s in ("unavailable", "incomplete") if s in statuses), "complete")
     if not scans:
         status, reasons = "skipped", [none_reason or "nothing to fetch"]
@@ -357,7 +225,7 @@ def _land(
         status=status, reason="; ".join(reasons) or None, calls=attempts.buffer.drain(resource)
     )
     progress.done(resource, status=status)
-    return _outcome(rl)
+    return outcome_of(rl)
 
 
 def _note_failures(rl: ResourceLanding, failures: Sequence[Any], known: int) -> int:
@@ -396,7 +264,7 @@ def extract_all(
     """
     resources = list(resources)
     STOPPING.clear()
-    attempts = _Attempts(CallBuffer())
+    attempts = AttemptHook(CallBuffer())
     shared = ApiClient(
         ClientConfig.from_settings(settings), on_attempt=attempts, transport=transport
     )
@@ -426,7 +294,7 @@ def extract_all(
         if stop.is_set():
             rl = landing.resource(resource)
             rl.finish(status="skipped", reason="not started: the run was aborted", calls=())
-            return _outcome(rl)
+            return outcome_of(rl)
         out = extract_resource(
             settings,
             landing,

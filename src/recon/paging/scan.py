@@ -2,8 +2,9 @@
 
 `Scan` asks its paginator to build each request, fetches it, and deduplicates by `id`
 across the whole scan (inserts while paging shift records onto the next page), counting
-the duplicates; a page that fails for good is recorded as a `FailedPage` (offset, request
-ids, error) and paging goes on with the next offset, the scan then being `incomplete`. A
+the duplicates and the records answered again with other content (`dedupe.py`); a page
+that fails for good is recorded as a `FailedPage` (offset, request ids, error) and paging
+goes on with the next offset, the scan then being `incomplete`. A
 list that answers 404/405 on its first page is `unavailable`, never an empty success.
 Records stay as the answer gave them (a list page's as sent: `RawRecords`, parsed when asked
 for). The strategies are in `paginators.py`.
@@ -12,15 +13,16 @@ for). The strategies are in `paginators.py`.
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 from recon.errors import ApiError, AuthError, ConfigError, PagingError, ReconError, TransportError
 from recon.paging.ahead import Ahead, Lookahead
+from recon.paging.dedupe import RECENT_WINDOW, SeenRecords, changed_reason
 from recon.paging.narrow import narrow, narrowable
 from recon.paging.pages import FailedPage, Fetch, FetchedPage, Page, ScanReport
-from recon.paging.paginators import BasePaginator, Params, id_at, record_id
-from recon.paging.recent import RecentIds, RecentPrints
-from recon.paging.records import Landable, RawRecords, json_text
+from recon.paging.paginators import BasePaginator, Params, id_at
+from recon.paging.recent import RecentIds
+from recon.paging.records import Landable
 
 __all__ = [
     "FailedPage",
@@ -40,32 +42,11 @@ __all__ = [
 _MAX_REPEATED_PAGES = 3
 
 
-def _subset(
-    data: list[Any], landable: Landable | None, keep: list[int]
-) -> tuple[list[Any], Landable | None]:
-    """The records at the positions `keep` (increasing), and their `Landable`."""
-    if isinstance(data, RawRecords):  # records as sent: their text is their `Landable`
-        part = data.select(keep)
-        return part, part.landable
-    if keep and keep[-1] - keep[0] + 1 == len(keep):  # one run (a page after its overlap)
-        new = data[keep[0] : keep[-1] + 1]
-    else:
-        new = [data[i] for i in keep]
-    return new, landable.select(keep) if landable is not None else None
-
-
 def _shape(data: list[Any]) -> tuple[int, str | None, str | None]:
     """A page's length and its first and last ids (enough to tell one page from another)."""
     if len(data) < 2:  # an empty or one-record page is the end of a list, not a repeat
         return (len(data), None, None)
     return (len(data), id_at(data, 0), id_at(data, -1))
-
-
-#: Ids a scan remembers (two generations: 25,000-50,000, i.e. 125-250 pages of 200): far
-#: more than the pages in flight and a step back need; an older duplicate is collapsed by
-#: the loader. Was 100,000: with six lists paged at once, two such sets each held ~150 MB
-#: at 1M payments (issue 23).
-RECENT_WINDOW = 25_000
 
 
 class Scan:
@@ -95,10 +76,10 @@ class Scan:
         self._narrow_budget = narrow_budget
         self.paginator = paginator
         self._params = dict(params or {})  # the list's own query (e.g. a status filter)
-        self._seen = RecentIds(window, seen_ids)
-        # What each id recently seen looked like: the same id answered again with other
-        # content is never deduplicated away in silence (issue 38)
-        self._prints = RecentPrints(window)
+        self.report = ScanReport(resource, customer_id=customer_id)
+        # The ids seen lately and what each looked like (recon.paging.dedupe).
+        self._records = SeenRecords(self.report, window, seen_ids)
+        self._seen = self._records.ids
         # Ids read on pages that continued known ground without a gap: a page whose first
         # record is among them cannot have skipped anything (see OffsetPaginator).
         self._verified = RecentIds(window)
@@ -111,7 +92,6 @@ class Scan:
         self._unavailable_reason = unavailable_reason
         self._max_failures = max_consecutive_failures
         self._started = False
-        self.report = ScanReport(resource, customer_id=customer_id)
         # Pages fetched ahead, in parallel (taken and verified in order all the same).
         self._ahead = Ahead(fetch, lookahead, paginator, self.report) if lookahead else None
 
@@ -228,7 +208,7 @@ class Scan:
                 f"(up to {unread} record(s) unread)"
             )
         if report.changed:
-            reasons.append(_changed_reason(report.changed, report.changed_ids))
+            reasons.append(changed_reason(report.changed, report.changed_ids))
         if reasons:
             report.status, report.reason = "incomplete", "; ".join(reasons)
         else:
@@ -284,7 +264,7 @@ class Scan:
                 after_id=gap.after_id,
             )
         for piece in result.pieces:
-            new, _ids, duplicates, unkeyed, landable = self._dedupe(
+            new, _ids, duplicates, unkeyed, landable = self._records.dedupe(
                 piece.data, piece.fetched.landable
             )
             self._count(new, duplicates, unkeyed)
@@ -292,89 +272,6 @@ class Scan:
             yield self._page(piece.offset, end, new, piece.fetched, seq, landable)
             seq += 1
         return seq, result.records_read > 0
-
-    def _dedupe(
-        self, data: list[Any], landable: Landable | None = None
-    ) -> tuple[list[dict[str, Any]], list[str], int, int, Landable | None]:
-        """The records not seen before (remembered now), all keyed ids, duplicates, unkeyed,
-        and the new records' `Landable` (taken from the page's: None if it has none)."""
-        seen = self._seen
-        current, previous = seen.current, seen.previous
-        if landable is not None and len(landable) == len(data):
-            keys = landable.ids
-        else:
-            landable = None
-            keys = [record_id(record) for record in data]
-        page: frozenset[str] | set[str] | None = None
-        if landable is not None:
-            page = landable.id_set
-        elif None not in keys:
-            page = set(cast("list[str]", keys))
-        if page is not None:  # every record keyed: set operations, no loop in Python
-            keyed = cast("list[str]", keys)
-            if len(page) == len(keyed):  # no id twice on the page
-                known = page & current
-                if previous:
-                    known |= page & previous
-                current |= page - known if known else page
-                seen.rotate()
-                prints = _prints(data, landable)
-                if prints is not None:
-                    if known:
-                        self._compare(known, keyed, prints)
-                    self._prints.update(keyed, prints)
-                if not known:  # nothing seen before
-                    return data, keyed, 0, 0, landable
-                # usually the one record of overlap the page was asked to start with
-                if len(known) == 1 and keyed[0] in known:
-                    keep = list(range(1, len(keyed)))
-                else:
-                    keep = [i for i, rid in enumerate(keyed) if rid not in known]
-                new, landable = _subset(data, landable, keep)
-                return new, keyed, len(known), 0, landable
-        new_at: list[int] = []
-        ids: list[str] = []
-        duplicates = 0
-        unkeyed = 0
-        prints = _prints(data, landable)
-        for i, rid in enumerate(keys):  # the hot loop of a scan: kept flat on purpose
-            if rid is None:
-                unkeyed += 1
-                new_at.append(i)
-                continue
-            ids.append(rid)
-            if rid in current or rid in previous:
-                duplicates += 1
-                if prints is not None:
-                    self._compare((rid,), keys, prints, at=i)
-            else:
-                current.add(rid)
-                new_at.append(i)
-            if prints is not None:
-                self._prints.update((rid,), (prints[i],))
-        seen.rotate()
-        if len(new_at) == len(data):
-            return data, ids, duplicates, unkeyed, landable
-        new, landable = _subset(data, landable, new_at)
-        return new, ids, duplicates, unkeyed, landable
-
-    def _compare(
-        self,
-        known: Iterable[str],
-        keys: Sequence[str | None],
-        prints: Sequence[int],
-        *,
-        at: int | None = None,
-    ) -> None:
-        """Note each of the `known` ids (read before) whose record on this page (`keys`,
-        `prints`; at `at` when given) is not what it was: the first version is kept."""
-        for rid in known:
-            before = self._prints.get(rid)
-            now = prints[keys.index(rid) if at is None else at]
-            if before is not None and before != now:
-                self.report.changed += 1
-                if len(self.report.changed_ids) < _CHANGED_NAMED:
-                    self.report.changed_ids.append(rid)
 
     def _count(self, new: list[dict[str, Any]], duplicates: int, unkeyed: int) -> None:
         report = self.report
@@ -410,7 +307,7 @@ class Scan:
         overlap_expected = pag.expects_anchor
         first_id = id_at(data, 0) if data else None
         first_known = first_id is not None and first_id in self._verified
-        new, ids, duplicates, unkeyed, landable = self._dedupe(data, fetched.landable)
+        new, ids, duplicates, unkeyed, landable = self._records.dedupe(data, fetched.landable)
         if overlap_expected and first_known:
             duplicates -= 1  # the one record of overlap we asked for is not a duplicate
         failed = False
@@ -453,31 +350,6 @@ class Scan:
                 after_id=after_id,
             )
         )
-
-
-#: Ids named in the reason of a list whose records changed while it was read.
-_CHANGED_NAMED = 5
-
-
-def _changed_reason(count: int, ids: Sequence[str]) -> str:
-    named = ", ".join(ids) + (f" and {count - len(ids)} more" if count > len(ids) else "")
-    return (
-        f"{count} record(s) answered twice with different content ({named}): the list "
-        "changed while it was read, or the provider is inconsistent; the first version "
-        "was kept — run the night again for a consistent read"
-    )
-
-
-def _prints(data: Sequence[Any], landable: Landable | None) -> list[int] | None:
-    """Each record's fingerprint: the hash of its JSON text as sent (`RawRecords`), or of
-    the record written to JSON (a plain list, as tests give). None for a page that was
-    parsed whole and written back (a body `read_list` could not read): its text is not
-    what the provider sent, so it is compared with nothing."""
-    if isinstance(data, RawRecords):
-        return data.landable.prints()
-    if landable is None:
-        return [hash(json_text(record)) for record in data]
-    return None
 
 
 def list_page(

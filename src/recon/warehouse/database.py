@@ -23,6 +23,7 @@ __all__ = [
     "STORAGE_VERSION",
     "connect",
     "open_readonly",
+    "open_when_free",
     "rollback",
     "spill_directory",
     "transaction",
@@ -73,8 +74,40 @@ def held_elsewhere(exc: Exception) -> bool:
     """Whether opening failed only because the file is held: by another process (its lock)
     or by this one with the other mode (a read-write and a read-only connection to one file
     cannot coexist in a process): worth waiting for, unlike a damaged file."""
-    text = str(exc).lower()
-    return "lock" in text or "different configuration" in text
+    return "lock" in str(exc).lower() or _held_here(exc)
+
+
+def _held_here(exc: Exception) -> bool:
+    """Whether opening failed because this process holds the file in the other mode."""
+    return "different configuration" in str(exc).lower()
+
+
+def open_when_free(
+    path: Path,
+    *,
+    read_only: bool,
+    wait_s: float,
+    poll_s: float,
+    wait_for_this_process: bool,
+    memory_limit: str | None = None,
+) -> duckdb.DuckDBPyConnection | None:
+    """`path` opened (`connect`) once no other connection holds it, trying every `poll_s`
+    for up to `wait_s`; then the last WarehouseError, as it is for anything but a held file.
+    None: no file at `path`, or — `wait_for_this_process` False — this process holds the
+    file itself in the other mode (a wait that would never end for a single-threaded caller
+    is given up at once)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        if not path.exists():
+            return None
+        try:
+            return connect(path, read_only=read_only, memory_limit=memory_limit)
+        except WarehouseError as exc:
+            if not wait_for_this_process and _held_here(exc):
+                return None
+            if not held_elsewhere(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(poll_s)
 
 
 READER_WAIT_S = 10.0  # an action records its trail line in the published file: a moment
@@ -87,18 +120,19 @@ def open_readonly(
     `memory_limit` (else `RECON_DUCKDB_MEMORY_LIMIT`, else "auto"). An action holds it
     read-write for the moment it takes to record its audit-trail line (recon.findings.acks):
     a conflicting lock is waited out for up to `wait_s`."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        if not path.exists():
-            from recon.config.environment import no_warehouse
+    con = open_when_free(
+        path,
+        read_only=True,
+        wait_s=wait_s,
+        poll_s=0.1,
+        wait_for_this_process=True,
+        memory_limit=memory_limit,
+    )
+    if con is None:
+        from recon.config.environment import no_warehouse
 
-            raise WarehouseError(no_warehouse(path))
-        try:
-            return connect(path, read_only=True, memory_limit=memory_limit)
-        except WarehouseError as exc:
-            if not held_elsewhere(exc) or time.monotonic() >= deadline:
-                raise
-        time.sleep(0.1)
+        raise WarehouseError(no_warehouse(path))
+    return con
 
 
 @contextlib.contextmanager
