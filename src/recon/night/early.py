@@ -114,8 +114,9 @@ class EarlyLoad:
                 if resource:
                     self._load(resource)
         except BaseException as exc:  # any failure: today's load, on a fresh working copy
-            self.failed = f"{type(exc).__name__}: {exc}"
-            self._drop()
+            if not self._stop.is_set():  # else `abandon` interrupted it: abandoned, below
+                self.failed = f"{type(exc).__name__}: {exc}"
+                self._drop()
         if self._stop.is_set() and self.failed is None:
             self.failed = "abandoned"
             self._drop()
