@@ -388,6 +388,7 @@ class Options:
     books: bool = True
     commands: bool = True
     sandbox_cache: int = 0  # records the sandbox keeps serialised per list (0: all)
+    settings: tuple[tuple[str, str], ...] = ()  # RECON_* settings for the nights and commands
     min_free_gb: float = 15.0
     min_available_gb: float = 2.0
 
@@ -416,12 +417,13 @@ def run(payments: int, *, root: Path, opts: Options | None = None) -> dict[str, 
         "payments": payments,
         "anomaly_rate": ANOMALY_RATE,
         "sandbox_cache_records": opts.sandbox_cache,
+        "settings": dict(opts.settings),
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "steps": [],
     }
     options = ["--anomaly-rate", str(ANOMALY_RATE), "--cache-records", str(opts.sandbox_cache)]
     with sandbox_process(payments, unbounded=False, options=options) as (url, _started):
-        env = _env(db, landing, reports, RECON_BASE_URL=url)
+        env = _env(db, landing, reports, RECON_BASE_URL=url, **dict(opts.settings))
         night = _night("night 1 (provider only)", env, root, url, opts)
         results["steps"].append(night)
         if opts.commands and night["exit"] in (0, 3):
@@ -456,6 +458,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="Records the sandbox keeps serialised per list (0: every one; ~450 bytes each, "
         "so bound it past a few million payments, e.g. 300000)",
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="RECON_NAME=VALUE",
+        help="A recon setting for the nights and commands (repeatable; the benchmark drops "
+        "the RECON_* variables of its own environment)",
+    )
     parser.add_argument("--min-free-gb", type=float, default=15.0, help="Stop the night below")
     parser.add_argument(
         "--min-available-gb", type=float, default=2.0, help="Stop the night below (MemAvailable)"
@@ -463,12 +473,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="volume.json", help="File name in benchmarks/results")
     parser.add_argument("--keep", type=Path, help="Work in this folder and keep it")
     args = parser.parse_args(argv)
+    parts = [item.partition("=") for item in args.set]
+    if any(not sep or not name.startswith("RECON_") for name, sep, _ in parts):
+        parser.error("--set takes RECON_NAME=VALUE")
+    settings = tuple((name, value) for name, _, value in parts)
     opts = Options(
         books=not args.skip_books,
         commands=not args.skip_commands,
         sandbox_cache=args.sandbox_cache,
         min_free_gb=args.min_free_gb,
         min_available_gb=args.min_available_gb,
+        settings=settings,
     )
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
