@@ -77,7 +77,7 @@ class ClientConfig:
     max_in_flight: int = 16
     rate_limit: float | None = None  # requests a second, when the provider publishes one
     narrow_max_requests: int = 32  # extra requests to narrow one failed page (issue 13)
-    max_pages_per_list: int = 50_000  # a list still going after this many pages: incomplete
+    max_pages_per_list: int = 250_000  # a list still going after this many pages: incomplete
     max_body_mb: float = 8.0  # an answer larger is read no further (RECON_MAX_BODY_MB)
 
     @classmethod

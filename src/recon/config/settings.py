@@ -233,9 +233,9 @@ class Settings(ReconSources):
         default=32, ge=0, le=1000, description="Extra requests to narrow one failed page"
     )
     max_pages_per_list: int = Field(
-        default=50_000,
+        default=250_000,
         ge=1,
-        description="Pages one list may take in a night (50,000 x 200 = 10M records); a list "
+        description="Pages one list may take in a night (250,000 x 200 = 50M records); a list "
         "still going then grows as fast as it is read, or never ends: incomplete",
     )
     max_body_mb: float = Field(
