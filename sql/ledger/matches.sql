@@ -17,47 +17,51 @@
 -- Payments: one row per live settled payment no rule linked to an order:
 --   awaiting_books (young) or payment_missing_from_books.
 DELETE FROM ledger_matches;
+-- In steps, one large join each, through temp tables: at a million orders against a million
+-- payments the classification as one statement (links, payments and orders joined, grouped
+-- and joined again) needed more of the night's 192 MiB than DuckDB could spill (issue 38).
+-- The links of this load (temp match_links, recon.ledger.matching: the rowids of both sides,
+-- so that a million orders join and group on integers) with their live payments.
+CREATE OR REPLACE TEMP TABLE match_linked AS
+SELECT l.order_row, l.rule, p.id, p.amount_minor, p.currency, p.status, p.created_at,
+       p.status IN ('confirmed', 'partially_refunded', 'refunded') AS settled
+FROM match_links AS l
+JOIN payments AS p ON p.rowid = l.payment_row
+WHERE p.gone_in_run IS NULL;
+-- Each order with the payments the rules linked to it, summed per order (integer keys and
+-- numbers only: a million orders group fast).
+CREATE OR REPLACE TEMP TABLE match_per_order AS
+SELECT
+    o.rowid AS order_row,
+    any_value(p.rule) AS rule,
+    count(p.id) AS n_payments,
+    count(*) FILTER (WHERE p.settled) AS n_settled,
+    count(*) FILTER (WHERE p.settled AND p.amount_minor IS NULL) AS no_amount,
+    CAST(sum(p.amount_minor) FILTER (WHERE p.settled) AS BIGINT) AS amount_sum,
+    min(p.amount_minor) FILTER (WHERE p.settled) AS smallest,
+    count(*) FILTER (WHERE p.settled AND p.currency IS DISTINCT FROM o.currency) AS other_currency,
+    count(*) FILTER (WHERE p.settled AND p.status = 'confirmed') AS confirmed,
+    count(*) FILTER (WHERE p.settled AND p.status = 'refunded') AS refunded,
+    any_value(p.id) FILTER (WHERE p.settled) AS one_id,
+    any_value(p.currency) FILTER (WHERE p.settled AND p.currency IS DISTINCT FROM o.currency) AS other_code,
+    any_value(p.status) AS a_status,
+    -- how far apart the order and its linked payments are, in whole days (the widest)
+    CAST(max(abs(epoch(o.created_at) - epoch(p.created_at))) // 86400 AS BIGINT) AS days_apart
+FROM ledger_orders AS o
+LEFT JOIN match_linked AS p ON p.order_row = o.rowid
+GROUP BY o.rowid;
 INSERT INTO ledger_matches BY NAME
-WITH keyed AS (  -- only the columns used: DuckDB materializes a CTE read more than once
+-- (each CTE read once: DuckDB would materialize one read twice, a million rows)
+WITH keyed AS (  -- only the columns used
     SELECT o.rowid AS order_row, coalesce(o.reference, o.order_id) AS order_key, o.reference,
            o.order_id, o.amount_minor, o.currency, o.status, o.created_at
     FROM ledger_orders AS o
 ),
--- The links of this load (temp match_links, recon.ledger.matching: the rowids of both sides,
--- so that a million orders join and group on integers) with their live payments.
-linked AS (
-    SELECT l.order_row, l.rule, p.id, p.amount_minor, p.currency, p.status,
-           p.status IN ('confirmed', 'partially_refunded', 'refunded') AS settled
-    FROM match_links AS l
-    JOIN payments AS p ON p.rowid = l.payment_row
-    WHERE p.gone_in_run IS NULL
-),
--- Each order with the payments the rules linked to it, summed per order (integer keys and
--- numbers only: a million orders group fast).
-per_order AS (
-    SELECT
-        o.order_row,
-        any_value(p.rule) AS rule,
-        count(p.id) AS n_payments,
-        count(*) FILTER (WHERE p.settled) AS n_settled,
-        count(*) FILTER (WHERE p.settled AND p.amount_minor IS NULL) AS no_amount,
-        CAST(sum(p.amount_minor) FILTER (WHERE p.settled) AS BIGINT) AS amount_sum,
-        min(p.amount_minor) FILTER (WHERE p.settled) AS smallest,
-        count(*) FILTER (WHERE p.settled AND p.currency IS DISTINCT FROM o.currency) AS other_currency,
-        count(*) FILTER (WHERE p.settled AND p.status = 'confirmed') AS confirmed,
-        count(*) FILTER (WHERE p.settled AND p.status = 'refunded') AS refunded,
-        any_value(p.id) FILTER (WHERE p.settled) AS one_id,
-        any_value(p.currency) FILTER (WHERE p.settled AND p.currency IS DISTINCT FROM o.currency) AS other_code,
-        any_value(p.status) AS a_status
-    FROM keyed AS o
-    LEFT JOIN linked AS p ON p.order_row = o.order_row
-    GROUP BY o.order_row
-),
 -- The ids of an order paid more than once (few): listed apart.
 several AS (
     SELECT p.order_row, list(p.id ORDER BY p.id) AS ids
-    FROM linked AS p
-    SEMI JOIN per_order AS g ON g.order_row = p.order_row AND g.n_settled > 1
+    FROM match_linked AS p
+    SEMI JOIN match_per_order AS g ON g.order_row = p.order_row AND g.n_settled > 1
     WHERE p.settled
     GROUP BY p.order_row
 ),
@@ -67,9 +71,10 @@ several AS (
 carts AS (
     SELECT p.order_row, p.amount_minor AS paid,
            CAST(sum(o.amount_minor) OVER (PARTITION BY p.id) AS BIGINT) AS cart_total,
-           row_number() OVER (PARTITION BY p.id ORDER BY o.order_key DESC) = 1 AS last_of_cart
-    FROM linked AS p
-    JOIN keyed AS o ON o.order_row = p.order_row
+           row_number() OVER (PARTITION BY p.id ORDER BY coalesce(o.reference, o.order_id) DESC) = 1
+               AS last_of_cart
+    FROM match_linked AS p
+    JOIN ledger_orders AS o ON o.rowid = p.order_row
     WHERE p.rule = 'payment_reference'
 ),
 -- The best proposals of an order without links (ledger_suggestions): every one listed.
@@ -93,12 +98,12 @@ orders AS (
         g.other_currency,
         CASE WHEN g.other_currency = 0 THEN o.currency WHEN g.other_currency = g.n_settled THEN g.other_code END
             AS provider_currency,
-        g.a_status,
+        g.a_status, g.days_apart,
         o.status IN ('confirmed', 'partially_refunded', 'refunded') AS expects_payment,
         o.created_at > CAST($as_of AS TIMESTAMPTZ) - to_hours(CAST($grace_hours AS BIGINT)) AS young,
         s.ids AS candidate_ids, s.n AS candidates, s.one_id AS candidate_id, s.rivals AS candidate_rivals
     FROM keyed AS o
-    JOIN per_order AS g ON g.order_row = o.order_row
+    JOIN match_per_order AS g ON g.order_row = o.order_row
     LEFT JOIN several AS v ON g.n_settled > 1 AND v.order_row = o.order_row
     LEFT JOIN carts AS c ON c.order_row = o.order_row
     LEFT JOIN proposed AS s ON g.n_payments = 0 AND s.order_row = o.order_row
@@ -123,27 +128,57 @@ classified AS (
              WHEN refunded = n_settled THEN 'refunded'
              ELSE 'partially_refunded' END AS agg_status
     FROM orders
+),
+shaped AS (
+    SELECT
+        'order' AS entity, order_key AS entity_id, reference, order_id,
+        amount_minor AS books_amount_minor, currency AS books_currency, status AS books_status,
+        payment_ids, n_payments AS payments, n_settled AS settled, provider_amount_minor, provider_currency,
+        agg_status AS provider_status,
+        a_status AS provider_statuses,
+        created_at AS item_at,
+        kind,
+        CASE WHEN kind IN ('matched', 'split', 'cart') THEN 'matched'
+             WHEN kind = 'awaiting_payment' THEN 'pending'
+             WHEN kind = 'not_payable' THEN 'none'
+             ELSE 'break' END AS state,
+        CASE WHEN n_payments > 0 THEN rule END AS rule,
+        CASE WHEN kind = 'cart' THEN cart_difference
+             WHEN kind IN ('matched', 'split') AND amount_minor <> provider_amount_minor
+                 THEN amount_minor - provider_amount_minor END AS difference_minor,
+        CASE WHEN candidates = 1 AND candidate_rivals = 1 THEN candidate_id
+             WHEN candidates >= 1 THEN 'ambiguous: ' || candidate_ids END AS best_candidate,
+        days_apart,
+        $run_id AS run_id
+    FROM classified
 )
+-- What differs, for the orders that are breaks (worded for those only, not for a million
+-- matches): each field with both values; the dates when more than the window apart. Worded
+-- here, in the statement that classifies, with the currencies joined once (recon_money's
+-- lookup per row, or an UPDATE joining a million breaks back to their links and payments,
+-- did not fit the night's memory at a million orders, issue 38); amounts as recon_money
+-- writes them (sql/reference/money.sql).
 SELECT
-    'order' AS entity, order_key AS entity_id, reference, order_id,
-    amount_minor AS books_amount_minor, currency AS books_currency, status AS books_status,
-    payment_ids, n_payments AS payments, n_settled AS settled, provider_amount_minor, provider_currency,
-    agg_status AS provider_status,
-    a_status AS provider_statuses,
-    created_at AS item_at,
-    kind,
-    CASE WHEN kind IN ('matched', 'split', 'cart') THEN 'matched'
-         WHEN kind = 'awaiting_payment' THEN 'pending'
-         WHEN kind = 'not_payable' THEN 'none'
-         ELSE 'break' END AS state,
-    CASE WHEN n_payments > 0 THEN rule END AS rule,
-    CASE WHEN kind = 'cart' THEN cart_difference
-         WHEN kind IN ('matched', 'split') AND amount_minor <> provider_amount_minor
-             THEN amount_minor - provider_amount_minor END AS difference_minor,
-    CASE WHEN candidates = 1 AND candidate_rivals = 1 THEN candidate_id
-         WHEN candidates >= 1 THEN 'ambiguous: ' || candidate_ids END AS best_candidate,
-    $run_id AS run_id
-FROM classified;
+    s.* EXCLUDE (days_apart),
+    CASE WHEN s.state = 'break' OR s.kind = 'unexpected_payment' THEN nullif(concat_ws('; ',
+        CASE WHEN s.kind IN ('amount_mismatch', 'duplicate_charge')
+             THEN 'amount: books ' || coalesce(s.books_currency, '(no currency)') || ' '
+                  || recon_minor_text(s.books_amount_minor, bc.exponent)
+                  || ', provider ' || coalesce(s.provider_currency, '(no currency)') || ' '
+                  || recon_minor_text(s.provider_amount_minor, pc.exponent) END,
+        CASE WHEN s.kind = 'currency_mismatch'
+             THEN 'currency: books ' || s.books_currency || ', provider '
+                  || coalesce(s.provider_currency, 'several') END,
+        CASE WHEN s.settled > 0 AND s.books_status IS DISTINCT FROM s.provider_status
+             THEN 'status: books ' || s.books_status || ', provider ' || s.provider_status END,
+        CASE WHEN s.days_apart > $window_days THEN 'date: ' || s.days_apart || ' days apart' END,
+        CASE WHEN s.settled = 0 AND s.payments > 0
+             THEN 'status: books ' || s.books_status || ', provider ' || s.provider_statuses
+                  || ' (not settled)' END
+    ), '') END AS differs
+FROM shaped AS s
+LEFT JOIN currencies AS bc ON bc.code = s.books_currency
+LEFT JOIN currencies AS pc ON pc.code = s.provider_currency;
 -- Live settled payments no rule linked to an order.
 INSERT INTO ledger_matches BY NAME
 WITH proposed AS (
@@ -168,33 +203,6 @@ ANTI JOIN match_links AS l ON l.payment_row = p.rowid
 LEFT JOIN proposed AS s ON s.payment_id = p.id
 WHERE p.gone_in_run IS NULL
   AND p.status IN ('confirmed', 'partially_refunded', 'refunded');
--- What differs, for the orders that are breaks (few: worded here, not for a million matches):
--- each field with both values; the dates when more than the window apart.
-UPDATE ledger_matches AS m
-SET differs = nullif(concat_ws('; ',
-        CASE WHEN m.kind IN ('amount_mismatch', 'duplicate_charge')
-             THEN 'amount: books ' || recon_money(m.books_amount_minor, m.books_currency)
-                  || ', provider ' || recon_money(m.provider_amount_minor, m.provider_currency) END,
-        CASE WHEN m.kind = 'currency_mismatch'
-             THEN 'currency: books ' || m.books_currency || ', provider '
-                  || coalesce(m.provider_currency, 'several') END,
-        CASE WHEN m.settled > 0 AND m.books_status IS DISTINCT FROM m.provider_status
-             THEN 'status: books ' || m.books_status || ', provider ' || m.provider_status END,
-        CASE WHEN d.days_apart > $window_days THEN 'date: ' || d.days_apart || ' days apart' END,
-        CASE WHEN m.settled = 0 AND m.payments > 0
-             THEN 'status: books ' || m.books_status || ', provider ' || m.provider_statuses
-                  || ' (not settled)' END
-    ), '')
-FROM (
-    SELECT b.entity_id,
-           CAST(max(abs(epoch(b.item_at) - epoch(p.created_at))) // 86400 AS BIGINT) AS days_apart
-    FROM ledger_matches AS b
-    LEFT JOIN ledger_links AS l ON l.order_key = b.entity_id
-    LEFT JOIN payments AS p ON p.id = l.payment_id
-    WHERE b.entity = 'order' AND (b.state = 'break' OR b.kind = 'unexpected_payment')
-    GROUP BY b.entity_id
-) AS d
-WHERE m.entity = 'order' AND m.entity_id = d.entity_id;
 
 -- Refunds. A books refund resolves to a live payment by payment_id, else by reference (the
 -- one settled payment with it, or the one payment when none is settled); several: ambiguous.

@@ -206,7 +206,7 @@ def load_books(
                 )
             _mark_incomplete(con, run_id, [i for i in loads if i.suspect and not i.accepted])
     finally:
-        for temp in ("ledger_input", "ledger_stage"):
+        for temp in ("ledger_input", "ledger_stage", "_manual"):
             con.execute(f"DROP TABLE IF EXISTS temp.{temp}")
         drop_rule_tables(con)
         con.execute(f"SET preserve_insertion_order = {bool(order and order[0])}")
