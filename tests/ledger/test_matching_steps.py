@@ -91,3 +91,17 @@ def test_links_made_a_join_at_a_time_are_those_made_in_one_go(
     assert steps["matches"] == one["matches"]
     assert {"matched", "cart", "payment_missing_from_books"} <= steps["kinds"]  # breaks too
     assert steps["temp"] == []  # the steps' tables are dropped with the engine's
+
+
+def test_orders_and_payments_classified_a_range_at_a_time_are_classified_as_in_one_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ranges of 7 rowids: carts (two orders of one payment) straddle ranges too
+    (tmp_path / "ranges").mkdir()
+    (tmp_path / "whole").mkdir()
+    whole = _load(tmp_path / "whole", one_go=False, monkeypatch=monkeypatch)
+    monkeypatch.setattr("recon.ledger.loading.CLASSIFY_ROWS", 7)
+    ranges = _load(tmp_path / "ranges", one_go=False, monkeypatch=monkeypatch)
+    assert len(whole["matches"]) > 3_000  # every order and every unlinked payment, once
+    assert ranges["matches"] == whole["matches"]
+    assert ranges["temp"] == []

@@ -19,7 +19,7 @@ amount_minor, currency, status, settled, created_at)` (live payments), `match_li
 earlier rules linked), `unmatched_orders` / `unmatched_payments` (what they did not) and
 `match_manual` (the people's matches that still hold). The engine keeps a rule to its
 cardinality (a pair that would give a payment two orders in a 1:N rule is dropped, never
-picked) and records the rule of every link in `ledger_links`; `sql/ledger/matches.sql` then
+picked) and records the rule of every link in `ledger_links`; `sql/ledger/classify_*.sql` then
 classifies orders by their links.
 
     apply_rules(con, params, run_id) -> {rule: links}
@@ -140,13 +140,13 @@ _REFRESH = (
     "DELETE FROM unmatched_payments WHERE id IN "
     "(SELECT payment_id FROM match_links WHERE rule = $rule)",
 )
-# the steps' tables, and sql/ledger/matches.sql's
+# the steps' tables, and sql/ledger/classify_setup.sql's
 _STEP_TABLES = (
     "match_found",
     "match_found_orders",
     "match_free",
     "match_linked",
-    "match_per_order",
+    "match_carts",
 )
 
 _TAKE_OVER = """
