@@ -1,5 +1,5 @@
 -- The roll-forward per check family and currency: the sum of the per-finding rows of
--- rollforward_items.sql (registered as close_items), and whether they tie:
+-- rollforward_items.sql (the temp table close_items), and whether they tie:
 --   open_start + new - resolved + change = open_end (amounts), open_start + new - resolved =
 --   open_end (counts). Computed, never assumed.
 SELECT

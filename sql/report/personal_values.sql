@@ -2,10 +2,14 @@
 -- the run, the string values of personal keys ($pattern, one capture group) in the raw
 -- record the finding is about, kept only when the detail contains one. Almost always empty;
 -- the report removes whatever it returns from that finding's detail.
+-- Read a range of the run's findings at a time ($lo, $hi: their rowids; $entities: those
+-- live_records holds, the only ones with a record to read), so that a million findings are
+-- never joined with every record at once (it ran out of a report's 64 MiB, issue 38).
 WITH tonight AS (
     SELECT finding_key, entity, entity_id, detail
     FROM findings
-    WHERE run_id = $run_id AND detail IS NOT NULL
+    WHERE run_id = $run_id AND detail IS NOT NULL AND rowid BETWEEN $lo AND $hi
+      AND list_contains($entities, entity)
 ),
 quoted AS (
     -- live_records: every record of every resource in the catalogue (recon.warehouse.catalogue_views)

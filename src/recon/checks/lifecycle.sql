@@ -74,55 +74,67 @@ WHERE run_id = $run_id AND check_name IN (SELECT check_name FROM _recon_status)
 DELETE FROM check_runs
 WHERE run_id = $run_id AND check_name IN (SELECT check_name FROM _recon_status)
 -- statement
-INSERT INTO findings BY NAME
-WITH tonight AS (
-    SELECT r.*,
-        r.check_name || ':' || r.entity_id
-            || CASE WHEN s.key_has_issue THEN ':' || r.issue_type ELSE '' END AS finding_key
-    FROM _recon_results AS r
-    JOIN _recon_status AS s ON s.check_name = r.check_name
-    WHERE s.status IN ('passed', 'failed')
-),
-opening AS (
-    SELECT o.*,
-        CASE WHEN o.entity = 'resource' THEN o.entity_id ELSE o.entity || 's' END AS resource
-    FROM _recon_opening AS o
-),
--- Earlier nights of the keys found tonight that are not open: they come back.
-history AS (
-    SELECT f.finding_key,
-           arg_min(f.first_seen_run, r.started_at) AS first_seen_run,
-           max(coalesce(f.reopen_count, 0)) AS reopen_count
-    FROM findings AS f
-    JOIN runs AS r ON r.run_id = f.run_id
-    WHERE f.run_id <> $run_id
-      AND f.finding_key IN (SELECT finding_key FROM tonight)
-      AND f.finding_key NOT IN (SELECT finding_key FROM _recon_opening)
-    GROUP BY f.finding_key
-),
+-- What the INSERT below reads is made first,
+-- a temp table at a time: at a million findings (a million books orders, each a break) the
+-- INSERT as one statement, its CTEs read several times and so held whole, did not fit the
+-- night's 192 MiB (issue 38).
 -- The business date of each item a finding is about tonight.
-wanted AS (SELECT DISTINCT entity, entity_id FROM tonight),
-items AS (
+CREATE OR REPLACE TEMP TABLE _recon_wanted AS
+SELECT DISTINCT r.entity, r.entity_id
+FROM _recon_results AS r
+JOIN _recon_status AS s ON s.check_name = r.check_name
+WHERE s.status IN ('passed', 'failed')
+-- statement
+CREATE OR REPLACE TEMP TABLE _recon_dated AS
+WITH items AS (
     -- every resource's records, through the catalogue's view (gone ones included)
     SELECT r.entity, r.id AS entity_id, r.created_at FROM live_records AS r
-    SEMI JOIN wanted AS w ON w.entity = r.entity AND w.entity_id = r.id
+    SEMI JOIN _recon_wanted AS w ON w.entity = r.entity AND w.entity_id = r.id
     UNION ALL SELECT 'refund', refund_key, item_at FROM ledger_refund_matches
-    WHERE refund_key IN (SELECT entity_id FROM wanted WHERE entity = 'refund')
+    WHERE refund_key IN (SELECT entity_id FROM _recon_wanted WHERE entity = 'refund')
     UNION ALL SELECT 'order', coalesce(reference, order_id), created_at FROM ledger_orders
-    WHERE coalesce(reference, order_id) IN (SELECT entity_id FROM wanted WHERE entity = 'order')
+    WHERE coalesce(reference, order_id) IN (SELECT entity_id FROM _recon_wanted WHERE entity = 'order')
     -- the bank leg (docs/bank.md): a settlement's business day, a line's value date, a gap's
     -- first missing day
     UNION ALL SELECT 'settlement', settlement_id, CAST(business_day AS TIMESTAMPTZ) FROM bank_settlements
-    WHERE settlement_id IN (SELECT entity_id FROM wanted WHERE entity = 'settlement')
+    WHERE settlement_id IN (SELECT entity_id FROM _recon_wanted WHERE entity = 'settlement')
     UNION ALL SELECT 'bank_line', file_name || ':' || line_no, CAST(value_date AS TIMESTAMPTZ) FROM bank_lines
-    WHERE file_name || ':' || line_no IN (SELECT entity_id FROM wanted WHERE entity = 'bank_line')
+    WHERE file_name || ':' || line_no IN (SELECT entity_id FROM _recon_wanted WHERE entity = 'bank_line')
     UNION ALL SELECT 'statement', currency || ':' || strftime(first_missing, '%Y-%m-%d'),
            CAST(first_missing AS TIMESTAMPTZ) FROM bank_gaps
     WHERE currency || ':' || strftime(first_missing, '%Y-%m-%d')
-          IN (SELECT entity_id FROM wanted WHERE entity = 'statement')
-),
-dated AS (
-    SELECT entity, entity_id, min(created_at) AS item_at FROM items GROUP BY entity, entity_id
+          IN (SELECT entity_id FROM _recon_wanted WHERE entity = 'statement')
+)
+SELECT entity, entity_id, min(created_at) AS item_at FROM items GROUP BY entity, entity_id
+-- statement
+-- The findings tonight's verdicts found, keyed, with their item's date.
+CREATE OR REPLACE TEMP TABLE _recon_tonight AS
+SELECT r.*,
+    r.check_name || ':' || r.entity_id
+        || CASE WHEN s.key_has_issue THEN ':' || r.issue_type ELSE '' END AS finding_key,
+    d.item_at
+FROM _recon_results AS r
+JOIN _recon_status AS s ON s.check_name = r.check_name
+LEFT JOIN _recon_dated AS d ON d.entity = r.entity AND d.entity_id = r.entity_id
+WHERE s.status IN ('passed', 'failed')
+-- statement
+-- Earlier nights of the keys found tonight that are not open: they come back.
+CREATE OR REPLACE TEMP TABLE _recon_history AS
+SELECT f.finding_key,
+       arg_min(f.first_seen_run, r.started_at) AS first_seen_run,
+       max(coalesce(f.reopen_count, 0)) AS reopen_count
+FROM findings AS f
+JOIN runs AS r ON r.run_id = f.run_id
+WHERE f.run_id <> $run_id
+  AND f.finding_key IN (SELECT finding_key FROM _recon_tonight)
+  AND f.finding_key NOT IN (SELECT finding_key FROM _recon_opening)
+GROUP BY f.finding_key
+-- statement
+INSERT INTO findings BY NAME
+WITH opening AS (
+    SELECT o.*,
+        CASE WHEN o.entity = 'resource' THEN o.entity_id ELSE o.entity || 's' END AS resource
+    FROM _recon_opening AS o
 )
 SELECT
     $run_id AS run_id, t.check_name, s.severity, t.finding_key,
@@ -134,12 +146,11 @@ SELECT
     CASE WHEN o.finding_key IS NOT NULL THEN coalesce(o.reopen_count, 0)
          WHEN h.finding_key IS NOT NULL THEN h.reopen_count + 1
          ELSE 0 END AS reopen_count,
-    coalesce(d.item_at, o.item_at) AS item_at
-FROM tonight AS t
+    coalesce(t.item_at, o.item_at) AS item_at
+FROM _recon_tonight AS t
 JOIN _recon_status AS s ON s.check_name = t.check_name
 LEFT JOIN _recon_opening AS o ON o.check_name = t.check_name AND o.finding_key = t.finding_key
-LEFT JOIN history AS h ON o.finding_key IS NULL AND h.finding_key = t.finding_key
-LEFT JOIN dated AS d ON d.entity = t.entity AND d.entity_id = t.entity_id
+LEFT JOIN _recon_history AS h ON o.finding_key IS NULL AND h.finding_key = t.finding_key
 UNION ALL
 SELECT
     $run_id AS run_id, o.check_name, s.severity, o.finding_key,
@@ -155,7 +166,7 @@ SELECT
     coalesce(o.reopen_count, 0) AS reopen_count, o.item_at
 FROM opening AS o
 JOIN _recon_status AS s ON s.check_name = o.check_name
-ANTI JOIN tonight AS t ON t.check_name = o.check_name AND t.finding_key = o.finding_key
+ANTI JOIN _recon_tonight AS t ON t.check_name = o.check_name AND t.finding_key = o.finding_key
 -- statement
 INSERT INTO check_runs (
     run_id, check_name, severity, status, reason, description, finding_count,

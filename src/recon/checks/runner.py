@@ -232,7 +232,16 @@ def run_checks(
         return read_check_runs(con, run_id, [o.name for o in outcomes])
     finally:
         shadows.clear()
-        for table in ("_recon_results", "_recon_status", "_recon_opening", "_recon_read"):
+        for table in (
+            "_recon_results",
+            "_recon_status",
+            "_recon_opening",
+            "_recon_read",
+            "_recon_tonight",
+            "_recon_wanted",
+            "_recon_dated",
+            "_recon_history",
+        ):
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")
         for table in _SHARED_VIEWS:
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")

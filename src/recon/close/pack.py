@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -82,8 +83,9 @@ def period_key(period: Period) -> str:
     return f"period:{period.name}"
 
 
-def period_status(events: list[AckEvent], period: Period) -> AckEvent | None:
-    """The `close` line that froze `period`, if it still stands (no `reopen` after it)."""
+def period_status(events: Iterable[AckEvent], period: Period) -> AckEvent | None:
+    """The `close` line that froze `period`, if it still stands (no `reopen` after it).
+    `events` may be a stream (`AckLog.iter_events()`): one is held at a time."""
     latest = None
     for e in events:
         if e.finding_key == period_key(period) and e.action in ("close", "reopen"):
@@ -177,9 +179,14 @@ def _sheets(figures: PeriodFigures, cover: dict[str, Any]) -> list[Sheet]:
     ]
 
 
+#: Rows of each long list close.html shows; every row is in close.xlsx.
+HTML_ROWS = 200
+
+
 def _html(figures: PeriodFigures, cover: dict[str, Any]) -> str:
     from recon.report.templating import environment
 
+    manual = manual_resolutions(figures)
     return (
         environment()
         .get_template("close.html.j2")
@@ -187,11 +194,13 @@ def _html(figures: PeriodFigures, cover: dict[str, Any]) -> str:
             f=figures,
             cover=cover,
             rollforward=figures.rollforward.to_pylist(),
-            open_items=figures.open_items.slice(0, 200).to_pylist(),  # not every row as dicts
+            # the first rows only, never every row as dicts
+            open_items=figures.open_items.slice(0, HTML_ROWS).to_pylist(),
             open_total=figures.open_items.num_rows,
-            resolved=figures.resolved_items.slice(0, 200).to_pylist(),
+            resolved=figures.resolved_items.slice(0, HTML_ROWS).to_pylist(),
             resolved_total=figures.resolved_items.num_rows,
-            manual=manual_resolutions(figures).to_pylist(),
+            manual=manual.slice(0, HTML_ROWS).to_pylist(),
+            manual_total=manual.num_rows,
             provider=figures.provider.to_pylist(),
             books=figures.books.to_pylist() if figures.books is not None else None,
             cash=figures.cash.to_pylist() if figures.cash is not None else None,
@@ -250,7 +259,7 @@ def _close(
     account: str | None,
     who: str | None,
 ) -> ClosePaths:
-    frozen = period_status(log.read(), period)
+    frozen = period_status(log.iter_events(), period)  # a line at a time: a million acks
     if frozen is not None and reopen_note is None:
         who = frozen.fields.get("signed_off_by") or frozen.who
         raise ClosedError(

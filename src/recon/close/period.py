@@ -13,11 +13,17 @@ currency and check family, exactly:
 
 (sql/close/rollforward_items.sql, one row per finding: the sheet lists them.) A check
 family is the check's first tag (`ledger`, `refunds`, `invoices`, …).
+
+The long lists (roll-forward items, open at cut-off, resolved in period) are spooled to
+disk as DuckDB gives them (recon.close.spool), each batch with the team's decisions and
+scrubbed of personal data, and the audit trail is read once, a line at a time: a close at
+a million findings, or after a million acknowledgements, holds batches, not the lists.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -26,10 +32,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
+from recon.close.spool import BATCH_ROWS, SpooledTable
 from recon.errors import ConfigError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, amounts_of
 from recon.findings.after_sign_off import AfterSignOff, changed_after_sign_off
-from recon.findings.work import judge, work_events
+from recon.findings.work import Work, judge, work_events
 from recon.report.privacy import personal_values, scrub_table, scrub_text
 from recon.warehouse.catalogue_views import ensure_live_records
 from recon.warehouse.sql import read_sql, sql_dir
@@ -96,15 +103,15 @@ class PeriodFigures:
 
     period: Period
     runs: list[RunRow]
-    rollforward_items: pa.Table
+    rollforward_items: SpooledTable  # one row per finding: on disk, read a batch at a time
     rollforward: pa.Table
-    open_items: pa.Table
-    resolved_items: pa.Table
+    open_items: SpooledTable
+    resolved_items: SpooledTable
     provider: pa.Table
     books: pa.Table | None
     matched_by_rule: pa.Table | None
     missing_days: list[date]
-    trail: list[AckEvent] = field(default_factory=list)
+    manual: list[AckEvent] = field(default_factory=list)  # resolutions by hand in the period
     after_sign_off: list[AfterSignOff] = field(default_factory=list)
     cash: pa.Table | None = None  # the bank leg's roll-forward (None: no statements read)
 
@@ -169,6 +176,21 @@ def _arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> 
     return table
 
 
+def _spool(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: dict[str, Any],
+    shape: Any = None,
+) -> SpooledTable:
+    """`sql`'s rows spooled to disk a batch at a time (DuckDB sorts within its limit,
+    spilling past it), each batch shaped by `shape` first."""
+    used = {k: v for k, v in params.items() if f"${k}" in sql}
+    rel = con.sql(sql, params=used)
+    assert rel is not None
+    reader = rel.to_arrow_reader(BATCH_ROWS)
+    return SpooledTable.write(reader, reader.schema, shape)
+
+
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     rows = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]
@@ -176,21 +198,13 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(rows[0][0])
 
 
-def _rollforward(con: duckdb.DuckDBPyConnection, items: pa.Table) -> pa.Table:
-    con.register("close_items", items)
-    try:
-        return _arrow(con, read_sql("close/rollforward.sql"), {})
-    finally:
-        con.unregister("close_items")
-
-
-def _with_work(table: pa.Table, events: list[AckEvent], today: date) -> pa.Table:
-    """`table` (the findings open at cut-off) with what the team has decided on each when the
-    pack is written: a close is prepared in the days after the period, and the explanations
-    given by then belong in it (each still bound to the amounts the finding had at cut-off)."""
-    works = work_events(events)
-    # column by column, not a dict per row: 130k open items as dicts peaked the close at
-    # 1.46 GB (issue 38)
+def _with_work(table: pa.Table, works: dict[str, Work], today: date) -> pa.Table:
+    """`table` (findings open at cut-off, a batch of them) with what the team has decided on
+    each when the pack is written: a close is prepared in the days after the period, and the
+    explanations given by then belong in it (each still bound to the amounts the finding had
+    at cut-off)."""
+    # column by column, not a dict per row, and a batch at a time: 130k open items as dicts
+    # peaked the close at 1.46 GB (issue 38)
     names = ("finding_key", "check_name", "currency", "amount_minor", "detail")
     columns = [table.column(n).to_pylist() for n in names]
     states: list[str | None] = []
@@ -219,13 +233,24 @@ def _with_work(table: pa.Table, events: list[AckEvent], today: date) -> pa.Table
     return table
 
 
-def _manual_resolutions(events: list[AckEvent], period: Period) -> list[dict[str, Any]]:
-    """The manual resolutions made in the period: one per finding (its latest, if it still
-    stands: a repeated resolve is one resolution; an `unack` after it withdraws it)."""
-    latest: dict[str, AckEvent] = {}
-    for e in events:
-        if e.action in ("resolve", "unack") and period.start <= e.at < period.end:
-            latest[e.finding_key] = e
+def _read_trail(trail: Path, period: Period) -> tuple[dict[str, Work], list[AckEvent]]:
+    """The audit trail read once, a line at a time: each finding's work (lean, as
+    recon.findings.work keeps it) and the manual resolutions made in the period."""
+    manual: dict[str, AckEvent] = {}
+
+    def events() -> Iterator[AckEvent]:
+        for e in AckLog(trail).iter_events():
+            if e.action in ("resolve", "unack") and period.start <= e.at < period.end:
+                manual[e.finding_key] = e
+            yield e
+
+    works = work_events(events())
+    return works, [e for e in manual.values() if e.action == "resolve"]
+
+
+def _manual_resolutions(resolutions: list[AckEvent]) -> list[dict[str, Any]]:
+    """The manual resolutions made in the period as rows: one per finding (its latest, if
+    it still stands: a repeated resolve is one resolution; an `unack` after it withdraws it)."""
     return [
         {
             "finding_key": e.finding_key,
@@ -236,8 +261,7 @@ def _manual_resolutions(events: list[AckEvent], period: Period) -> list[dict[str
             "currency": e.amounts.currency if e.amounts else None,
             "amount_minor": e.amounts.amount_minor if e.amounts else None,
         }
-        for e in latest.values()
-        if e.action == "resolve"
+        for e in resolutions
     ]
 
 
@@ -270,17 +294,46 @@ def compute_period(
         cutoff_at=cutoff.started_at,
         failed_statuses=list(failed_statuses),
     )
+    # Read first: one DuckDB query streams at a time, and each batch spooled needs them.
+    works, manual = _read_trail(trail, period)
+    today = (now or datetime.now(UTC)).date()
+    ensure_live_records(con)  # a warehouse published before the view: a TEMP one
+    # The pack sits beside the reports and keeps their promise: no personal data in it.
+    personal: dict[str, list[str]] = {}
+    for r in runs:
+        for key, values in personal_values(con, r.run_id).items():
+            personal.setdefault(key, []).extend(values)
     con.register("close_families", _families())
     con.register("close_steps", steps)
     try:
-        items = _arrow(con, read_sql("close/rollforward_items.sql"), params)
-        rollforward = _rollforward(con, items)
-        open_items = _arrow(con, read_sql("close/open_items.sql"), params)
-        resolved = _arrow(con, read_sql("close/resolved_items.sql"), params)
+        # per finding: a temp table (DuckDB spills it), summed by sql/close/rollforward.sql
+        per_finding = read_sql("close/rollforward_items.sql")
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE close_items AS {per_finding}",
+            {k: v for k, v in params.items() if f"${k}" in per_finding},
+        )
+        try:
+            rollforward = _arrow(con, read_sql("close/rollforward.sql"), {})
+            items = _spool(con, "SELECT * FROM close_items", {})  # as inserted: in order
+        finally:
+            con.execute("DROP TABLE IF EXISTS temp.close_items")
+        open_items = _spool(
+            con,
+            read_sql("close/open_items.sql"),
+            params,
+            lambda t: scrub_table(
+                _with_work(t, works, today), ("detail", "work_note", "lapsed_reason"), personal
+            ),
+        )
+        resolved = _spool(
+            con,
+            read_sql("close/resolved_items.sql"),
+            params,
+            lambda t: scrub_table(t, ("detail",), personal),
+        )
     finally:
         con.unregister("close_families")
         con.unregister("close_steps")
-    ensure_live_records(con)  # a warehouse published before the view: a TEMP one
     provider = _arrow(con, read_sql("close/provider_activity.sql"), params)
     books = matched = None
     if _has_table(con, "ledger_orders") and _has_table(con, "ledger_matches"):
@@ -291,15 +344,6 @@ def compute_period(
     if _has_table(con, "bank_settlements"):
         cash = _arrow(con, read_sql("bank/close_cash.sql"), params)
         cash = cash if cash.num_rows else None
-    events = AckLog(trail).read()
-    open_items = _with_work(open_items, events, (now or datetime.now(UTC)).date())
-    # The pack sits beside the reports and keeps their promise: no personal data in it.
-    personal: dict[str, list[str]] = {}
-    for r in runs:
-        for key, values in personal_values(con, r.run_id).items():
-            personal.setdefault(key, []).extend(values)
-    open_items = scrub_table(open_items, ("detail", "work_note", "lapsed_reason"), personal)
-    resolved = scrub_table(resolved, ("detail",), personal)
     seen_days = {r.started_at.astimezone(UTC).date() for r in runs if not r.opening}
     missing = [d for d in period.days if d not in seen_days]
     return PeriodFigures(
@@ -313,7 +357,7 @@ def compute_period(
         books=books,
         matched_by_rule=matched,
         missing_days=missing,
-        trail=events,
+        manual=manual,
         after_sign_off=after,
         cash=cash,
     )
@@ -321,7 +365,7 @@ def compute_period(
 
 def manual_resolutions(figures: PeriodFigures) -> pa.Table:
     """The findings resolved by hand during the period (from the audit trail)."""
-    rows = _manual_resolutions(figures.trail, figures.period)
+    rows = _manual_resolutions(figures.manual)
     schema = pa.schema(
         [
             ("finding_key", pa.string()),

@@ -11,7 +11,7 @@ from typing import Any
 __all__ = ["AckEvent", "Amounts"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Amounts:
     """What an acknowledgement is bound to: the finding's money, as it stood."""
 
@@ -20,7 +20,7 @@ class Amounts:
     sides: str | None  # ledger findings: their detail (books and provider amounts)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AckEvent:
     """One line of the log."""
 

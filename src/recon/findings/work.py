@@ -15,9 +15,11 @@ The view `finding_states` (sql/migrations/0300_work_states.sql) says the same in
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from types import MappingProxyType
+from typing import Any
 
 from recon.findings.acks import WORK_ACTIONS, AckEvent, Amounts, NewEvent
 
@@ -27,7 +29,7 @@ WORK_STATES = ("open", "investigating", "acknowledged", "resolved_manually")
 REASONS = ("timing", "provider_error", "books_error", "written_off", "duplicate", "other")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Work:
     """What the trail says of one finding key: its latest state event and its owner."""
 
@@ -39,17 +41,66 @@ class Work:
         return judge(self, amounts, today)
 
 
+#: Values kept once however many events repeat them (who, when, the note of a bulk action,
+#: a currency): a bound, so that a trail of distinct notes does not grow a second index.
+_SHARED_MAX = 10_000
+
+
 def work_events(events: Iterable[AckEvent]) -> dict[str, Work]:
-    """Per finding key: its latest work event and owner (other actions are ignored)."""
-    latest: dict[str, AckEvent] = {}
+    """Per finding key: its latest work event and owner (other actions are ignored).
+
+    `events` may be a stream (`AckLog.iter_events()`): one event at a time is read, and
+    each key keeps a lean copy of its latest event, without what deciding a state never
+    reads (the chain's hashes, an empty `fields`) and with repeated values shared. A
+    trail of a million acknowledgements (a bulk action) held 1.2 GB as events, ~0.4 GB so
+    (issue 38)."""
+    works: dict[str, Work] = {}
     owners: dict[str, str | None] = {}
+    shared: dict[Any, Any] = {}
     for event in events:
         if event.action not in WORK_ACTIONS:
             continue
-        latest[event.finding_key] = event
+        works[event.finding_key] = Work(_lean(event, shared), None)
         if event.action == "assign":
             owners[event.finding_key] = event.owner or None
-    return {k: Work(e, owners.get(k)) for k, e in latest.items()}
+    for key, owner in owners.items():
+        if owner is not None:
+            works[key] = Work(works[key].event, owner)
+    return works
+
+
+def _lean(event: AckEvent, shared: dict[Any, Any]) -> AckEvent:
+    """`event` without the chain's hashes, its repeated values shared through `shared`."""
+
+    def one(value: Any) -> Any:
+        if value is None:
+            return None
+        kept = shared.get(value)
+        if kept is not None:
+            return kept
+        if len(shared) < _SHARED_MAX:
+            shared[value] = value
+        return value
+
+    amounts = event.amounts
+    if amounts is not None:
+        amounts = Amounts(one(amounts.currency), amounts.amount_minor, amounts.sides)
+    return AckEvent(
+        seq=event.seq,
+        action=one(event.action),
+        finding_key=event.finding_key,
+        who=one(event.who),
+        at=one(event.at),
+        note=one(event.note),
+        until=one(event.until),
+        amounts=amounts,
+        owner=one(event.owner),
+        reason=one(event.reason),
+        fields=event.fields or _NO_FIELDS,
+    )
+
+
+_NO_FIELDS: Mapping[str, Any] = MappingProxyType({})
 
 
 def judge(work: Work | None, amounts: Amounts, today: date) -> tuple[str, str | None]:

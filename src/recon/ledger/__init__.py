@@ -6,6 +6,6 @@
     recon.ledger.sources    where each books table comes from; reading it as text
     recon.ledger.loading    validate_books (preflight), load_books (load step + matching)
 
-The matching itself is SQL: `sql/ledger/matches.sql` and the `sql/checks/ledger_*.sql`
-checks. This package imports nothing at import time.
+The matching itself is SQL: `sql/ledger/classify_*.sql`, `sql/ledger/matches.sql` and the
+`sql/checks/ledger_*.sql` checks. This package imports nothing at import time.
 """

@@ -8,8 +8,9 @@ in one transaction: each configured input is read (`recon.ledger.sources`), conv
 `ledger_rejects`), replaces its `ledger_<input>` snapshot, and gets a `resource_scans` row
 (`ledger_orders` …), which is what lets a check `require` it. Then the matching rules
 (`sql/matching/*.sql`, `recon.ledger.matching`) link orders to payments and
-`sql/ledger/matches.sql` builds `ledger_matches`, `ledger_refund_matches` and
-`ledger_payment_refunds`, which the `sql/checks/ledger_*.sql` checks read.
+`sql/ledger/classify_*.sql` and `sql/ledger/matches.sql` build `ledger_matches`,
+`ledger_refund_matches` and `ledger_payment_refunds`, which the `sql/checks/ledger_*.sql`
+checks read.
 
 An input that suddenly holds far less than before — no rows, or fewer than
 `RECON_LEDGER_MIN_RATIO` of the rows the last night that read it loaded — is *suspect*: its
@@ -168,20 +169,16 @@ def load_books(
                 "provider_pattern": settings.ledger.match.provider_reference or "",
             }
             apply_rules(con, params, run_id, manual)
-            for stmt in sql_statements(read_sql("ledger/matches.sql")):
-                con.execute(
-                    stmt,
-                    _used(
-                        stmt,
-                        {
-                            "run_id": run_id,
-                            "as_of": as_of,
-                            "grace_hours": settings.ledger_grace_hours,
-                            "window_days": settings.ledger_date_window_days,
-                            "failed_statuses": [s.lower() for s in settings.refund_failed_statuses],
-                        },
-                    ),
-                )
+            _classify(
+                con,
+                {
+                    "run_id": run_id,
+                    "as_of": as_of,
+                    "grace_hours": settings.ledger_grace_hours,
+                    "window_days": settings.ledger_date_window_days,
+                    "failed_statuses": [s.lower() for s in settings.refund_failed_statuses],
+                },
+            )
             now = datetime.now(UTC)
             con.execute("DELETE FROM ledger_loads WHERE run_id = ?", [run_id])
             for item in loads:
@@ -206,11 +203,37 @@ def load_books(
                 )
             _mark_incomplete(con, run_id, [i for i in loads if i.suspect and not i.accepted])
     finally:
-        for temp in ("ledger_input", "ledger_stage"):
+        for temp in ("ledger_input", "ledger_stage", "_manual"):
             con.execute(f"DROP TABLE IF EXISTS temp.{temp}")
         drop_rule_tables(con)
         con.execute(f"SET preserve_insertion_order = {bool(order and order[0])}")
     return BooksLoad(run_id, loads)
+
+
+#: Orders (payments) classified at a time (sql/ledger/classify_orders.sql, _payments.sql): a
+#: million in one statement needed more of the night's 192 MiB than DuckDB could spill
+#: (issue 38).
+CLASSIFY_ROWS = 250_000
+
+
+def _classify(con: duckdb.DuckDBPyConnection, values: dict[str, Any]) -> None:
+    """`ledger_matches`, `ledger_refund_matches` and `ledger_payment_refunds` from the links
+    the rules made: what every range reads (sql/ledger/classify_setup.sql), the orders, then
+    the payments no rule linked, a range of `CLASSIFY_ROWS` rowids at a time
+    (sql/ledger/classify_orders.sql, _payments.sql: a row depends on its own links only),
+    then the refunds (sql/ledger/matches.sql)."""
+    for stmt in sql_statements(read_sql("ledger/classify_setup.sql")):
+        con.execute(stmt)
+    for name, table in (("orders", "ledger_orders"), ("payments", "payments")):
+        row = con.execute(f"SELECT min(rowid), max(rowid) FROM {table}").fetchone()  # noqa: S608
+        first, last = row if row else (None, None)
+        sql = read_sql(f"ledger/classify_{name}.sql")
+        if first is None or last is None:
+            continue
+        for lo in range(int(first), int(last) + 1, CLASSIFY_ROWS):
+            con.execute(sql, _used(sql, {**values, "lo": lo, "hi": lo + CLASSIFY_ROWS - 1}))
+    for stmt in sql_statements(read_sql("ledger/matches.sql")):
+        con.execute(stmt, _used(stmt, values))
 
 
 def _land(

@@ -19,7 +19,7 @@ amount_minor, currency, status, settled, created_at)` (live payments), `match_li
 earlier rules linked), `unmatched_orders` / `unmatched_payments` (what they did not) and
 `match_manual` (the people's matches that still hold). The engine keeps a rule to its
 cardinality (a pair that would give a payment two orders in a 1:N rule is dropped, never
-picked) and records the rule of every link in `ledger_links`; `sql/ledger/matches.sql` then
+picked) and records the rule of every link in `ledger_links`; `sql/ledger/classify_*.sql` then
 classifies orders by their links.
 
     apply_rules(con, params, run_id) -> {rule: links}
@@ -97,32 +97,56 @@ def load_rules(folder: Path | None = None) -> list[MatchRule]:
     return sorted(rules, key=lambda r: (r.priority, r.name))
 
 
+# A rule's links are made in steps, one join each, through temp tables: at a million orders
+# and payments, the rule's pairs joined again to both sides in one statement (and counted
+# by a window over them) needed more than the night's 192 MiB that DuckDB could not spill
+# (issue 38); a join at a time, and counts by GROUP BY, spill.
+_FOUND = (
+    "CREATE OR REPLACE TEMP TABLE match_found AS "
+    "SELECT DISTINCT order_key, payment_id FROM ({sql}) AS rule_rows"
+)
+_FOUND_ORDERS = (
+    "CREATE OR REPLACE TEMP TABLE match_found_orders AS "
+    "SELECT f.order_key, f.payment_id, o.order_row FROM match_found AS f "
+    "JOIN unmatched_orders AS o ON o.order_key = f.order_key"
+)
+_FREE = (
+    "CREATE OR REPLACE TEMP TABLE match_free AS "
+    "SELECT f.order_key, f.payment_id, f.order_row, p.payment_row FROM match_found_orders AS f "
+    "JOIN unmatched_payments AS p ON p.id = f.payment_id"
+)
 _LINK = """
 INSERT INTO match_links BY NAME
-WITH found AS (SELECT DISTINCT order_key, payment_id FROM ({sql}) AS rule_rows),
-free AS (
-    SELECT f.*, o.order_row, p.payment_row FROM found AS f
-    JOIN unmatched_orders AS o ON o.order_key = f.order_key
-    JOIN unmatched_payments AS p ON p.id = f.payment_id
-)
 SELECT order_key, payment_id, $rule AS rule, $priority AS priority, order_row, payment_row
-FROM free
-{qualify}
+FROM match_free
+{keep}
 """
 # A rule keeps to its cardinality: a payment two orders claim (1:1, 1:N) or an order two
 # payments claim (1:1, N:1) is left unmatched by that rule, never picked.
-_ONE_ORDER = "count(*) OVER (PARTITION BY payment_id) = 1"
-_ONE_PAYMENT = "count(*) OVER (PARTITION BY order_key) = 1"
-_QUALIFY = {
-    "1:1": f"QUALIFY {_ONE_ORDER} AND {_ONE_PAYMENT}",
-    "1:N": f"QUALIFY {_ONE_ORDER}",
-    "N:1": f"QUALIFY {_ONE_PAYMENT}",
+_ONE_ORDER = (
+    "payment_id IN (SELECT payment_id FROM match_free GROUP BY payment_id HAVING count(*) = 1)"
+)
+_ONE_PAYMENT = (
+    "order_key IN (SELECT order_key FROM match_free GROUP BY order_key HAVING count(*) = 1)"
+)
+_KEEP = {
+    "1:1": f"WHERE {_ONE_ORDER} AND {_ONE_PAYMENT}",
+    "1:N": f"WHERE {_ONE_ORDER}",
+    "N:1": f"WHERE {_ONE_PAYMENT}",
 }
 _REFRESH = (
     "DELETE FROM unmatched_orders WHERE order_key IN "
     "(SELECT order_key FROM match_links WHERE rule = $rule)",
     "DELETE FROM unmatched_payments WHERE id IN "
     "(SELECT payment_id FROM match_links WHERE rule = $rule)",
+)
+# the steps' tables, and sql/ledger/classify_setup.sql's
+_STEP_TABLES = (
+    "match_found",
+    "match_found_orders",
+    "match_free",
+    "match_linked",
+    "match_carts",
 )
 
 _TAKE_OVER = """
@@ -161,7 +185,13 @@ def apply_rules(
         if rule.claims == "linked":
             con.execute(_TAKE_OVER.format(sql=rule.sql), bind)
         else:
-            con.execute(_LINK.format(sql=rule.sql, qualify=_QUALIFY[rule.cardinality]), bind)
+            con.execute(_FOUND.format(sql=rule.sql), values)
+            con.execute(_FOUND_ORDERS)
+            con.execute(_FREE)
+            con.execute(
+                _LINK.format(keep=_KEEP[rule.cardinality]),
+                {"rule": rule.name, "priority": rule.priority},
+            )
             for stmt in _REFRESH:
                 con.execute(stmt, {"rule": rule.name})
     for name, n in con.execute(
@@ -192,5 +222,6 @@ def drop_rule_tables(con: duckdb.DuckDBPyConnection) -> None:
         "match_links",
         "match_proposals",
         "match_manual",
+        *_STEP_TABLES,
     ):
         con.execute(f"DROP TABLE IF EXISTS temp.{table}")

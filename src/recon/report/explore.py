@@ -32,9 +32,11 @@ from recon.report.data import CheckRow
 __all__ = ["EXPLORE_MAX", "Explorer", "build_explorer", "json_for_script"]
 
 # Findings embedded in report.html at most. 100,000 render in about a second in headless
-# Chromium (benchmarks/report_bench.py) and make a ~20 MB page; past this the page points at
-# findings.parquet / findings.csv / the Excel export instead of freezing a browser.
-EXPLORE_MAX = 200_000
+# Chromium (benchmarks/report_bench.py) and make a ~20 MB page; but the page is made in the
+# night's process, which peaked over its 600 MB with 130k findings embedded (issue 38): past
+# this the page lists the largest per check and currency and points at findings.parquet /
+# findings.csv / `recon findings list` / the Excel export instead.
+EXPLORE_MAX = 50_000
 _SCRIPT = Path(__file__).parent / "templates" / "explore.js"
 _STATES = ("new", "open", "resolved")
 NO_CURRENCY = "-"  # the currency filter's value for findings without a currency

@@ -187,16 +187,32 @@ def scrub_table(
     return table
 
 
+#: The run's findings read against their records at a time (sql/report/personal_values.sql).
+PERSONAL_BATCH = 100_000
+
+
 def personal_values(con: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, list[str]]:
     """Per `finding_key` of the run: the personal values of the record the finding is about
-    that its `detail` contains (almost always none)."""
+    that its `detail` contains (almost always none). Only findings about a record of
+    live_records (not books orders, bank lines…) have one to read; they are read a range of
+    `PERSONAL_BATCH` rowids at a time."""
     ensure_live_records(con)
-    rows = con.execute(
-        read_sql("report/personal_values.sql"),
-        {"run_id": run_id, "pattern": _VALUE_RE2, "min_length": MIN_VALUE_LENGTH},
-    ).fetchall()
+    entities = [e for (e,) in con.execute("SELECT DISTINCT entity FROM live_records").fetchall()]
+    row = con.execute(
+        "SELECT min(rowid), max(rowid) FROM findings WHERE run_id = $run_id "
+        "AND detail IS NOT NULL AND list_contains($entities, entity)",
+        {"run_id": run_id, "entities": entities},
+    ).fetchone()
+    first, last = row if row else (None, None)
+    rows: list[tuple[str, str]] = []
+    if first is not None and last is not None:
+        sql = read_sql("report/personal_values.sql")
+        for lo in range(int(first), int(last) + 1, PERSONAL_BATCH):
+            params = {"run_id": run_id, "pattern": _VALUE_RE2, "min_length": MIN_VALUE_LENGTH}
+            params |= {"lo": lo, "hi": lo + PERSONAL_BATCH - 1, "entities": entities}
+            rows += con.execute(sql, params).fetchall()
     found: dict[str, list[str]] = {}
-    for key, value in rows:
+    for key, value in sorted(rows):
         found.setdefault(key, []).append(value)
         if "\\" in value:  # the JSON spelling was matched; the detail holds the decoded text
             with contextlib.suppress(orjson.JSONDecodeError):

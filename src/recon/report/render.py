@@ -299,19 +299,23 @@ def _findings_stream(
     *,
     keep: list[pa.RecordBatch] | None,
 ) -> FindingsStream:
-    """sql/report/findings.sql streamed from DuckDB in batches, each with its work columns
-    (the default, or what sql/report/finding_work.sql read first), scrubbed of personal
-    data, appended to `keep` (when given) as read, and yielded as the export's columns with
-    the amount in currency units at one scale for the whole run. One DuckDB query at a time:
-    the sort spills to DuckDB's temp folder past its limit; Python holds one batch."""
+    """The run's findings in batches, each with its work columns (the default, or what
+    sql/report/finding_work.sql read first), scrubbed of personal data, appended to `keep`
+    (when given) as read, and yielded as the export's columns with the amount in currency
+    units at one scale for the whole run. One DuckDB query at a time: the order is the
+    rowids sorted (sql/report/findings_order.sql: keys only, spilling past DuckDB's limit;
+    8 bytes a finding kept), then sql/report/findings.sql reads `FINDINGS_BATCH` of them at
+    a time, in order; Python holds one batch."""
     p = {"run_id": run_id}
     codes = [c for (c,) in con.execute(read_sql("report/finding_currencies.sql"), p).fetchall()]
     scale = major_scale(codes)
     worked = _worked(con, run_id)
-    source = con.sql(read_sql("report/findings.sql"), params=p).to_arrow_reader(FINDINGS_BATCH)
+    order = con.sql(read_sql("report/findings_order.sql"), params=p).to_arrow_table()
+    rids = order.column("rid").combine_chunks()  # 8 bytes a finding: the order, kept whole
+    source_schema = _batch_of(con, rids.slice(0, 0), 0).schema
 
     def with_work(batch: pa.RecordBatch) -> pa.Table:
-        table = pa.Table.from_batches([batch], schema=source.schema)
+        table = pa.Table.from_batches([batch], schema=source_schema)
         rows = [
             worked.get(key) or ("open" if state in _UNRESOLVED else None, None, None, None, None)
             for key, state in zip(
@@ -326,16 +330,30 @@ def _findings_stream(
         return with_major_amount(table.select(list(FINDINGS_COLUMNS)), scale=scale)
 
     def batches() -> Iterator[pa.RecordBatch]:
-        for batch in source:
-            table = with_work(batch)
+        for start in range(0, len(rids), FINDINGS_BATCH):
+            read = _batch_of(con, rids.slice(start, FINDINGS_BATCH), start)
+            if not read.num_rows:
+                continue
+            table = with_work(read.combine_chunks().to_batches()[0])
             if keep is not None:
                 keep.extend(table.to_batches())
             yield from export(table).to_batches()
 
-    full = with_work(_empty(source.schema))
+    full = with_work(_empty(source_schema))
     return FindingsStream(
         pa.RecordBatchReader.from_batches(export(full).schema, batches()), full.schema
     )
+
+
+def _batch_of(con: duckdb.DuckDBPyConnection, rids: pa.Array, start: int) -> pa.Table:
+    """The findings at `rids` (rowids, in the report's order from position `start`), read
+    with sql/report/findings.sql in that order."""
+    positions = pa.array(range(start, start + len(rids)), pa.int64())
+    con.register("report_batch", pa.table({"pos": positions, "rid": rids}))
+    try:
+        return _arrow(con, read_sql("report/findings.sql"), {})
+    finally:
+        con.unregister("report_batch")
 
 
 def _empty(schema: pa.Schema) -> pa.RecordBatch:
