@@ -13,7 +13,8 @@ recon.workbench.snapshot   the queue's own copy of the latest findings, in queue
 recon.workbench.views      saved views: a user's filter sets, by name
 recon.workbench.store      the small JSON files beside the warehouse (users, views)
 recon.workbench.sessions   logins, CSRF tokens, the login rate limit
-recon.workbench.app        the starlette application; .api the JSON API, .pages the pages
+recon.workbench.app        the starlette application; .api the JSON API, .pages the pages,
+                           .web what both share (the session and CSRF checks)
 recon.workbench.worklist   the Excel worklist, written; .importing applies one
 recon.workbench.config     its settings (due dates, approval threshold, session length)
 """

@@ -1,6 +1,6 @@
 """The workbench's JSON API under /api/v1 (docs/workbench.md documents every request): each
 handler reads its request and calls the service (recon.workbench.service), which checks the
-roles and the four eyes; recon.workbench.app wraps each in the session and CSRF checks."""
+roles and the four eyes; recon.workbench.web wraps each in the session and CSRF checks."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from recon.workbench.app import COOKIE, Web, error, json
 from recon.workbench.base import Outcome
 from recon.workbench.queue import QueueFilters
 from recon.workbench.rules import Invalid, NotFound
 from recon.workbench.sessions import Session
+from recon.workbench.web import COOKIE, Web, error, json
 
 __all__ = ["api_routes"]
 

@@ -1,4 +1,4 @@
-"""The workbench's pages (jinja2, autoescaped; recon.workbench.app wraps each in the session
+"""The workbench's pages (jinja2, autoescaped; recon.workbench.web wraps each in the session
 check): the login, the queue (filters, saved views, grouped by check or by root cause), a
 finding, the approvers' inbox and the close. Their forms send JSON to the API
 (static/workbench.js) with the session's CSRF token."""
@@ -16,9 +16,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from recon.workbench.app import Web
 from recon.workbench.queue import ROOT_CAUSES, QueueFilters
 from recon.workbench.sessions import Session
+from recon.workbench.web import Web
 
 __all__ = ["CAUSE_LABELS", "page_routes"]
 
