@@ -1,6 +1,7 @@
 -- Findings open at the period's cut-off: the unresolved findings of the last run of the
 -- period ($cutoff_run), with the run (and time) that first saw them; known_days measured to
 -- the cut-off run's start ($cutoff_at): 0 for a break first seen by the cut-off run.
+-- recon.close.period orders the rows (family, currency, largest first, key).
 SELECT
     coalesce(fam.family, 'other') AS family, f.check_name, f.severity, f.finding_key,
     f.entity, f.entity_id, f.currency, f.amount_minor, f.issue_type, f.detail,
@@ -10,4 +11,3 @@ FROM findings AS f
 LEFT JOIN runs AS fr ON fr.run_id = f.first_seen_run
 LEFT JOIN close_families AS fam USING (check_name)
 WHERE f.run_id = $cutoff_run AND f.state IN ('new', 'open', 'reopened')
-ORDER BY family, f.currency NULLS LAST, f.amount_minor DESC NULLS LAST, f.finding_key

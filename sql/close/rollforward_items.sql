@@ -5,11 +5,15 @@
 -- the old currency and opens in the new one. For every finding and currency:
 --     open_start + new - resolved + change = open_end   (amounts; counts without change)
 -- family: the check's first tag (`close_families`, from the check definitions).
+-- A finding's rows depend on its own nights only: recon.close.period runs this for one part
+-- of the findings at a time ($part of $parts, by the hash of the key; a window over a
+-- million findings of every night ran out of a command's 64 MiB, issue 38) and orders the
+-- rows when it spools them (family, currency, check, key).
 WITH open_rows AS (
     SELECT f.finding_key, f.check_name, f.entity_id, f.currency,
            coalesce(f.amount_minor, 0) AS amount_minor, s.step
     FROM findings AS f JOIN close_steps AS s USING (run_id)
-    WHERE f.state IN ('new', 'open', 'reopened')
+    WHERE f.state IN ('new', 'open', 'reopened') AND hash(f.finding_key) % $parts = $part
 ),
 linked AS (
     SELECT *,
@@ -41,4 +45,3 @@ SELECT
 FROM moves AS m
 LEFT JOIN close_families AS fam USING (check_name)
 GROUP BY ALL
-ORDER BY family, m.currency NULLS LAST, m.check_name, m.finding_key

@@ -45,6 +45,7 @@ def test_the_long_lists_are_spooled_and_decided_a_batch_at_a_time(
         return decide(table, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr("recon.close.period.BATCH_ROWS", 1)
+    monkeypatch.setattr("recon.close.period.PART_ROWS", 1)  # the windows: a finding a part
     monkeypatch.setattr("recon.close.period._with_work", spy)
     # the trail is read as a stream, never whole
     monkeypatch.setattr(AckLog, "read", lambda self: pytest.fail("the trail was read whole"))

@@ -176,19 +176,54 @@ def _arrow(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> 
     return table
 
 
-def _spool(
-    con: duckdb.DuckDBPyConnection,
-    sql: str,
-    params: dict[str, Any],
-    shape: Any = None,
+#: Findings a window of sql/close/rollforward_items.sql (resolved_items.sql) runs over at a
+#: time: the findings are split into parts by the hash of their key (issue 38).
+PART_ROWS = 200_000
+_ROWS = "close_rows"  # the temp table a list is gathered in before it is spooled in order
+
+
+def _gather(
+    con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any], parts: int = 1
+) -> None:
+    """`sql`'s rows into the temp table close_rows, unsorted (DuckDB spills it), a part of
+    the findings at a time when `parts` > 1 ($part of $parts in the SQL)."""
+    for part in range(parts):
+        values = {**params, "part": part, "parts": parts}
+        used = {k: v for k, v in values.items() if f"${k}" in sql}
+        verb = f"CREATE OR REPLACE TEMP TABLE {_ROWS} AS" if part == 0 else f"INSERT INTO {_ROWS}"
+        con.execute(f"{verb} {sql}", used)
+
+
+def _spool_gathered(
+    con: duckdb.DuckDBPyConnection, order_by: str, shape: Any = None
 ) -> SpooledTable:
-    """`sql`'s rows spooled to disk a batch at a time (DuckDB sorts within its limit,
-    spilling past it), each batch shaped by `shape` first."""
-    used = {k: v for k, v in params.items() if f"${k}" in sql}
-    rel = con.sql(sql, params=used)
-    assert rel is not None
-    reader = rel.to_arrow_reader(BATCH_ROWS)
-    return SpooledTable.write(reader, reader.schema, shape)
+    """close_rows spooled to disk in `order_by`'s order: only the rowids are sorted (8 bytes a
+    row kept), then the rows are read `BATCH_ROWS` at a time in that order and each batch is
+    shaped by `shape` (a million rows sorted with their details ran out of a command's
+    64 MiB, issue 38)."""
+    order = _arrow(con, f"SELECT rowid AS rid FROM {_ROWS} ORDER BY {order_by}", {})  # noqa: S608
+    rids = order.column("rid").combine_chunks()
+    read = f"SELECT t.* FROM close_batch AS b JOIN {_ROWS} AS t ON t.rowid = b.rid ORDER BY b.pos"  # noqa: S608
+
+    def batch(start: int, size: int) -> pa.Table:
+        part = rids.slice(start, size)
+        positions = pa.array(range(start, start + len(part)), pa.int64())
+        con.register("close_batch", pa.table({"pos": positions, "rid": part}))
+        try:
+            return _arrow(con, read, {})
+        finally:
+            con.unregister("close_batch")
+
+    schema = batch(0, 0).schema
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        for start in range(0, len(rids), BATCH_ROWS):
+            yield from batch(start, BATCH_ROWS).to_batches()
+
+    try:
+        return SpooledTable.write(batches(), schema, shape)
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS temp.{_ROWS}")
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -306,29 +341,32 @@ def compute_period(
     con.register("close_families", _families())
     con.register("close_steps", steps)
     try:
-        # per finding: a temp table (DuckDB spills it), summed by sql/close/rollforward.sql
-        per_finding = read_sql("close/rollforward_items.sql")
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE close_items AS {per_finding}",
-            {k: v for k, v in params.items() if f"${k}" in per_finding},
-        )
+        counted = con.execute(
+            "SELECT count(*) FROM findings AS f JOIN close_steps USING (run_id) "
+            "WHERE f.state IN ('new', 'open', 'reopened')"
+        ).fetchone()
+        parts = max(1, -(-int(counted[0] if counted else 0) // PART_ROWS))
+        # per finding, a part of the findings at a time; summed by sql/close/rollforward.sql
+        _gather(con, read_sql("close/rollforward_items.sql"), params, parts)
+        con.execute(f"ALTER TABLE {_ROWS} RENAME TO close_items")
         try:
             rollforward = _arrow(con, read_sql("close/rollforward.sql"), {})
-            items = _spool(con, "SELECT * FROM close_items", {})  # as inserted: in order
+            con.execute(f"ALTER TABLE close_items RENAME TO {_ROWS}")
+            items = _spool_gathered(con, "family, currency NULLS LAST, check_name, finding_key")
         finally:
             con.execute("DROP TABLE IF EXISTS temp.close_items")
-        open_items = _spool(
+        _gather(con, read_sql("close/open_items.sql"), params)
+        open_items = _spool_gathered(
             con,
-            read_sql("close/open_items.sql"),
-            params,
+            "family, currency NULLS LAST, amount_minor DESC NULLS LAST, finding_key",
             lambda t: scrub_table(
                 _with_work(t, works, today), ("detail", "work_note", "lapsed_reason"), personal
             ),
         )
-        resolved = _spool(
+        _gather(con, read_sql("close/resolved_items.sql"), params, parts)
+        resolved = _spool_gathered(
             con,
-            read_sql("close/resolved_items.sql"),
-            params,
+            "family, currency NULLS LAST, check_name, finding_key, resolved_at",
             lambda t: scrub_table(t, ("detail",), personal),
         )
     finally:

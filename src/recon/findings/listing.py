@@ -17,12 +17,13 @@ Every action of `recon findings` selects its findings with `Filters`, the filter
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
 from recon.errors import ConfigError, UsageError, WarehouseError
 from recon.findings.acks import AckEvent, AckLog, Amounts, amounts_of
@@ -201,6 +202,31 @@ def list_findings(
     return list(iter_findings(db, log_path, filters=filters, keys=keys, now=now))
 
 
+def _sorted_batches(
+    con: duckdb.DuckDBPyConnection, params: dict[str, object], order_by: str
+) -> Iterator[pa.RecordBatch]:
+    """sql/findings/list.sql's rows in `order_by`'s order, `BATCH_ROWS` at a time: only the
+    rowids are sorted (sql/findings/list_keys.sql; 8 bytes a finding kept), then each batch
+    of them is read in that order (sql/findings/list_rows.sql). A sort of a million findings
+    with their details ran out of a command's 64 MiB (issue 38)."""
+    keys = f"{read_sql('findings/list_keys.sql')}\nORDER BY {order_by}"
+    rel = con.sql(keys, params=params)
+    assert rel is not None
+    rids = rel.to_arrow_table().column("rid").combine_chunks()
+    rows = read_sql("findings/list_rows.sql")
+    for start in range(0, len(rids), BATCH_ROWS):
+        batch = rids.slice(start, BATCH_ROWS)
+        positions = pa.array(range(start, start + len(batch)), pa.int64())
+        con.register("listing_batch", pa.table({"pos": positions, "rid": batch}))
+        try:
+            read = con.sql(rows)
+            assert read is not None
+            table = read.to_arrow_table()
+        finally:
+            con.unregister("listing_batch")
+        yield from table.to_batches()
+
+
 def known_checks(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Every check the warehouse knows: those that ran on some night, or found something."""
     rows = con.execute(read_sql("findings/known_checks.sql")).fetchall()
@@ -236,12 +262,13 @@ def iter_findings(
                 "--check",
                 f"unknown check {filters.check!r}: the checks are {', '.join(known)}",
             )
-        sql = read_sql("findings/list.sql")
-        if order != "none":  # "none": counting, bulk actions (a sort DuckDB need not make)
-            sql = f"{sql}\nORDER BY {_ORDER_BY[order]}"
-        reader = con.sql(sql, params={"run": row[0], "check": filters.check}).to_arrow_reader(
-            BATCH_ROWS
-        )
+        params = {"run": row[0], "check": filters.check}
+        if order == "none":  # counting, bulk actions: as stored, no sort to make
+            reader: Iterable[pa.RecordBatch] = con.sql(
+                read_sql("findings/list.sql"), params=params
+            ).to_arrow_reader(BATCH_ROWS)
+        else:
+            reader = _sorted_batches(con, params, _ORDER_BY[order])
         today = now.astimezone(UTC).date()
         wanted = set(keys) if keys is not None else None
         for batch in reader:

@@ -340,7 +340,7 @@ def _read_csv_parts(source: BooksSource, path: Path, where: str) -> Iterator[tup
     from recon.warehouse.memory import configured_memory_limit, duckdb_config
 
     config: dict[str, str | bool | int | float | list[str]] = dict(
-        duckdb_config(configured_memory_limit())
+        duckdb_config(configured_memory_limit(), read_only=True)  # a reader: 64 MiB on "auto"
     )
     con = duckdb.connect(config=config)
     params = {"path": str(path), "delim": source.mapping.delimiter}
