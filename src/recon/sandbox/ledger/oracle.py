@@ -1,5 +1,6 @@
-"""The ground truth of the ledger checks: a Python oracle of `sql/ledger/matches.sql` and
-`sql/checks/ledger_*.sql` over the sandbox's records (as served) and its books.
+"""The ground truth of the ledger checks: a Python oracle of `sql/ledger/classify_*.sql`,
+`sql/ledger/matches.sql` and `sql/checks/ledger_*.sql` over the sandbox's records (as
+served) and its books.
 
 SQL semantics as the loader types a record: an amount that is not a JSON integer is NULL,
 a comparison with NULL is never true. A books row the loader refuses is not in the books.
@@ -164,7 +165,7 @@ def ledger_truth(
     orders = _loaded_orders(books.orders)
     refunds = _loaded_refunds(books.refunds, refunds_source)
 
-    # -- orders and payments (sql/matching, sql/ledger/matches.sql) ----------------------
+    # -- orders and payments (sql/matching, sql/ledger/classify_*.sql) ----------------------
     m = match_orders(orders, payments, params)
     linked_ids = {p["id"] for _, ps in m.links.values() for p in ps}
     for key, o in orders.items():
