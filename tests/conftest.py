@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 from collections.abc import Iterator
@@ -11,6 +12,26 @@ import pytest
 
 from recon.night import nightly as steps
 
+TESTS = Path(__file__).parent
+#: Fixtures made once per module (or class): every test using one runs on the same worker.
+SHARED_SCOPES = frozenset({"package", "module", "class"})
+
+
+def _module_group(item: pytest.Item) -> str | None:
+    """The test's module path when it uses a module- or class-scoped fixture of this test
+    tree (a warehouse built for the module, a server, a browser), else None."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    for fixturedefs in info.name2fixturedefs.values():
+        fixturedef = fixturedefs[-1]
+        if fixturedef.scope not in SHARED_SCOPES:
+            continue
+        source = inspect.getsourcefile(fixturedef.func)
+        if source is not None and Path(source).resolve().is_relative_to(TESTS.resolve()):
+            return str(item.path.relative_to(item.config.rootpath))
+    return None
+
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -18,7 +39,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     marks a grouped test by setting `item._nodeid`, which pytest 9.2 no longer reads (a node's
     id is `item._id`), so every group was silently spread over the workers: the Prefect
     harness, the load run and the shared warehouse were built once per worker. This sets the
-    `@group` suffix xdist's scheduler reads on the id pytest 9.2 uses."""
+    `@group` suffix xdist's scheduler reads on the id pytest 9.2 uses.
+
+    A test with no `xdist_group` that uses a module-scoped fixture is grouped with its module:
+    loadgroup hands ungrouped tests out one by one, so a module's tests were spread over both
+    workers and its fixture (a warehouse of several nights, `recon serve`, Chromium) was made
+    once on each."""
     if not getattr(config.option, "loadgroup", False):
         return
     try:
@@ -30,6 +56,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
             for mark in item.iter_markers("xdist_group")
         }
+        if not names and (module := _module_group(item)) is not None:
+            names = {module}
         if names and not item.nodeid.endswith("@" + "_".join(sorted(names))):
             item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(names))}")  # type: ignore[attr-defined]
 
