@@ -15,6 +15,8 @@ from recon.night import nightly as steps
 TESTS = Path(__file__).parent
 #: Fixtures made once per module (or class): every test using one runs on the same worker.
 SHARED_SCOPES = frozenset({"package", "module", "class"})
+#: Session fixtures read by tests in several folders, by the group their tests run in.
+FIXTURE_GROUPS = {"analyst_db": "sandbox_warehouse"}
 
 
 def _module_group(item: pytest.Item) -> str | None:
@@ -41,10 +43,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     harness, the load run and the shared warehouse were built once per worker. This sets the
     `@group` suffix xdist's scheduler reads on the id pytest 9.2 uses.
 
-    A test with no `xdist_group` that uses a module-scoped fixture is grouped with its module:
-    loadgroup hands ungrouped tests out one by one, so a module's tests were spread over both
-    workers and its fixture (a warehouse of several nights, `recon serve`, Chromium) was made
-    once on each."""
+    A test with no `xdist_group` that uses `analyst_db` joins its group (`FIXTURE_GROUPS`),
+    and one that uses a module-scoped fixture is grouped with its module: loadgroup hands
+    ungrouped tests out one by one, so a module's tests were spread over the workers and its
+    fixture (a warehouse of several nights, `recon serve`, Chromium) was made on each."""
     if not getattr(config.option, "loadgroup", False):
         return
     try:
@@ -56,6 +58,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
             for mark in item.iter_markers("xdist_group")
         }
+        if not names:
+            names = {FIXTURE_GROUPS[f] for f in item.fixturenames if f in FIXTURE_GROUPS}
         if not names and (module := _module_group(item)) is not None:
             names = {module}
         if names and not item.nodeid.endswith("@" + "_".join(sorted(names))):
@@ -79,8 +83,8 @@ def _recon_log_handlers_end_with_the_test() -> Iterator[None]:
 def analyst_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real warehouse, built once per test process: two nights of `recon nightly` against
     the sandbox (seed 7, 600 payments, its books too), published as recon publishes it. Read
-    only by its users (the analysts' tests, the README's): mark a module that uses it with
-    `xdist_group("sandbox_warehouse")` so that `make test` builds it once, not per worker."""
+    only by its users (the analysts' tests, the README's), which `make test` runs on one
+    worker (`FIXTURE_GROUPS`) so that it is built once, not per worker."""
     from recon.sandbox.app import SandboxConfig
     from recon.sandbox.ledger.files import sandbox_ledger
     from recon.sandbox.server import serve_in_thread
