@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 from collections.abc import Iterator
@@ -11,6 +12,28 @@ import pytest
 
 from recon.night import nightly as steps
 
+TESTS = Path(__file__).parent
+#: Fixtures made once per module (or class): every test using one runs on the same worker.
+SHARED_SCOPES = frozenset({"package", "module", "class"})
+#: Session fixtures read by tests in several folders, by the group their tests run in.
+FIXTURE_GROUPS = {"analyst_db": "sandbox_warehouse"}
+
+
+def _module_group(item: pytest.Item) -> str | None:
+    """The test's module path when it uses a module- or class-scoped fixture of this test
+    tree (a warehouse built for the module, a server, a browser), else None."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    for fixturedefs in info.name2fixturedefs.values():
+        fixturedef = fixturedefs[-1]
+        if fixturedef.scope not in SHARED_SCOPES:
+            continue
+        source = inspect.getsourcefile(fixturedef.func)
+        if source is not None and Path(source).resolve().is_relative_to(TESTS.resolve()):
+            return str(item.path.relative_to(item.config.rootpath))
+    return None
+
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -18,7 +41,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     marks a grouped test by setting `item._nodeid`, which pytest 9.2 no longer reads (a node's
     id is `item._id`), so every group was silently spread over the workers: the Prefect
     harness, the load run and the shared warehouse were built once per worker. This sets the
-    `@group` suffix xdist's scheduler reads on the id pytest 9.2 uses."""
+    `@group` suffix xdist's scheduler reads on the id pytest 9.2 uses.
+
+    A test with no `xdist_group` that uses `analyst_db` joins its group (`FIXTURE_GROUPS`),
+    and one that uses a module-scoped fixture is grouped with its module: loadgroup hands
+    ungrouped tests out one by one, so a module's tests were spread over the workers and its
+    fixture (a warehouse of several nights, `recon serve`, Chromium) was made on each."""
     if not getattr(config.option, "loadgroup", False):
         return
     try:
@@ -30,6 +58,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
             for mark in item.iter_markers("xdist_group")
         }
+        if not names:
+            names = {FIXTURE_GROUPS[f] for f in item.fixturenames if f in FIXTURE_GROUPS}
+        if not names and (module := _module_group(item)) is not None:
+            names = {module}
         if names and not item.nodeid.endswith("@" + "_".join(sorted(names))):
             item._id = coerce_node_id(f"{item.nodeid}@{'_'.join(sorted(names))}")  # type: ignore[attr-defined]
 
@@ -51,8 +83,8 @@ def _recon_log_handlers_end_with_the_test() -> Iterator[None]:
 def analyst_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real warehouse, built once per test process: two nights of `recon nightly` against
     the sandbox (seed 7, 600 payments, its books too), published as recon publishes it. Read
-    only by its users (the analysts' tests, the README's): mark a module that uses it with
-    `xdist_group("sandbox_warehouse")` so that `make test` builds it once, not per worker."""
+    only by its users (the analysts' tests, the README's), which `make test` runs on one
+    worker (`FIXTURE_GROUPS`) so that it is built once, not per worker."""
     from recon.sandbox.app import SandboxConfig
     from recon.sandbox.ledger.files import sandbox_ledger
     from recon.sandbox.server import serve_in_thread

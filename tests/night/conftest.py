@@ -18,8 +18,7 @@ KEY = "nightly-test-key"
 TOKEN = "nightly-test-token"
 
 
-@pytest.fixture(autouse=True)
-def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _set_env(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     for name in list(os.environ):
         if name.startswith("RECON_"):
             monkeypatch.delenv(name)
@@ -27,7 +26,24 @@ def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("RECON_BEARER_TOKEN", TOKEN)
     monkeypatch.setenv("RECON_BACKOFF_INITIAL_S", "0.01")
     monkeypatch.setenv("RECON_BACKOFF_MAX_S", "0.05")
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(folder)
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _set_env(monkeypatch, tmp_path)
+
+
+@contextmanager
+def night_env(folder: Path) -> Iterator[None]:
+    """The environment `_env` gives each test, for a module-scoped fixture (set up before a
+    test's own fixtures): e.g. a reference night that several tests compare against."""
+    monkeypatch = pytest.MonkeyPatch()
+    try:
+        _set_env(monkeypatch, folder)
+        yield
+    finally:
+        monkeypatch.undo()
 
 
 @contextmanager

@@ -17,7 +17,7 @@ import pytest
 from recon.catalogue.resources import nightly_resources
 from recon.night import nightly as steps
 
-from .conftest import KEY, TOKEN, overrides_for, sandbox
+from .conftest import KEY, TOKEN, night_env, overrides_for, sandbox
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -96,13 +96,25 @@ def _wait_for(predicate: Any, proc: subprocess.Popen[str], timeout: float = 60) 
     return False
 
 
-@pytest.mark.parametrize("kill_at", ["first-batch", "mid-extract", "load"])
-def test_kill_then_resume_equals_an_uninterrupted_run(tmp_path: Path, kill_at: str) -> None:
-    with sandbox(seed=21, payments=12_000) as url:
-        reference = overrides_for(tmp_path / "ref", url)
-        ref = steps.run_local(reference)
-        assert ref.status == "complete"
+SEED, PAYMENTS = 21, 12_000
 
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The warehouse of an uninterrupted run over the sandbox every kill below runs against:
+    made once for the module (per test process), not once per kill point."""
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    with night_env(folder), sandbox(seed=SEED, payments=PAYMENTS) as url:
+        reference = overrides_for(folder, url)
+        assert steps.run_local(reference).status == "complete"
+    return _content(Path(reference["db"]))
+
+
+@pytest.mark.parametrize("kill_at", ["first-batch", "mid-extract", "load"])
+def test_kill_then_resume_equals_an_uninterrupted_run(
+    tmp_path: Path, kill_at: str, uninterrupted: dict[str, Any]
+) -> None:
+    with sandbox(seed=SEED, payments=PAYMENTS) as url:
         killed = overrides_for(tmp_path / "killed", url)
         landing = Path(killed["landing"])
         work = Path(killed["db"]).with_name(".recon.duckdb.work")
@@ -139,7 +151,7 @@ def test_kill_then_resume_equals_an_uninterrupted_run(tmp_path: Path, kill_at: s
         run_id, status = out.split()
         assert status == "complete"
 
-    assert _content(Path(killed["db"])) == _content(Path(reference["db"]))
+    assert _content(Path(killed["db"])) == uninterrupted
     con = duckdb.connect(killed["db"], read_only=True)
     # Landed pages are not fetched again: the first payments page was asked for once.
     first_page = con.execute(

@@ -22,7 +22,7 @@ from recon.cli import app
 from recon.errors import ConfigError
 from recon.night import nightly as steps
 
-from .conftest import KEY, overrides_for, sandbox
+from .conftest import KEY, night_env, overrides_for, sandbox
 from .test_resume import _content, _env, _kill, _wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -69,19 +69,25 @@ def _list_calls(db: str, run_id: str) -> dict[str, int]:
         con.close()
 
 
-def _clean_night(tmp_path: Path, nights: int = 1) -> dict[str, Any]:
-    with sandbox(seed=SEED, payments=PAYMENTS) as url:
-        ref = overrides_for(tmp_path / "clean", url)
-        for _ in range(nights):
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    """The warehouse of nights that never failed, after the first and after the second:
+    what every retry below must end with. Made once for the module (per test process), not
+    once per test: the same sandbox data, so the same content."""
+    folder = tmp_path_factory.mktemp("clean")
+    contents = []
+    with night_env(folder), sandbox(seed=SEED, payments=PAYMENTS) as url:
+        ref = overrides_for(folder, url)
+        for _ in range(2):
             assert steps.run_local(ref).status == "complete"
-    return _content(Path(ref["db"]))
+            contents.append(_content(Path(ref["db"])))
+    return contents
 
 
 @pytest.mark.parametrize("nights_before", [0, 1])
 def test_retry_failed_completes_the_night_as_if_it_never_failed(
-    tmp_path: Path, nights_before: int
+    tmp_path: Path, nights_before: int, clean: list[dict[str, Any]]
 ) -> None:
-    clean = _clean_night(tmp_path, nights=nights_before + 1)
     with sandbox(seed=SEED, payments=PAYMENTS) as url:
         over = overrides_for(tmp_path / "night", url)
         for _ in range(nights_before):  # findings open from an earlier night are carried
@@ -99,7 +105,7 @@ def test_retry_failed_completes_the_night_as_if_it_never_failed(
         _poison(url, on=False)
         done = steps.retry_local(over)
     assert (done.run_id, done.status, done.exit_code) == (night.run_id, "complete", 0)
-    assert _content(Path(over["db"])) == clean
+    assert _content(Path(over["db"])) == clean[nights_before]
     assert any(line.startswith("  FAILED (fetched again later) GET ") for line in done.lines)
 
     # only the failed window was asked for again (once per retry: two retries)
@@ -120,7 +126,7 @@ def test_retry_failed_completes_the_night_as_if_it_never_failed(
     con.close()
     assert [(p, s) for _r, p, s, _ids in retries] == [(0, 1), (1, 0)]
     if nights_before:  # findings carried from the earlier night are there, as in a clean one
-        assert "open" in {s for *_, s in clean["findings"]}
+        assert "open" in {s for *_, s in clean[nights_before]["findings"]}
     last_id, _p, _s, request_ids = retries[-1]
     assert request_ids
     assert all(rid.startswith("req_") for rid in request_ids)
@@ -132,8 +138,7 @@ def test_retry_failed_completes_the_night_as_if_it_never_failed(
     assert request_ids[0] in report
 
 
-def test_retry_failed_survives_kill_9(tmp_path: Path) -> None:
-    clean = _clean_night(tmp_path)
+def test_retry_failed_survives_kill_9(tmp_path: Path, clean: list[dict[str, Any]]) -> None:
     with sandbox(seed=SEED, payments=PAYMENTS) as url:
         over = overrides_for(tmp_path / "night", url)
         _poison(url, on=True)
@@ -153,7 +158,7 @@ def test_retry_failed_survives_kill_9(tmp_path: Path) -> None:
             pytest.fail(f"the retry ended before its load: {stderr}")
         done = steps.retry_local(over)
     assert done.status == "complete"
-    assert _content(Path(over["db"])) == clean
+    assert _content(Path(over["db"])) == clean[0]
 
 
 def test_retry_failed_is_refused_over_a_newer_run_and_for_a_complete_one(
@@ -189,12 +194,8 @@ def _flags(over: dict[str, str]) -> list[str]:
 
 @pytest.mark.parametrize("killed_after_setting_aside", [False, True])
 def test_a_list_not_offered_that_answers_now_is_paged_whole(
-    tmp_path: Path, killed_after_setting_aside: bool
+    tmp_path: Path, killed_after_setting_aside: bool, clean: list[dict[str, Any]]
 ) -> None:
-    with sandbox(seed=SEED, payments=PAYMENTS) as url:
-        ref = overrides_for(tmp_path / "clean", url)
-        assert steps.run_local(ref).status == "complete"
-    clean = _content(Path(ref["db"]))
     over = overrides_for(tmp_path / "night", "")
     with sandbox(seed=SEED, payments=PAYMENTS, invoices_list=False) as url:
         night = steps.run_local({**over, "base_url": url})
@@ -210,6 +211,6 @@ def test_a_list_not_offered_that_answers_now_is_paged_whole(
     with sandbox(seed=SEED, payments=PAYMENTS) as url:  # the provider offers it now
         done = steps.retry_local({**over, "base_url": url})
     assert (done.run_id, done.status) == (night.run_id, "complete")
-    assert _content(Path(over["db"])) == clean
+    assert _content(Path(over["db"])) == clean[0]
     # the invoices fetched one by one were set aside, not mixed with the listed ones
     assert list((Path(over["landing"]) / night.run_id / "retired").glob("invoices-*"))

@@ -76,12 +76,13 @@ def test_a_malformed_proxy_url_is_one_line_exit_2_naming_it(
 
 def test_a_dead_proxy_breaks_neither_the_sandbox_nor_prefect(tmp_path: Path) -> None:
     """Every proxy variable names a port nobody listens on: the night against the bundled
-    sandbox (its health check, recon's client, Prefect's temporary server) is complete."""
+    sandbox (its health check, recon's client, Prefect's temporary server) is complete.
+    Every request of a night goes the same way whatever its size: a small sandbox."""
     listener = socket.create_server(("127.0.0.1", 0))
     dead = f"http://127.0.0.1:{listener.getsockname()[1]}"
     listener.close()
     env = _env(tmp_path, HTTP_PROXY=dead, HTTPS_PROXY=dead, ALL_PROXY=dead, NO_PROXY="")
-    done = _recon(tmp_path, env, "nightly", "--sandbox")
+    done = _recon(tmp_path, env, "nightly", "--sandbox", "--sandbox-payments", "1000")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr
 
