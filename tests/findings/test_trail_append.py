@@ -42,7 +42,7 @@ def test_an_append_numbers_its_lines_from_the_record_without_reading_the_trail(
     def whole(fd: int, size: int) -> int:
         raise AssertionError("the trail was read whole to count its lines")
 
-    monkeypatch.setattr(acks, "_count_lines", whole)
+    monkeypatch.setattr(acks, "count_lines", whole)
     trail.append("assign", [(KEY_D, None)], note=None, owner="ann")
     trail.record("comment", {"finding_key": KEY_A}, note="a word")
     assert _recorded(db) == [(1, "ack"), (2, "ack"), (3, "ack"), (4, "assign"), (5, "comment")]
@@ -57,13 +57,13 @@ def test_lines_the_record_lacks_are_counted_from_the_file(
     # Two lines written while no warehouse was there to record them (a fresh checkout):
     AckLog(acks_path(db), None).append("ack", [(KEY_B, None), (KEY_C, None)], note="unrecorded")
     counted: list[int] = []
-    real = acks._count_lines
+    real = acks.count_lines
 
     def counting(fd: int, size: int) -> int:
         counted.append(real(fd, size))
         return counted[-1]
 
-    monkeypatch.setattr(acks, "_count_lines", counting)
+    monkeypatch.setattr(acks, "count_lines", counting)
     trail.append("ack", [(KEY_D, None)], note="after")
     assert counted == [3]  # the record's last line is not the file's: counted
     assert _recorded(db)[0] == (1, "ack")

@@ -10,8 +10,9 @@ from typing import Any
 import orjson
 import pytest
 
-from recon.findings import acks
-from recon.findings.acks import AckLog, line_hash, split_lines
+from recon.findings import chain
+from recon.findings.acks import AckLog
+from recon.findings.chain import line_hash, split_lines
 from recon.findings.verify import Evidence, Head, verify_trail
 
 
@@ -25,7 +26,7 @@ def _line(n: int, pad: int = 0) -> bytes:
     return orjson.dumps({"action": "ack", "finding_key": f"k{n}", "note": "x" * pad})
 
 
-LONG = acks._BACK_BLOCK * 3 + 17  # a line that takes several blocks read backwards
+LONG = chain.BACK_BLOCK * 3 + 17  # a line that takes several blocks read backwards
 
 SHAPES = {
     "empty": b"",

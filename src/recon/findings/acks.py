@@ -32,7 +32,6 @@ import contextlib
 import getpass
 import glob
 import hashlib
-import hmac
 import itertools
 import logging
 import os
@@ -46,6 +45,17 @@ from typing import Any
 
 import orjson
 
+from recon.findings.chain import (
+    GENESIS,
+    count_lines,
+    has_prev,
+    last_line,
+    line_hash,
+    seal_of,
+    sealed,
+    split_lines,
+    trail_key,
+)
 from recon.findings.events import AckEvent, Amounts
 from recon.warehouse.trail_file import acks_path, hold_trail, trail_locked
 
@@ -69,16 +79,10 @@ __all__ = [
 
 log = logging.getLogger("recon")
 
-GENESIS = hashlib.sha256(b"").hexdigest()  # `prev` of the first line
 _ACTION = re.compile(r"[a-z][a-z0-9_]{0,39}")
 WORK_ACTIONS = ("ack", "unack", "assign", "resolve")  # recon.findings.work decides from them
 #: Lines per write of a bulk action (issue 38): memory holds one chunk, not a million lines.
 APPEND_CHUNK = 10_000
-
-
-def line_hash(line: bytes) -> str:
-    """The SHA-256 (hex) of one line's bytes, without its newline."""
-    return hashlib.sha256(line).hexdigest()
 
 
 def who_acts() -> str:
@@ -90,31 +94,6 @@ def who_acts() -> str:
         return f"os:{getpass.getuser()}"
     except (KeyError, OSError):  # no name for this uid (a container)
         return f"os:uid-{os.getuid()}"
-
-
-def trail_key() -> bytes | None:
-    """`RECON_TRAIL_KEY`, the key that seals every line (HMAC-SHA256), if set."""
-    key = os.environ.get("RECON_TRAIL_KEY") or ""
-    return key.encode() if key.strip() else None
-
-
-_SEAL = re.compile(rb',"seal":"([0-9a-f]{64})"\}$')
-
-
-def _sealed(body: bytes, key: bytes) -> bytes:
-    """`body` (a JSON object's bytes) with `seal`, the HMAC of those bytes, as its last field."""
-    digest = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
-    return body[:-1] + b',"seal":"' + digest + b'"}'
-
-
-def seal_of(line: bytes, key: bytes) -> bool | None:
-    """Whether `line`'s seal is the HMAC of the rest of it under `key` (None: no seal)."""
-    m = _SEAL.search(line)
-    if m is None:
-        return None
-    body = line[: m.start()] + b"}"
-    expected = hmac.new(key, body, hashlib.sha256).hexdigest().encode()
-    return hmac.compare_digest(expected, m.group(1))
 
 
 def warehouse_of(trail: Path) -> Path | None:
@@ -162,23 +141,6 @@ class NewEvent:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
 
-def split_lines(raw: bytes) -> list[bytes]:
-    """The trail's lines, without their newlines (a cut last line included)."""
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()  # the newline that ends the last line
-    return lines
-
-
-def _has_prev(line: bytes) -> bool | None:
-    """True/False if the line parses as an object (with/without `prev`); None if not."""
-    try:
-        data = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    return ("prev" in data) if isinstance(data, dict) else None
-
-
 _UNSET: Any = object()
 
 
@@ -210,42 +172,6 @@ def _body(event: NewEvent, user: str, stamp: str) -> dict[str, Any]:
     return body
 
 
-_BACK_BLOCK = 65536  # bytes read at a time backwards from the end, for the last line
-
-
-def _last_line(fd: int, size: int) -> tuple[int, int, bool]:
-    """Where the last line of the first `size` (> 0) bytes of the trail lies — (start, end)
-    without its newline — and whether it is cut (no newline ends it): read backwards from
-    the end a block at a time, never the whole file."""
-    cut = os.pread(fd, 1, size - 1) != b"\n"
-    end = size if cut else size - 1
-    start = end
-    while start > 0:
-        lo = max(0, start - _BACK_BLOCK)
-        part = os.pread(fd, start - lo, lo)
-        nl = part.rfind(b"\n")
-        if nl >= 0:
-            start = lo + nl + 1
-            break
-        start = lo
-    return start, end, cut
-
-
-def _count_lines(fd: int, size: int) -> int:
-    """How many lines the first `size` bytes of the trail hold (a cut last line counts):
-    read whole a block at a time, so only when the warehouse's record cannot say
-    (`_lines_before`) or a line number must be exact (`AckLog.head`)."""
-    count, pos, last = 0, 0, b"\n"
-    while pos < size:
-        chunk = os.pread(fd, min(1 << 22, size - pos), pos)
-        if not chunk:
-            break
-        count += chunk.count(b"\n")
-        last = chunk[-1:]
-        pos += len(chunk)
-    return count + (last != b"\n")
-
-
 def _lines_before(con: Any, fd: int, size: int, last_hash: str) -> int:
     """How many lines the trail holds before an append: the warehouse's record says so when
     its latest line is the file's last line (`last_hash`, the hash `prev` chains to); else
@@ -263,7 +189,7 @@ def _lines_before(con: Any, fd: int, size: int, last_hash: str) -> int:
         row = None
     if row is not None and row[0] is not None and row[1] == last_hash:
         return int(row[0])
-    return _count_lines(fd, size)
+    return count_lines(fd, size)
 
 
 class AckLog:
@@ -309,12 +235,12 @@ class AckLog:
         """(`prev` for the next line, whether the file needs a newline first)."""
         if size == 0:
             return GENESIS, False
-        start, end, cut = _last_line(fd, size)
+        start, end, cut = last_line(fd, size)
         last = os.pread(fd, end - start, start)
-        chained = _has_prev(last)
+        chained = has_prev(last)
         if chained is None and start > 0:  # a cut line: chained if anything before was
             earlier = split_lines(os.pread(fd, start, 0))
-            chained = any(_has_prev(x) for x in earlier)
+            chained = any(has_prev(x) for x in earlier)
         if chained:
             return line_hash(last), cut
         # A trail written before chaining: the first chained line covers all of it.
@@ -370,7 +296,7 @@ class AckLog:
             for body in itertools.chain([first], items):
                 line = orjson.dumps({**body, "prev": prev})
                 if key is not None:
-                    line = _sealed(line, key)
+                    line = sealed(line, key)
                 prev = line_hash(line)
                 written += 1
                 spool.write(line + b"\n")
@@ -444,9 +370,9 @@ class AckLog:
             size = os.fstat(fd).st_size
             if size == 0:
                 return None
-            start, end, _cut = _last_line(fd, size)
+            start, end, _cut = last_line(fd, size)
             last = os.pread(fd, end - start, start)
-            return {"lines": _count_lines(fd, size), "head": line_hash(last)}
+            return {"lines": count_lines(fd, size), "head": line_hash(last)}
 
     def records(self, actions: Iterable[str]) -> list[dict[str, Any]]:
         """Every line whose action is one of `actions`, in order (with `at` as a datetime,

@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from recon.errors import WarehouseError
-from recon.findings.acks import GENESIS, line_hash, seal_of, split_lines, trail_key
+from recon.findings.chain import GENESIS, line_hash, seal_of, split_lines, trail_key
 
 __all__ = [
     "Evidence",
